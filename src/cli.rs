@@ -1,0 +1,126 @@
+//! Command-line types (clap derive) only: no I/O here. `main.rs` turns them into library calls.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Rehearse the restart of a Spark Structured Streaming query (Kafka source) from its
+/// production checkpoint on another Spark version, in containers, before production does.
+///
+/// Exit codes: 0 success (every target resumed; inspect found no error; classify: resumed),
+/// 1 targets failed with different verdicts, 2 usage error, 3 bad input (checkpoint, scenario
+/// or log missing or malformed), 4 environment (Docker down, image missing, port taken),
+/// 5 inspect found error-severity findings, 10–17 every failing target got this verdict:
+/// 10 timeout, 11 environment-error, 12 kafka-data-loss, 13 started-fresh,
+/// 14 unclassified-failure, 15 plan-change, 16 offset-log-error, 17 state-store-error.
+#[derive(Debug, Parser)]
+#[command(name = "rehearse", version, about, long_about)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Print debug logs of rehearse itself to stderr (and hide progress bars).
+    #[arg(long, short, global = true, env = "REHEARSE_VERBOSE")]
+    pub verbose: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Describe a checkpoint, read-only: batches, Kafka offsets, state, writer version, findings.
+    Inspect(InspectArgs),
+    /// Rehearse a scenario: restart its checkpoint on each target Spark version and give verdicts.
+    Run(RunArgs),
+    /// Classify a driver log of a restart run by hand, with the rules a trial uses.
+    Classify(ClassifyArgs),
+    /// Build or list the local Spark and Kafka images trials run in.
+    #[command(subcommand)]
+    Images(ImagesCommand),
+    /// Remove containers and networks left behind by interrupted trials.
+    Gc,
+}
+
+/// `rehearse inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The checkpoint directory (the query's checkpointLocation). Never written to.
+    pub checkpoint: PathBuf,
+    /// Print the versioned JSON document (schema "rehearse.inspect/v1") instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rehearse run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The scenario file (TOML; see scenarios/README.md).
+    pub scenario: PathBuf,
+    /// Target Spark versions to rehearse on, replacing the scenario's `targets`.
+    #[arg(long = "target", value_name = "VERSION")]
+    pub targets: Vec<String>,
+    /// Keep the sandbox (checkpoint copy, logs, event log) and print its path.
+    #[arg(long, env = "REHEARSE_KEEP")]
+    pub keep: bool,
+    /// Where sandboxes are created (default: the system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Print the versioned JSON report (schema "rehearse.run/v1") on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write a Markdown report (fit for a CI job summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+}
+
+/// `rehearse classify`.
+#[derive(Debug, Args)]
+pub struct ClassifyArgs {
+    /// The driver log (stderr and stdout of spark-submit) of the restart.
+    pub driver_log: PathBuf,
+    /// The Spark event log file (or a directory holding one) of the restart.
+    #[arg(long, value_name = "PATH")]
+    pub event_log: Option<PathBuf>,
+    /// The checkpoint as it was before the restart, to prove resumed offsets and plan changes.
+    #[arg(long, value_name = "PATH")]
+    pub checkpoint: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rehearse images …`.
+#[derive(Debug, Subcommand)]
+pub enum ImagesCommand {
+    /// Build `rehearse/spark:<V>` and/or `rehearse/kafka:<V>` (cached: an image built from the
+    /// same recipe is not rebuilt).
+    Build(ImagesBuildArgs),
+    /// List the local rehearse images.
+    List,
+}
+
+/// `rehearse images build`.
+#[derive(Debug, Args)]
+pub struct ImagesBuildArgs {
+    /// Spark versions to build (e.g. 3.5.3, 4.0.1).
+    #[arg(long = "spark", value_name = "VERSION")]
+    pub spark: Vec<String>,
+    /// Kafka broker versions to build (e.g. 3.9.1).
+    #[arg(long = "kafka", value_name = "VERSION")]
+    pub kafka: Vec<String>,
+    /// Where the images come from.
+    #[arg(long, value_enum, default_value_t = ImageSource::Packages, env = "REHEARSE_IMAGE_SOURCE")]
+    pub from: ImageSource,
+}
+
+/// Where `images build` takes its parts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImageSource {
+    /// Debian (debootstrap), PyPI (pyspark) and Maven Central (connector, broker): no container
+    /// registry needed.
+    Packages,
+    /// FROM the official `apache/spark` and `apache/kafka` images on Docker Hub.
+    Official,
+}

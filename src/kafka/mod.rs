@@ -1,0 +1,1 @@
+//! Kafka topic administration and seeding for a trial (rdkafka).

@@ -1,0 +1,24 @@
+//! rehearse: rehearse the restart of a Spark Structured Streaming query (Kafka source) from its
+//! production checkpoint on a target Spark version, in containers, and give a verdict with evidence.
+//!
+//! Data flows one way, each part usable alone:
+//!
+//! ```text
+//! scenario ─▶ checkpoint (inspect, read-only) ─▶ sandbox (copy + hashes) ─▶ runtime (Kafka, Spark
+//! containers) ─▶ kafka (seed) ─▶ verdict (watch driver log + event log, classify) ─▶ report
+//! ```
+//!
+//! The library never prints: commands return values (or send [`trial::TrialEvent`]s to a
+//! callback) and the binary's reporters decide what reaches the terminal.
+#![warn(missing_docs)]
+
+pub mod checkpoint;
+pub mod exit;
+pub mod images;
+pub mod kafka;
+pub mod report;
+pub mod runtime;
+pub mod sandbox;
+pub mod scenario;
+pub mod trial;
+pub mod verdict;

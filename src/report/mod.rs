@@ -1,0 +1,1 @@
+//! Reporters: terminal, JSON, JUnit and Markdown writers over one result model.

@@ -1,0 +1,1 @@
+//! Scenario files (TOML): the checkpoint, the job, Kafka topics, targets and expectations.

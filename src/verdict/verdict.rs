@@ -1,0 +1,132 @@
+//! The verdict enum, the context a classifier needs from the inspected checkpoint, and the
+//! classification result with its evidence.
+
+use serde::Serialize;
+
+/// A micro-batch id: the decimal file name of `offsets/N` and `commits/N` (HDFSMetadataLog.scala).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct BatchId(pub u64);
+
+impl std::fmt::Display for BatchId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The outcome of one trial (one restart on one target version). DESIGN.md "Verdicts".
+///
+/// Declared in order of severity for an upgrade decision: `max()` over a run is the worst.
+/// Only `Resumed` means "safe to restart"; it needs positive proof (a completed micro-batch
+/// after the restart whose start offsets equal the checkpoint's committed end offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A micro-batch completed after the restart, continuing the checkpoint's batch ids and offsets.
+    Resumed,
+    /// No outcome within the trial's timeout.
+    Timeout,
+    /// The rehearsal could not test the restart: image, connector jar, container, JVM.
+    EnvironmentError,
+    /// The sandbox Kafka lacks offsets the checkpoint needs (seeding short, or retention).
+    KafkaDataLoss,
+    /// The query ignored the checkpoint: batch ids restarted from 0, or offsets from the start.
+    StartedFresh,
+    /// The query failed and no rule matched; the top exception is the evidence.
+    UnclassifiedFailure,
+    /// The query changed: number of sources, or stateful operators added, removed, reordered.
+    PlanChange,
+    /// The offset log or commit log (or `metadata`) could not be read or is inconsistent.
+    OffsetLogError,
+    /// The state store could not be loaded: schema, format version, provider, missing files.
+    StateStoreError,
+}
+
+impl Verdict {
+    /// Every verdict, in declaration (severity) order.
+    pub const ALL: [Verdict; 9] = [
+        Verdict::Resumed,
+        Verdict::Timeout,
+        Verdict::EnvironmentError,
+        Verdict::KafkaDataLoss,
+        Verdict::StartedFresh,
+        Verdict::UnclassifiedFailure,
+        Verdict::PlanChange,
+        Verdict::OffsetLogError,
+        Verdict::StateStoreError,
+    ];
+
+    /// The verdict's name as written in reports, scenario files and JSON (`state-store-error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Resumed => "resumed",
+            Verdict::Timeout => "timeout",
+            Verdict::EnvironmentError => "environment-error",
+            Verdict::KafkaDataLoss => "kafka-data-loss",
+            Verdict::StartedFresh => "started-fresh",
+            Verdict::UnclassifiedFailure => "unclassified-failure",
+            Verdict::PlanChange => "plan-change",
+            Verdict::OffsetLogError => "offset-log-error",
+            Verdict::StateStoreError => "state-store-error",
+        }
+    }
+
+    /// Parses a verdict name as [`Verdict::name`] writes it.
+    pub fn from_name(name: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Exit code of `rehearse run` / `rehearse classify` when every failing target has this
+    /// verdict: 0 for `resumed`, 10 + severity rank otherwise (10 timeout … 17 state-store-error).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Resumed => 0,
+            other => 9 + other as i32,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What the classifier must know about the checkpoint being restarted. Built from
+/// `checkpoint::Inspection` (the trial) or given partly by hand (`rehearse classify` without
+/// `--checkpoint`: then `resumed` cannot be proven from offsets and is reported as such).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TrialContext {
+    /// Query id from the checkpoint's `metadata` file (StreamMetadata.scala).
+    pub query_id: Option<String>,
+    /// Highest N with `commits/N`.
+    pub last_committed_batch: Option<BatchId>,
+    /// Highest N with `offsets/N` but no `commits/N`: Spark re-runs it on restart.
+    pub pending_batch: Option<BatchId>,
+    /// Per source (plan order), its offset JSON in `offsets/<last committed batch>`: the start
+    /// offsets the first batch after a resume must report. `None` for `-` (no offset yet).
+    pub committed_offsets: Vec<Option<serde_json::Value>>,
+    /// Stateful operator ids present under `state/` (to tell `plan-change` from a state error).
+    pub operator_ids: Vec<u32>,
+}
+
+/// A verdict with the rule that produced it and the evidence behind it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Classification {
+    /// The outcome.
+    pub verdict: Verdict,
+    /// Id of the rule that matched (a row of `default-rules.toml`, or a built-in proof rule
+    /// such as `progress-after-restart`).
+    pub rule: String,
+    /// The log lines and events behind the verdict, verbatim (trimmed to a bounded length).
+    pub evidence: Vec<String>,
+    /// Last committed batch of the checkpoint before the restart.
+    pub last_committed_batch: Option<BatchId>,
+    /// Batch id of the first micro-batch that completed after the restart, if any.
+    pub first_batch_after_restart: Option<BatchId>,
+    /// Whether that batch's start offsets equal the checkpoint's committed end offsets;
+    /// `None` when no batch completed or the committed offsets were unknown.
+    pub start_offsets_match: Option<bool>,
+    /// One sentence a data engineer can act on.
+    pub remedy: String,
+}
