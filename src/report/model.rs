@@ -1,0 +1,83 @@
+//! The result model every reporter reads. Serializes as the `rehearse.run/v1` JSON document.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::verdict::{BatchId, Verdict};
+
+/// Schema id written in the JSON report's `"schema"` field. Bump on breaking changes.
+pub const RUN_SCHEMA: &str = "rehearse.run/v1";
+
+/// The outcome of `rehearse run`: one scenario, one trial per target version.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Always [`RUN_SCHEMA`].
+    pub schema: &'static str,
+    /// Scenario name (the `name` key, or the file stem).
+    pub scenario: String,
+    /// The source checkpoint directory (read-only; copied into each trial's sandbox).
+    pub source_checkpoint: PathBuf,
+    /// Spark version that wrote the checkpoint, when the scenario generated it or says so.
+    pub source_version: Option<String>,
+    /// One entry per target version, in the order run.
+    pub trials: Vec<TrialReport>,
+}
+
+/// One trial: the checkpoint restarted on one target Spark version.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrialReport {
+    /// The Spark version the checkpoint was restarted on.
+    pub target_version: String,
+    /// The outcome.
+    pub verdict: Verdict,
+    /// The verdict the scenario expects for this target (regression suites), if any.
+    pub expected_verdict: Option<Verdict>,
+    /// Id of the rule that decided the verdict.
+    pub rule: String,
+    /// Driver-log lines and events behind the verdict, verbatim.
+    pub evidence: Vec<String>,
+    /// Last committed batch of the checkpoint before the restart.
+    pub last_committed_batch: Option<BatchId>,
+    /// First micro-batch that completed after the restart.
+    pub first_batch_after_restart: Option<BatchId>,
+    /// Whether that batch's start offsets equal the checkpoint's committed end offsets.
+    pub start_offsets_match: Option<bool>,
+    /// Seconds from submitting the job to the verdict.
+    pub seconds_to_verdict: f64,
+    /// Whether the source checkpoint hashed the same after the trial as before it.
+    pub source_untouched: bool,
+    /// One sentence a data engineer can act on.
+    pub remedy: String,
+    /// `startingOffsets` JSON for a fresh start from the last committed offsets, if Kafka.
+    pub starting_offsets: Option<String>,
+    /// How Kafka was seeded.
+    pub seeding: SeedingSummary,
+    /// Where the sandbox was kept (`--keep`), else `None` (removed).
+    pub sandbox: Option<PathBuf>,
+    /// Anything else the user should know (e.g. offsets were rebased in the sandbox copy).
+    pub notes: Vec<String>,
+}
+
+/// How the sandbox Kafka was seeded for a trial.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SeedingSummary {
+    /// Records produced to fill offsets up to the checkpoint's (template records).
+    pub filler_records: u64,
+    /// Fresh records produced after the checkpointed offsets (new work for the restart).
+    pub fresh_records: u64,
+    /// Topics created, with their partition counts.
+    pub topics: Vec<(String, u32)>,
+    /// Whether offsets were rebased in the sandbox copy (too large to produce).
+    pub rebased: bool,
+}
+
+impl TrialReport {
+    /// Whether this trial passes: `resumed`, or equal to its expected verdict when one is given.
+    pub fn passed(&self) -> bool {
+        match self.expected_verdict {
+            Some(expected) => expected == self.verdict,
+            None => self.verdict == Verdict::Resumed,
+        }
+    }
+}
