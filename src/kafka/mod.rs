@@ -1,1 +1,11 @@
 //! Kafka topic administration and seeding for a trial (rdkafka).
+//!
+//! Seeding makes every offset the checkpoint points at exist in the sandbox broker: each topic is
+//! created with the partition count the checkpoint names, each partition is filled with template
+//! records up to the highest offset any retained `offsets/N` file names (a re-run pending batch
+//! reads them), then fresh records follow so the restarted query has new work.
+//! [`plan`] is pure; [`seed`] and the admin calls talk to the broker.
+
+mod seed;
+
+pub use seed::{create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan, SeedPlan, TopicPlan};

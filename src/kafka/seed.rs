@@ -1,0 +1,311 @@
+//! Seeding plan (pure) and its execution against a broker (blocking rdkafka calls, run on a
+//! blocking thread by the async wrappers).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::ClientConfig;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
+use rdkafka::types::RDKafkaErrorCode;
+
+use crate::checkpoint::KafkaOffsets;
+use crate::report::SeedingSummary;
+use crate::scenario::{RecordSource, Topic};
+
+/// Why talking to the sandbox Kafka failed.
+#[derive(Debug, thiserror::Error)]
+pub enum KafkaError {
+    /// No metadata answer within the wait.
+    #[error("kafka at {bootstrap} did not answer a metadata request within {seconds} s: {last_error}")]
+    NotReady {
+        /// Bootstrap servers tried.
+        bootstrap: String,
+        /// Seconds waited.
+        seconds: u64,
+        /// The last client error.
+        last_error: String,
+    },
+    /// Creating a topic failed.
+    #[error("cannot create topic {topic} on {bootstrap}: {message}")]
+    CreateTopic {
+        /// Topic.
+        topic: String,
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The broker's answer.
+        message: String,
+    },
+    /// Producing failed.
+    #[error("cannot produce to {topic}/{partition} on {bootstrap}: {message}")]
+    Produce {
+        /// Topic.
+        topic: String,
+        /// Partition.
+        partition: u32,
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The client error.
+        message: String,
+    },
+    /// Any other client error (config, watermarks).
+    #[error("kafka client error on {bootstrap}: {message}")]
+    Client {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The client error.
+        message: String,
+    },
+}
+
+/// What to produce into one partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionPlan {
+    /// Partition id.
+    pub partition: u32,
+    /// Filler records so the end offset reaches the checkpoint's (offsets 0..filler).
+    pub filler: u64,
+    /// Fresh records after the filler.
+    pub fresh: u64,
+}
+
+/// What to create and produce for one topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicPlan {
+    /// Topic name.
+    pub name: String,
+    /// Partition count to create.
+    pub partitions: u32,
+    /// Per-partition records.
+    pub per_partition: Vec<PartitionPlan>,
+    /// Record values.
+    pub records: RecordSource,
+}
+
+/// The whole seeding of a trial's Kafka.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SeedPlan {
+    /// Topics in name order.
+    pub topics: Vec<TopicPlan>,
+}
+
+/// Plans seeding from what the checkpoint needs and what the scenario says.
+///
+/// `required`: per topic-partition the highest offset any retained `offsets/N` names;
+/// `partition_counts`: partitions per topic seen in the checkpoint. A topic in the checkpoint
+/// but not in the scenario gets default records; a scenario topic absent from the checkpoint
+/// (a new source, or generation) gets the scenario's partition count and fresh records only.
+pub fn plan(required: &KafkaOffsets, partition_counts: &BTreeMap<String, u32>, topics: &[Topic]) -> SeedPlan {
+    let mut names: Vec<String> = partition_counts.keys().cloned().collect();
+    for t in topics {
+        if !names.contains(&t.name) {
+            names.push(t.name.clone());
+        }
+    }
+    names.sort();
+    let default_records = RecordSource::Template("{\"n\":{n},\"partition\":{partition}}".into());
+    let plans = names
+        .into_iter()
+        .map(|name| {
+            let spec = topics.iter().find(|t| t.name == name);
+            let partitions = partition_counts
+                .get(&name)
+                .copied()
+                .unwrap_or_else(|| spec.map(|s| s.partitions).unwrap_or(1));
+            let fill = spec.map(|s| s.fill_to_checkpoint).unwrap_or(true);
+            let fresh = spec.map(|s| s.fresh_records).unwrap_or(crate::scenario::DEFAULT_FRESH_RECORDS);
+            let per_partition = (0..partitions)
+                .map(|p| {
+                    let need = required.get(&name).and_then(|m| m.get(&p)).copied().unwrap_or(0).max(0) as u64;
+                    PartitionPlan { partition: p, filler: if fill { need } else { 0 }, fresh }
+                })
+                .collect();
+            TopicPlan {
+                records: spec.map(|s| s.records.clone()).unwrap_or_else(|| default_records.clone()),
+                name,
+                partitions,
+                per_partition,
+            }
+        })
+        .collect();
+    SeedPlan { topics: plans }
+}
+
+fn config(bootstrap: &str) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    c.set("bootstrap.servers", bootstrap)
+        .set("socket.timeout.ms", "10000")
+        .set("message.timeout.ms", "30000");
+    c
+}
+
+/// Waits until the broker answers a real metadata request (not just an open port).
+pub async fn wait_ready(bootstrap: &str, timeout: Duration) -> Result<(), KafkaError> {
+    let bootstrap = bootstrap.to_string();
+    tokio::task::spawn_blocking(move || {
+        let start = Instant::now();
+        let consumer: BaseConsumer = config(&bootstrap)
+            .create()
+            .map_err(|e| KafkaError::Client { bootstrap: bootstrap.clone(), message: e.to_string() })?;
+        loop {
+            match consumer.fetch_metadata(None, Duration::from_secs(2)) {
+                Ok(md) if !md.brokers().is_empty() => return Ok(()),
+                Ok(_) => {}
+                Err(e) if start.elapsed() >= timeout => {
+                    return Err(KafkaError::NotReady { bootstrap, seconds: timeout.as_secs(), last_error: e.to_string() })
+                }
+                Err(_) => {}
+            }
+            if start.elapsed() >= timeout {
+                return Err(KafkaError::NotReady { bootstrap, seconds: timeout.as_secs(), last_error: "no brokers in metadata".into() });
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    })
+    .await
+    .map_err(|e| KafkaError::Client { bootstrap: String::new(), message: e.to_string() })?
+}
+
+/// Creates topics with the given partition counts (replication 1). An existing topic is an error.
+pub async fn create_topics(bootstrap: &str, topics: &[(String, u32)]) -> Result<(), KafkaError> {
+    let admin: AdminClient<DefaultClientContext> = config(bootstrap)
+        .create()
+        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
+    let new: Vec<NewTopic> = topics
+        .iter()
+        .map(|(name, partitions)| NewTopic::new(name, *partitions as i32, TopicReplication::Fixed(1)))
+        .collect();
+    let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
+    let results = admin
+        .create_topics(new.iter(), &opts)
+        .await
+        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
+    for r in results {
+        if let Err((topic, code)) = r {
+            return Err(KafkaError::CreateTopic { topic, bootstrap: bootstrap.into(), message: code.to_string() });
+        }
+    }
+    Ok(())
+}
+
+/// Produces `count` records to `topic`/`partition`, values `records.value(partition, first + i)`.
+/// Blocking; flushes before returning.
+pub fn produce(bootstrap: &str, topic: &str, partition: u32, records: &RecordSource, first: u64, count: u64) -> Result<(), KafkaError> {
+    if count == 0 {
+        return Ok(());
+    }
+    let producer: BaseProducer = config(bootstrap)
+        .set("linger.ms", "20")
+        .set("batch.num.messages", "10000")
+        .set("queue.buffering.max.messages", "1000000")
+        .set("enable.idempotence", "false")
+        .set("acks", "1")
+        .create()
+        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
+    let err = |message: String| KafkaError::Produce { topic: topic.into(), partition, bootstrap: bootstrap.into(), message };
+    for n in first..first + count {
+        let value = records.value(partition, n);
+        let key = n.to_string();
+        let mut record = BaseRecord::to(topic).partition(partition as i32).key(&key).payload(&value);
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((e, r)) if e.rdkafka_error_code() == Some(RDKafkaErrorCode::QueueFull) => {
+                    producer.poll(Duration::from_millis(50));
+                    record = r;
+                }
+                Err((e, _)) => return Err(err(e.to_string())),
+            }
+        }
+        producer.poll(Duration::ZERO);
+    }
+    producer.flush(Duration::from_secs(60)).map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
+
+/// Executes a plan: create topics, produce filler then fresh records, partition by partition.
+pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, KafkaError> {
+    let topics: Vec<(String, u32)> = plan.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect();
+    create_topics(bootstrap, &topics).await?;
+    let bootstrap_owned = bootstrap.to_string();
+    let plan = plan.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut summary = SeedingSummary { topics: topics.clone(), ..SeedingSummary::default() };
+        for t in &plan.topics {
+            for p in &t.per_partition {
+                produce(&bootstrap_owned, &t.name, p.partition, &t.records, 0, p.filler + p.fresh)?;
+                summary.filler_records += p.filler;
+                summary.fresh_records += p.fresh;
+            }
+        }
+        Ok(summary)
+    })
+    .await
+    .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?
+}
+
+/// End offsets (high watermarks) of every partition of `topics`.
+pub async fn end_offsets(bootstrap: &str, topics: &[String]) -> Result<KafkaOffsets, KafkaError> {
+    let bootstrap = bootstrap.to_string();
+    let topics = topics.to_vec();
+    tokio::task::spawn_blocking(move || {
+        let err = |e: rdkafka::error::KafkaError| KafkaError::Client { bootstrap: bootstrap.clone(), message: e.to_string() };
+        let consumer: BaseConsumer = config(&bootstrap).create().map_err(err)?;
+        let mut out = KafkaOffsets::new();
+        for topic in &topics {
+            let md = consumer.fetch_metadata(Some(topic), Duration::from_secs(10)).map_err(err)?;
+            for t in md.topics() {
+                for p in t.partitions() {
+                    let (_, high) = consumer.fetch_watermarks(topic, p.id(), Duration::from_secs(10)).map_err(err)?;
+                    out.entry(topic.clone()).or_default().insert(p.id() as u32, high);
+                }
+            }
+        }
+        Ok(out)
+    })
+    .await
+    .map_err(|e| KafkaError::Client { bootstrap: String::new(), message: e.to_string() })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn topic(name: &str, fill: bool) -> Topic {
+        Topic {
+            name: name.into(),
+            partitions: 3,
+            records: RecordSource::Template("v{n}".into()),
+            fresh_records: 4,
+            fill_to_checkpoint: fill,
+        }
+    }
+
+    #[test]
+    fn plan_fills_every_partition_to_the_checkpointed_offset_then_adds_fresh_records() {
+        let mut required = KafkaOffsets::new();
+        required.entry("events".into()).or_default().insert(0, 12);
+        required.entry("events".into()).or_default().insert(1, 0);
+        let counts = BTreeMap::from([("events".to_string(), 2u32)]);
+        let p = plan(&required, &counts, &[topic("events", true)]);
+        assert_eq!(p.topics.len(), 1);
+        assert_eq!(p.topics[0].partitions, 2, "the checkpoint's partition count wins");
+        assert_eq!(
+            p.topics[0].per_partition,
+            vec![PartitionPlan { partition: 0, filler: 12, fresh: 4 }, PartitionPlan { partition: 1, filler: 0, fresh: 4 }]
+        );
+    }
+
+    #[test]
+    fn plan_leaves_kafka_short_when_told_and_adds_new_topics_from_the_scenario() {
+        let mut required = KafkaOffsets::new();
+        required.entry("events".into()).or_default().insert(0, 12);
+        let counts = BTreeMap::from([("events".to_string(), 1u32)]);
+        let p = plan(&required, &counts, &[topic("events", false), topic("clicks", true)]);
+        assert_eq!(p.topics[0].name, "clicks");
+        assert_eq!(p.topics[0].partitions, 3);
+        assert_eq!(p.topics[1].per_partition[0].filler, 0);
+    }
+}
