@@ -20,5 +20,6 @@ pub mod report;
 pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
+pub mod spark;
 pub mod trial;
 pub mod verdict;

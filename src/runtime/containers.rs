@@ -1,0 +1,361 @@
+//! Kafka and Spark containers of a trial, and their log streams.
+
+use std::path::Path;
+use std::time::Duration;
+
+use testcontainers::core::{ContainerPort, Mount};
+use testcontainers::runners::AsyncRunner;
+use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+/// Label on every container rehearse starts (value `true`).
+pub const LABEL_MANAGED: &str = "org.rehearse.managed";
+/// Label holding the trial id.
+pub const LABEL_TRIAL: &str = "org.rehearse.trial";
+
+/// Kafka container port for containers on the trial network (docker/README.md contract).
+const KAFKA_INTERNAL_PORT: u16 = 9092;
+
+/// Why a container could not be started or watched. One variant per Docker operation.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The image is not in the local store.
+    #[error("image {image} is not in the local Docker store\n(hint: rehearse images build --spark <version> --kafka <version>)")]
+    ImageMissing {
+        /// The tag.
+        image: String,
+    },
+    /// Starting a container failed (engine down, name clash, port taken…).
+    #[error("failed to start the {role} container from {image}: {message}\n(hint: is dockerd running? `docker info`; scripts/setup-docker.sh starts one)")]
+    Start {
+        /// `kafka` or `spark`.
+        role: &'static str,
+        /// The tag.
+        image: String,
+        /// Docker's answer.
+        message: String,
+    },
+    /// Stopping or removing a container failed.
+    #[error("failed to stop or remove container {id}: {message}")]
+    Stop {
+        /// Container id.
+        id: String,
+        /// Docker's answer.
+        message: String,
+    },
+    /// No free local port for the Kafka listener the host uses.
+    #[error("no free local TCP port for the sandbox Kafka: {0}")]
+    NoPort(#[source] std::io::Error),
+    /// The Docker engine could not be reached for a sweep.
+    #[error("cannot talk to the Docker engine: {0}\n(hint: start dockerd, or run scripts/setup-docker.sh)")]
+    Engine(String),
+}
+
+/// Names that tie a trial's containers together.
+#[derive(Debug, Clone)]
+pub struct TrialIds {
+    /// Short unique id (also in container and network names).
+    pub trial: String,
+    /// Scenario name, as a label.
+    pub scenario: String,
+}
+
+impl TrialIds {
+    /// A new id for a trial of `scenario`.
+    pub fn new(scenario: &str) -> TrialIds {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let id = format!("{:x}{:x}", std::process::id(), nanos & 0xffff_ffff);
+        TrialIds {
+            trial: id,
+            scenario: scenario.to_string(),
+        }
+    }
+
+    /// The trial's Docker network.
+    pub fn network(&self) -> String {
+        format!("rehearse-{}", self.trial)
+    }
+
+    fn labels(&self) -> [(String, String); 3] {
+        [
+            (LABEL_MANAGED.to_string(), "true".to_string()),
+            (LABEL_TRIAL.to_string(), self.trial.clone()),
+            ("org.rehearse.scenario".to_string(), self.scenario.clone()),
+        ]
+    }
+}
+
+/// A free TCP port on 127.0.0.1 (bound, read, released).
+pub fn free_port() -> Result<u16, RuntimeError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(RuntimeError::NoPort)?;
+    let port = listener.local_addr().map_err(RuntimeError::NoPort)?.port();
+    Ok(port)
+}
+
+fn split_tag(image: &str) -> (&str, &str) {
+    match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => (name, tag),
+        _ => (image, "latest"),
+    }
+}
+
+fn start_error(
+    role: &'static str,
+    image: &str,
+    e: testcontainers::TestcontainersError,
+) -> RuntimeError {
+    let message = e.to_string();
+    if message.contains("No such image")
+        || message.contains("failed to pull")
+        || message.contains("pull access denied")
+    {
+        RuntimeError::ImageMissing {
+            image: image.to_string(),
+        }
+    } else {
+        RuntimeError::Start {
+            role,
+            image: image.to_string(),
+            message,
+        }
+    }
+}
+
+/// A running Kafka broker on the trial network.
+pub struct KafkaContainer {
+    container: ContainerAsync<GenericImage>,
+    /// Bootstrap servers for the host (rdkafka seeding): `127.0.0.1:<port>`.
+    pub host_bootstrap: String,
+    /// Bootstrap servers for containers on the trial network: `<container name>:9092`.
+    pub internal_bootstrap: String,
+}
+
+impl KafkaContainer {
+    /// Stops and removes the container.
+    pub async fn remove(self) -> Result<(), RuntimeError> {
+        let id = self.container.id().to_string();
+        self.container.rm().await.map_err(|e| RuntimeError::Stop {
+            id,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Starts `image` (a `rehearse/kafka:<v>` tag) on the trial network. Returns once the container
+/// runs; the caller waits for a real metadata answer (`kafka::wait_ready`).
+pub async fn start_kafka(ids: &TrialIds, image: &str) -> Result<KafkaContainer, RuntimeError> {
+    let port = free_port()?;
+    let name = format!("rehearse-kafka-{}", ids.trial);
+    let (repo, tag) = split_tag(image);
+    let container = GenericImage::new(repo, tag)
+        .with_network(ids.network())
+        .with_container_name(&name)
+        .with_labels(ids.labels())
+        .with_env_var("KAFKA_INTERNAL_HOST", &name)
+        .with_env_var("KAFKA_EXTERNAL_PORT", port.to_string())
+        .with_mapped_port(port, ContainerPort::Tcp(port))
+        .with_startup_timeout(Duration::from_secs(120))
+        .start()
+        .await
+        .map_err(|e| start_error("kafka", image, e))?;
+    Ok(KafkaContainer {
+        container,
+        host_bootstrap: format!("127.0.0.1:{port}"),
+        internal_bootstrap: format!("{name}:{KAFKA_INTERNAL_PORT}"),
+    })
+}
+
+/// Which stream a driver-log line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// spark-submit's stdout (PySpark prints Python tracebacks here).
+    Stdout,
+    /// stderr (log4j's console appender).
+    Stderr,
+}
+
+/// One line of driver output.
+#[derive(Debug, Clone)]
+pub struct LogLine {
+    /// Where it came from.
+    pub stream: Stream,
+    /// The text, without the newline (invalid UTF-8 replaced).
+    pub text: String,
+}
+
+/// A running Spark driver (spark-submit) with the sandbox mounted at `/sandbox`.
+pub struct SparkContainer {
+    container: ContainerAsync<GenericImage>,
+}
+
+impl SparkContainer {
+    /// Streams stdout and stderr line by line into a channel, in arrival order per stream.
+    /// The channel closes when both streams end (the container exited or was removed).
+    pub fn lines(&self) -> mpsc::Receiver<LogLine> {
+        let (tx, rx) = mpsc::channel(4096);
+        for (stream, reader) in [
+            (Stream::Stdout, self.container.stdout(true)),
+            (Stream::Stderr, self.container.stderr(true)),
+        ] {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let mut reader = reader;
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {
+                            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                                buf.pop();
+                            }
+                            let text = String::from_utf8_lossy(&buf).into_owned();
+                            if tx.send(LogLine { stream, text }).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        rx
+    }
+
+    /// The exit code once the container has exited, `None` while it runs.
+    pub async fn exit_code(&self) -> Option<i64> {
+        match self.container.is_running().await {
+            Ok(false) => self.container.exit_code().await.ok().flatten(),
+            _ => None,
+        }
+    }
+
+    /// Sends SIGTERM (then SIGKILL after `grace`) so Spark's shutdown hooks run.
+    pub async fn stop(&self, grace: Duration) -> Result<(), RuntimeError> {
+        self.container
+            .stop_with_timeout(Some(grace.as_secs() as i32))
+            .await
+            .map_err(|e| RuntimeError::Stop {
+                id: self.container.id().to_string(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Stops and removes the container.
+    pub async fn remove(self) -> Result<(), RuntimeError> {
+        let id = self.container.id().to_string();
+        self.container.rm().await.map_err(|e| RuntimeError::Stop {
+            id,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Starts `image` (a `rehearse/spark:<v>` tag) running `cmd`, with `sandbox` bind-mounted at
+/// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
+/// writes stays removable by the user.
+pub async fn start_spark(
+    ids: &TrialIds,
+    image: &str,
+    sandbox: &Path,
+    cmd: Vec<String>,
+) -> Result<SparkContainer, RuntimeError> {
+    use std::os::unix::fs::MetadataExt;
+    let (repo, tag) = split_tag(image);
+    let owner = std::fs::metadata(sandbox)
+        .map(|m| format!("{}:{}", m.uid(), m.gid()))
+        .unwrap_or_else(|_| "0:0".into());
+    let container = GenericImage::new(repo, tag)
+        .with_network(ids.network())
+        .with_container_name(format!("rehearse-spark-{}", ids.trial))
+        .with_labels(ids.labels())
+        .with_mount(Mount::bind_mount(
+            sandbox.to_string_lossy(),
+            crate::spark::SANDBOX_MOUNT,
+        ))
+        .with_user(owner)
+        .with_cmd(cmd)
+        .with_startup_timeout(Duration::from_secs(60))
+        .start()
+        .await
+        .map_err(|e| start_error("spark", image, e))?;
+    Ok(SparkContainer { container })
+}
+
+/// Removes every container labelled [`LABEL_MANAGED`] and every network named `rehearse-*`
+/// with no containers left. Returns what was removed.
+pub async fn gc() -> Result<Vec<String>, RuntimeError> {
+    use std::collections::HashMap;
+    use testcontainers::bollard::query_parameters::{
+        ListContainersOptionsBuilder, ListNetworksOptions, RemoveContainerOptionsBuilder,
+    };
+    let docker = testcontainers::bollard::Docker::connect_with_local_defaults()
+        .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+    let mut removed = Vec::new();
+    let filters: HashMap<String, Vec<String>> =
+        HashMap::from([("label".to_string(), vec![format!("{LABEL_MANAGED}=true")])]);
+    let list = docker
+        .list_containers(Some(
+            ListContainersOptionsBuilder::default()
+                .all(true)
+                .filters(&filters)
+                .build(),
+        ))
+        .await
+        .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+    for c in list {
+        if let Some(id) = c.id {
+            docker
+                .remove_container(
+                    &id,
+                    Some(RemoveContainerOptionsBuilder::default().force(true).build()),
+                )
+                .await
+                .map_err(|e| RuntimeError::Stop {
+                    id: id.clone(),
+                    message: e.to_string(),
+                })?;
+            removed.push(format!(
+                "container {}",
+                c.names.unwrap_or_default().join(",")
+            ));
+        }
+    }
+    let networks = docker
+        .list_networks(None::<ListNetworksOptions>)
+        .await
+        .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+    for n in networks {
+        if let Some(name) = n.name.filter(|n| n.starts_with("rehearse-")) {
+            if docker.remove_network(&name).await.is_ok() {
+                removed.push(format!("network {name}"));
+            }
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_tags_split_at_the_last_colon() {
+        assert_eq!(
+            split_tag("rehearse/spark:3.5.3"),
+            ("rehearse/spark", "3.5.3")
+        );
+        assert_eq!(
+            split_tag("localhost:5000/spark"),
+            ("localhost:5000/spark", "latest")
+        );
+    }
+
+    #[test]
+    fn free_port_is_nonzero() {
+        assert!(free_port().unwrap() > 0);
+    }
+}
