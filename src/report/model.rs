@@ -1,4 +1,8 @@
-//! The result model every reporter reads. Serializes as the `rehearse.run/v1` JSON document.
+//! The result model every reporter reads.
+//!
+//! The `rehearse.run/v1` JSON document is written from it by [`super::json`], whose docs define
+//! that format; the `Serialize` derives here are not the document (topics, for one, would come
+//! out as bare `[name, partitions]` arrays) and must not be written out as if they were.
 
 use std::path::PathBuf;
 

@@ -1,0 +1,307 @@
+//! The `rehearse.run/v1` JSON document: the machine-readable, stable form of a run.
+//!
+//! The document is written from serialize-only types private to this module, not from the report
+//! model itself, so that refactoring the model cannot change the schema by accident. Tests read
+//! it back into their own types (`tests/integration/report.rs`), never these.
+//!
+//! # Format
+//!
+//! One JSON object, pretty-printed, followed by a newline. Keys appear in the order listed here,
+//! always: a value that is unknown is `null` (or `[]` for lists), never an absent key. New keys
+//! may be added within `v1`; renaming or removing a key, or changing its type, bumps `schema`.
+//!
+//! | key                 | type            | meaning |
+//! |---------------------|-----------------|---------|
+//! | `schema`            | string          | Always `"rehearse.run/v1"`. |
+//! | `scenario`          | string          | Scenario name (its `name` key, or the file stem). |
+//! | `source_checkpoint` | string          | The production checkpoint directory; read, never written. Non-UTF-8 bytes are replaced by U+FFFD. |
+//! | `source_version`    | string \| null  | Spark version that wrote the checkpoint, when known. |
+//! | `passed`            | bool            | Whether every trial passed (see `trials[].passed`). `true` for a run with no trials. |
+//! | `exit_code`         | integer         | The exit code `rehearse run` returns for this report (see `crate::exit`). |
+//! | `trials`            | array of trial  | One per target version, in the order run. |
+//!
+//! Each trial:
+//!
+//! | key                         | type            | meaning |
+//! |-----------------------------|-----------------|---------|
+//! | `target_version`            | string          | The Spark version the checkpoint was restarted on. |
+//! | `verdict`                   | string          | One of `resumed`, `timeout`, `environment-error`, `kafka-data-loss`, `started-fresh`, `unclassified-failure`, `plan-change`, `offset-log-error`, `state-store-error`. |
+//! | `expected_verdict`          | string \| null  | The verdict the scenario expects for this target (regression suites). |
+//! | `passed`                    | bool            | `verdict` equals `expected_verdict` when one is given, else `verdict` is `resumed`. |
+//! | `rule`                      | string          | Id of the rule that decided the verdict. |
+//! | `evidence`                  | array of string | Driver-log lines and events behind the verdict, verbatim (may be empty). |
+//! | `last_committed_batch`      | integer \| null | Highest batch id with a commit in the checkpoint before the restart. |
+//! | `first_batch_after_restart` | integer \| null | First micro-batch that completed after the restart; `null` if none did. |
+//! | `start_offsets_match`       | bool \| null    | Whether that batch's start offsets equal the checkpoint's committed end offsets; `null` when no batch completed or they were unknown. |
+//! | `seconds_to_verdict`        | number \| null  | Seconds from submitting the job to the verdict, rounded to milliseconds; `null` only if the clock gave no finite value. |
+//! | `source_untouched`          | bool            | Whether the source checkpoint hashed the same after the trial as before. `false` means something wrote to the production checkpoint during the trial. |
+//! | `remedy`                    | string          | One sentence a data engineer can act on. |
+//! | `starting_offsets`          | string \| null  | The Kafka `startingOffsets` option value (itself JSON, kept as a string so it can be pasted as is) for a fresh start from the last committed offsets. |
+//! | `seeding`                   | object          | How the sandbox Kafka was seeded, below. |
+//! | `sandbox`                   | string \| null  | Where the sandbox was kept (`--keep`); `null` when it was removed. |
+//! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
+//!
+//! `seeding`:
+//!
+//! | key              | type            | meaning |
+//! |------------------|-----------------|---------|
+//! | `filler_records` | integer         | Template records produced to fill offsets up to the checkpoint's. |
+//! | `fresh_records`  | integer         | Records produced after the checkpointed offsets (new work for the restart). |
+//! | `topics`         | array of object | Topics created: `{"name": string, "partitions": integer}`. |
+//! | `rebased`        | bool            | Whether offsets were rebased in the sandbox copy (too large to produce). |
+//!
+//! # Example
+//!
+//! ```json
+//! {
+//!   "schema": "rehearse.run/v1",
+//!   "scenario": "windowed-counts",
+//!   "source_checkpoint": "/data/prod/checkpoints/windowed-counts",
+//!   "source_version": "3.5.3",
+//!   "passed": true,
+//!   "exit_code": 0,
+//!   "trials": [
+//!     {
+//!       "target_version": "4.0.1",
+//!       "verdict": "resumed",
+//!       "expected_verdict": null,
+//!       "passed": true,
+//!       "rule": "progress-after-restart",
+//!       "evidence": ["QueryProgressEvent batchId=4 startOffset={\"events\":{\"0\":1200}} numInputRows=200"],
+//!       "last_committed_batch": 3,
+//!       "first_batch_after_restart": 4,
+//!       "start_offsets_match": true,
+//!       "seconds_to_verdict": 41.27,
+//!       "source_untouched": true,
+//!       "remedy": "None needed: the query resumed from the checkpoint.",
+//!       "starting_offsets": "{\"events\":{\"0\":1200}}",
+//!       "seeding": {
+//!         "filler_records": 4792,
+//!         "fresh_records": 200,
+//!         "topics": [{ "name": "events", "partitions": 1 }],
+//!         "rebased": false
+//!       },
+//!       "sandbox": null,
+//!       "notes": []
+//!     }
+//!   ]
+//! }
+//! ```
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::exit_code::exit_code;
+use super::model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+
+/// Writes `report` as the `rehearse.run/v1` document (see the module docs for the format).
+pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    let document = RunDocument::new(report);
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    writeln!(out)
+}
+
+/// The top-level document. Field order is the key order.
+#[derive(Serialize)]
+struct RunDocument<'a> {
+    /// Always [`RUN_SCHEMA`], whatever the model says: this type defines v1.
+    schema: &'static str,
+    /// Scenario name.
+    scenario: &'a str,
+    /// The production checkpoint directory, lossily as UTF-8.
+    source_checkpoint: Cow<'a, str>,
+    /// Spark version that wrote the checkpoint, if known.
+    source_version: Option<&'a str>,
+    /// Whether every trial passed.
+    passed: bool,
+    /// What `rehearse run` exits with for this report.
+    exit_code: i32,
+    /// One per target, in the order run.
+    trials: Vec<TrialDocument<'a>>,
+}
+
+/// One trial. Field order is the key order.
+#[derive(Serialize)]
+struct TrialDocument<'a> {
+    /// Target Spark version.
+    target_version: &'a str,
+    /// Verdict name (`state-store-error`).
+    verdict: &'static str,
+    /// Expected verdict name, if the scenario gives one.
+    expected_verdict: Option<&'static str>,
+    /// [`TrialReport::passed`].
+    passed: bool,
+    /// Rule id.
+    rule: &'a str,
+    /// Evidence lines, verbatim.
+    evidence: &'a [String],
+    /// Last committed batch before the restart.
+    last_committed_batch: Option<u64>,
+    /// First batch completed after the restart.
+    first_batch_after_restart: Option<u64>,
+    /// Whether its start offsets equal the committed end offsets.
+    start_offsets_match: Option<bool>,
+    /// Seconds to verdict, rounded to milliseconds.
+    seconds_to_verdict: f64,
+    /// Whether the source checkpoint hashed the same before and after.
+    source_untouched: bool,
+    /// What to do.
+    remedy: &'a str,
+    /// `startingOffsets` JSON, as a string.
+    starting_offsets: Option<&'a str>,
+    /// How Kafka was seeded.
+    seeding: SeedingDocument<'a>,
+    /// Kept sandbox, lossily as UTF-8.
+    sandbox: Option<Cow<'a, str>>,
+    /// Notes.
+    notes: &'a [String],
+}
+
+/// How Kafka was seeded. Field order is the key order.
+#[derive(Serialize)]
+struct SeedingDocument<'a> {
+    /// Filler (template) records produced.
+    filler_records: u64,
+    /// Fresh records produced after the checkpointed offsets.
+    fresh_records: u64,
+    /// Topics created.
+    topics: Vec<TopicDocument<'a>>,
+    /// Whether offsets were rebased in the sandbox copy.
+    rebased: bool,
+}
+
+/// A topic created in the sandbox Kafka. An object rather than the model's `(name, partitions)`
+/// tuple, which would serialize as an unlabelled two-element array.
+#[derive(Serialize)]
+struct TopicDocument<'a> {
+    /// Topic name.
+    name: &'a str,
+    /// Partition count, as the checkpoint names it.
+    partitions: u32,
+}
+
+impl<'a> RunDocument<'a> {
+    fn new(report: &'a RunReport) -> Self {
+        RunDocument {
+            schema: RUN_SCHEMA,
+            scenario: &report.scenario,
+            source_checkpoint: lossy(&report.source_checkpoint),
+            source_version: report.source_version.as_deref(),
+            passed: report.trials.iter().all(TrialReport::passed),
+            exit_code: exit_code(report),
+            trials: report.trials.iter().map(TrialDocument::new).collect(),
+        }
+    }
+}
+
+impl<'a> TrialDocument<'a> {
+    fn new(trial: &'a TrialReport) -> Self {
+        TrialDocument {
+            target_version: &trial.target_version,
+            verdict: trial.verdict.name(),
+            expected_verdict: trial.expected_verdict.map(|v| v.name()),
+            passed: trial.passed(),
+            rule: &trial.rule,
+            evidence: &trial.evidence,
+            last_committed_batch: trial.last_committed_batch.map(|b| b.0),
+            first_batch_after_restart: trial.first_batch_after_restart.map(|b| b.0),
+            start_offsets_match: trial.start_offsets_match,
+            // Millisecond precision: more digits are noise from the clock, not information.
+            seconds_to_verdict: (trial.seconds_to_verdict * 1000.0).round() / 1000.0,
+            source_untouched: trial.source_untouched,
+            remedy: &trial.remedy,
+            starting_offsets: trial.starting_offsets.as_deref(),
+            seeding: SeedingDocument::new(&trial.seeding),
+            sandbox: trial.sandbox.as_deref().map(lossy),
+            notes: &trial.notes,
+        }
+    }
+}
+
+impl<'a> SeedingDocument<'a> {
+    fn new(seeding: &'a SeedingSummary) -> Self {
+        SeedingDocument {
+            filler_records: seeding.filler_records,
+            fresh_records: seeding.fresh_records,
+            topics: seeding
+                .topics
+                .iter()
+                .map(|(name, partitions)| TopicDocument {
+                    name,
+                    partitions: *partitions,
+                })
+                .collect(),
+            rebased: seeding.rebased,
+        }
+    }
+}
+
+/// A path as a JSON string. serde refuses non-UTF-8 paths outright; a report with a slightly
+/// mangled path beats no report.
+fn lossy(path: &Path) -> Cow<'_, str> {
+    path.to_string_lossy()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_helpers;
+
+    fn render(report: &RunReport) -> String {
+        let mut out = Vec::new();
+        write_json(report, &mut out).expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("JSON is UTF-8")
+    }
+
+    #[test]
+    fn snapshots() {
+        for (name, report) in test_helpers::fixtures() {
+            insta::assert_snapshot!(name, render(&report));
+        }
+    }
+
+    #[test]
+    fn snapshot_live_values_redacted() {
+        let (report, sandbox) = test_helpers::live();
+        insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
+    }
+
+    #[test]
+    fn every_trial_key_is_present_even_when_null() {
+        let rendered = render(&test_helpers::empty_evidence());
+        let value: serde_json::Value = serde_json::from_str(&rendered).expect("valid JSON");
+        let trial = &value["trials"][0];
+        for key in [
+            "target_version",
+            "verdict",
+            "expected_verdict",
+            "rule",
+            "evidence",
+            "last_committed_batch",
+            "first_batch_after_restart",
+            "start_offsets_match",
+            "seconds_to_verdict",
+            "source_untouched",
+            "starting_offsets",
+            "sandbox",
+        ] {
+            assert!(trial.get(key).is_some(), "missing key {key}");
+        }
+        assert_eq!(trial["evidence"], serde_json::json!([]));
+        assert_eq!(trial["last_committed_batch"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn non_finite_seconds_serialize_as_null() {
+        let mut report = test_helpers::resumed();
+        report.trials[0].seconds_to_verdict = f64::NAN;
+        let value: serde_json::Value = serde_json::from_str(&render(&report)).expect("valid JSON");
+        assert_eq!(
+            value["trials"][0]["seconds_to_verdict"],
+            serde_json::Value::Null
+        );
+    }
+}

@@ -1,0 +1,261 @@
+//! A GitHub-flavoured Markdown summary of a run, fit for a CI job summary
+//! (`$GITHUB_STEP_SUMMARY`) or a pull-request comment.
+//!
+//! Plain text only: no ANSI codes (evidence is stripped of them), no emoji, no HTML. Verdicts are
+//! written by name (`resumed`, `state-store-error`) so the summary reads the same in a terminal,
+//! a browser and a screen reader. Like the terminal summary, the layout is not a stable interface.
+
+use std::io::{self, Write};
+
+use super::model::{RunReport, TrialReport};
+use super::text;
+
+/// Writes `report` as Markdown: a heading with the scenario, one table row per target, then a
+/// section per trial that did not pass (rule, remedy, evidence in fenced code blocks,
+/// `startingOffsets`).
+pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "## rehearse: {}", escape(&report.scenario))?;
+    writeln!(out)?;
+    let total = report.trials.len();
+    let passed = report.trials.iter().filter(|t| t.passed()).count();
+    let written_by = match &report.source_version {
+        Some(version) => format!(" (written by Spark {})", escape(version)),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "Checkpoint {}{written_by} restarted on {}: **{passed} passed, {} failed**.",
+        code(&report.source_checkpoint.display().to_string()),
+        text::count(total, "target version", "target versions"),
+        total - passed,
+    )?;
+
+    let changed: Vec<&str> = report
+        .trials
+        .iter()
+        .filter(|t| !t.source_untouched)
+        .map(|t| t.target_version.as_str())
+        .collect();
+    if !changed.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "> **Warning:** the source checkpoint changed during the trial on {}: something else \
+             writes to it (is the production query still running?).",
+            escape(&changed.join(", "))
+        )?;
+    }
+
+    if report.trials.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    write_table(report, out)?;
+    for trial in &report.trials {
+        if !trial.passed() {
+            writeln!(out)?;
+            write_failure(trial, out)?;
+        }
+    }
+    let kept: Vec<&TrialReport> = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && (t.sandbox.is_some() || !t.notes.is_empty()))
+        .collect();
+    if !kept.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "### Notes on passing targets")?;
+        writeln!(out)?;
+        for trial in kept {
+            for note in &trial.notes {
+                writeln!(
+                    out,
+                    "- spark-{}: {}",
+                    escape(&trial.target_version),
+                    escape(note)
+                )?;
+            }
+            if let Some(sandbox) = &trial.sandbox {
+                writeln!(
+                    out,
+                    "- spark-{}: sandbox kept at {}",
+                    escape(&trial.target_version),
+                    code(&sandbox.display().to_string())
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_table(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    let with_expected = report.trials.iter().any(|t| t.expected_verdict.is_some());
+    let expected_heading = if with_expected { " Expected |" } else { "" };
+    let expected_rule = if with_expected { " --- |" } else { "" };
+    writeln!(
+        out,
+        "| Target | Result | Verdict |{expected_heading} Batches (before → after) | Start offsets | Time to verdict |"
+    )?;
+    writeln!(out, "| --- | --- | --- |{expected_rule} --- | --- | ---: |")?;
+    for trial in &report.trials {
+        let expected = if with_expected {
+            let name = trial
+                .expected_verdict
+                .map_or("-".to_owned(), |v| code(v.name()));
+            format!(" {name} |")
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "| {} | {} | {} |{expected} {} | {} | {} |",
+            escape(&trial.target_version),
+            if trial.passed() { "pass" } else { "**FAIL**" },
+            code(trial.verdict.name()),
+            text::batches(trial.last_committed_batch, trial.first_batch_after_restart),
+            text::offsets_check(trial.start_offsets_match),
+            seconds(trial.seconds_to_verdict),
+        )?;
+    }
+    Ok(())
+}
+
+fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "### spark-{}: {}",
+        escape(&trial.target_version),
+        code(trial.verdict.name())
+    )?;
+    writeln!(out)?;
+    if let Some(expected) = trial.expected_verdict {
+        writeln!(out, "- **Expected:** {}", code(expected.name()))?;
+    }
+    writeln!(out, "- **Rule:** {}", code(&trial.rule))?;
+    writeln!(out, "- **Remedy:** {}", escape(&trial.remedy))?;
+    for note in &trial.notes {
+        writeln!(out, "- **Note:** {}", escape(note))?;
+    }
+    if let Some(sandbox) = &trial.sandbox {
+        writeln!(
+            out,
+            "- **Sandbox kept:** {}",
+            code(&sandbox.display().to_string())
+        )?;
+    }
+    writeln!(out)?;
+    let evidence = text::evidence_lines(&trial.evidence);
+    if evidence.is_empty() {
+        writeln!(out, "No evidence lines were recorded.")?;
+    } else {
+        writeln!(out, "Evidence:")?;
+        writeln!(out)?;
+        fenced(out, "text", &evidence.join("\n"))?;
+    }
+    if let Some(offsets) = &trial.starting_offsets {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "`startingOffsets` for a fresh checkpoint, from the last committed offsets:"
+        )?;
+        writeln!(out)?;
+        fenced(out, "json", offsets)?;
+    }
+    Ok(())
+}
+
+/// A fenced code block whose fence is longer than any run of backticks inside `body`, so log
+/// lines that contain a fence cannot close the block early.
+fn fenced(out: &mut impl Write, info: &str, body: &str) -> io::Result<()> {
+    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
+    writeln!(out, "{fence}{info}")?;
+    writeln!(out, "{}", text::sanitize(body.trim_end_matches('\n')))?;
+    writeln!(out, "{fence}")
+}
+
+/// A code span (`` `x` ``) whose delimiters outlast any backticks inside, with the padding
+/// CommonMark asks for when the content starts or ends with a backtick.
+fn code(s: &str) -> String {
+    let s = text::sanitize(s).replace('|', "\\|");
+    let ticks = "`".repeat(longest_backtick_run(&s) + 1);
+    if s.starts_with('`') || s.ends_with('`') {
+        format!("{ticks} {s} {ticks}")
+    } else {
+        format!("{ticks}{s}{ticks}")
+    }
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// Text outside code: escape what would turn into markup or break a table row.
+fn escape(s: &str) -> String {
+    let mut escaped = String::with_capacity(s.len());
+    for c in text::sanitize(s).chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#'
+        ) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// `41.3 s`.
+fn seconds(secs: f64) -> String {
+    format!("{secs:.1} s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_helpers;
+
+    fn render(report: &RunReport) -> String {
+        let mut out = Vec::new();
+        write_markdown(report, &mut out).expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("Markdown is UTF-8")
+    }
+
+    #[test]
+    fn snapshots() {
+        for (name, report) in test_helpers::fixtures() {
+            insta::assert_snapshot!(name, render(&report));
+        }
+    }
+
+    #[test]
+    fn snapshot_live_values_redacted() {
+        let (report, sandbox) = test_helpers::live();
+        insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
+    }
+
+    #[test]
+    fn no_ansi_codes_even_from_evidence() {
+        let mut report = test_helpers::state_store_error();
+        report.trials[0].evidence = vec!["\x1b[31mERROR\x1b[0m boom".to_owned()];
+        let rendered = render(&report);
+        assert!(!rendered.contains('\x1b'));
+        assert!(rendered.contains("ERROR boom"));
+    }
+
+    #[test]
+    fn a_fence_in_evidence_does_not_close_the_block() {
+        let mut report = test_helpers::state_store_error();
+        report.trials[0].evidence = vec!["```".to_owned(), "after".to_owned()];
+        let rendered = render(&report);
+        assert!(
+            rendered.contains("````text\n```\nafter\n````\n"),
+            "{rendered}"
+        );
+    }
+
+    #[test]
+    fn code_spans_survive_backticks_and_pipes() {
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("`x`"), "`` `x` ``");
+    }
+}

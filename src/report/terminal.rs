@@ -1,0 +1,442 @@
+//! The human summary of a run, for a terminal: one table row per target, then the details a
+//! data engineer needs for every trial that did not pass (rule, evidence, remedy,
+//! `startingOffsets`), and where kept sandboxes are.
+//!
+//! This text is not a stable interface (the JSON document and JUnit XML are): its layout may
+//! change in any release. It writes only to the writer it is given; whether to colour is the
+//! caller's decision ([`TerminalStyle`]), made once in `main` from "is stdout a terminal",
+//! `NO_COLOR` and `--color`. It draws no progress bars: [`progress_line`] only spells a line that
+//! the binary's progress display (indicatif) shows.
+
+use std::io::{self, Write};
+
+use super::model::{RunReport, TrialReport};
+use super::text;
+
+/// How the terminal summary is drawn, as decided by the caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TerminalStyle {
+    /// Whether to use ANSI colours and bold. `false` produces plain text.
+    pub color: bool,
+}
+
+/// ANSI styles used by the summary; only emitted when [`TerminalStyle::color`] is set.
+#[derive(Debug, Clone, Copy)]
+enum Paint {
+    Bold,
+    Green,
+    Red,
+    Dim,
+}
+
+impl Paint {
+    fn code(self) -> &'static str {
+        match self {
+            Paint::Bold => "\x1b[1m",
+            Paint::Green => "\x1b[1;32m",
+            Paint::Red => "\x1b[1;31m",
+            Paint::Dim => "\x1b[2m",
+        }
+    }
+}
+
+impl TerminalStyle {
+    /// `text` wrapped in `paint` when colour is on, else `text` unchanged.
+    fn paint(self, paint: Paint, text: &str) -> String {
+        if self.color {
+            format!("{}{text}\x1b[0m", paint.code())
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+/// One progress line for an event of a running trial (`starting Kafka`, `seeding events`),
+/// for the binary's progress display: a single line, whitespace collapsed, with no colour.
+///
+/// ```
+/// use rehearse::report::progress_line;
+/// assert_eq!(progress_line("  seeding\n events  "), "rehearse: seeding events");
+/// ```
+pub fn progress_line(event: &str) -> String {
+    let words: Vec<&str> = event.split_whitespace().collect();
+    format!("rehearse: {}", words.join(" "))
+}
+
+/// Writes the summary of `report`: a header, the per-target table, details for every trial that
+/// did not pass, notes and kept sandboxes of passing trials, and a closing line.
+pub fn write_summary(
+    report: &RunReport,
+    out: &mut impl Write,
+    style: TerminalStyle,
+) -> io::Result<()> {
+    write_header(report, out, style)?;
+    if report.trials.is_empty() {
+        writeln!(out, "\nNo targets were rehearsed.")?;
+        return Ok(());
+    }
+    writeln!(out)?;
+    write_table(report, out, style)?;
+    for trial in &report.trials {
+        if !trial.passed() {
+            writeln!(out)?;
+            write_failure(trial, out, style)?;
+        } else if trial.sandbox.is_some() || !trial.notes.is_empty() {
+            writeln!(out)?;
+            write_pass_notes(trial, out, style)?;
+        }
+    }
+    writeln!(out)?;
+    write_footer(report, out, style)
+}
+
+fn write_header(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {
+    let written_by = match &report.source_version {
+        Some(version) => format!(" (written by Spark {version})"),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "{} {}: checkpoint {}{written_by} on {}",
+        style.paint(Paint::Bold, "Rehearsed"),
+        style.paint(Paint::Bold, &report.scenario),
+        report.source_checkpoint.display(),
+        text::count(report.trials.len(), "target", "targets"),
+    )
+}
+
+/// A table column: its heading and whether its cells are right-aligned.
+struct Column {
+    heading: &'static str,
+    right: bool,
+}
+
+fn write_table(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {
+    let with_expected = report.trials.iter().any(|t| t.expected_verdict.is_some());
+    let mut columns = vec![
+        Column {
+            heading: "RESULT",
+            right: false,
+        },
+        Column {
+            heading: "TARGET",
+            right: false,
+        },
+        Column {
+            heading: "VERDICT",
+            right: false,
+        },
+    ];
+    if with_expected {
+        columns.push(Column {
+            heading: "EXPECTED",
+            right: false,
+        });
+    }
+    columns.extend([
+        Column {
+            heading: "BATCHES",
+            right: false,
+        },
+        Column {
+            heading: "OFFSETS",
+            right: false,
+        },
+        Column {
+            heading: "TIME",
+            right: true,
+        },
+    ]);
+
+    // Cells as plain text, with the paint for each: widths are measured before colouring.
+    let rows: Vec<Vec<(String, Option<Paint>)>> = report
+        .trials
+        .iter()
+        .map(|trial| {
+            let (result, paint) = if trial.passed() {
+                ("PASS", Paint::Green)
+            } else {
+                ("FAIL", Paint::Red)
+            };
+            let mut row = vec![
+                (result.to_owned(), Some(paint)),
+                (trial.target_version.clone(), None),
+                (trial.verdict.name().to_owned(), None),
+            ];
+            if with_expected {
+                let expected = trial.expected_verdict.map_or("-", |v| v.name());
+                row.push((expected.to_owned(), None));
+            }
+            let offsets = text::offsets_check(trial.start_offsets_match);
+            let offsets_paint = (trial.start_offsets_match == Some(false)).then_some(Paint::Red);
+            row.extend([
+                (
+                    text::batches(trial.last_committed_batch, trial.first_batch_after_restart),
+                    None,
+                ),
+                (offsets.to_owned(), offsets_paint),
+                (text::seconds(trial.seconds_to_verdict), None),
+            ]);
+            row
+        })
+        .collect();
+
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, column)| {
+            rows.iter()
+                .map(|row| row[i].0.chars().count())
+                .chain([column.heading.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+
+    let headings: Vec<(String, Option<Paint>)> = columns
+        .iter()
+        .map(|c| (c.heading.to_owned(), Some(Paint::Dim)))
+        .collect();
+    for row in std::iter::once(&headings).chain(&rows) {
+        let mut line = String::from(" ");
+        for (i, (cell, paint)) in row.iter().enumerate() {
+            let pad = " ".repeat(widths[i] - cell.chars().count());
+            let painted = match paint {
+                Some(paint) => style.paint(*paint, cell),
+                None => cell.clone(),
+            };
+            line.push(' ');
+            if columns[i].right {
+                line.push_str(&pad);
+                line.push_str(&painted);
+            } else {
+                line.push_str(&painted);
+                // No trailing spaces after the last column.
+                if i + 1 < row.len() {
+                    line.push_str(&pad);
+                }
+            }
+            if i + 1 < row.len() {
+                line.push(' ');
+            }
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// A labelled detail line, the labels aligned: `  remedy:    text`.
+fn detail(out: &mut impl Write, label: &str, value: &str) -> io::Result<()> {
+    let label = format!("{label}:");
+    if value.is_empty() {
+        writeln!(out, "  {label}")
+    } else {
+        writeln!(out, "  {label:<17}{value}")
+    }
+}
+
+fn write_failure(
+    trial: &TrialReport,
+    out: &mut impl Write,
+    style: TerminalStyle,
+) -> io::Result<()> {
+    let expected = match trial.expected_verdict {
+        Some(expected) => format!(" (expected {expected})"),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "{} spark-{}: {}{expected}",
+        style.paint(Paint::Red, "FAIL"),
+        trial.target_version,
+        style.paint(Paint::Bold, trial.verdict.name()),
+    )?;
+    detail(out, "rule", &trial.rule)?;
+    let evidence = text::evidence_lines(&trial.evidence);
+    if evidence.is_empty() {
+        detail(out, "evidence", "(none recorded)")?;
+    } else {
+        detail(out, "evidence", "")?;
+        for line in &evidence {
+            writeln!(out, "    {} {line}", style.paint(Paint::Dim, "│"))?;
+        }
+    }
+    detail(out, "remedy", &trial.remedy)?;
+    if let Some(offsets) = &trial.starting_offsets {
+        detail(out, "startingOffsets", offsets)?;
+    }
+    detail(out, "seeding", &seeding_line(trial))?;
+    write_notes_and_sandbox(trial, out, style)
+}
+
+fn write_pass_notes(
+    trial: &TrialReport,
+    out: &mut impl Write,
+    style: TerminalStyle,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} spark-{}: {}",
+        style.paint(Paint::Green, "PASS"),
+        trial.target_version,
+        trial.verdict.name()
+    )?;
+    write_notes_and_sandbox(trial, out, style)
+}
+
+fn write_notes_and_sandbox(
+    trial: &TrialReport,
+    out: &mut impl Write,
+    style: TerminalStyle,
+) -> io::Result<()> {
+    for note in &trial.notes {
+        detail(out, "note", note)?;
+    }
+    if !trial.source_untouched {
+        writeln!(
+            out,
+            "  {}",
+            style.paint(
+                Paint::Red,
+                "WARNING: the source checkpoint changed during this trial (its hash after the \
+                 trial differs from before)"
+            )
+        )?;
+    }
+    if let Some(sandbox) = &trial.sandbox {
+        detail(out, "sandbox (kept)", &sandbox.display().to_string())?;
+    }
+    Ok(())
+}
+
+/// `1 topic (events: 4 partitions), 4792 filler + 200 fresh records, offsets rebased`.
+fn seeding_line(trial: &TrialReport) -> String {
+    let seeding = &trial.seeding;
+    if seeding.topics.is_empty() {
+        return "no topics created".to_owned();
+    }
+    let topics: Vec<String> = seeding
+        .topics
+        .iter()
+        .map(|(name, partitions)| {
+            format!(
+                "{name}: {}",
+                text::count(*partitions as usize, "partition", "partitions")
+            )
+        })
+        .collect();
+    let mut line = format!(
+        "{} ({}), {} filler + {} fresh records",
+        text::count(seeding.topics.len(), "topic", "topics"),
+        topics.join(", "),
+        seeding.filler_records,
+        seeding.fresh_records,
+    );
+    if seeding.rebased {
+        line.push_str(", offsets rebased");
+    }
+    line
+}
+
+fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {
+    let total = report.trials.len();
+    let passed = report.trials.iter().filter(|t| t.passed()).count();
+    let summary = format!(
+        "{}: {passed} passed, {} failed",
+        text::count(total, "target", "targets"),
+        total - passed
+    );
+    let paint = if passed == total {
+        Paint::Green
+    } else {
+        Paint::Red
+    };
+    writeln!(out, "{}", style.paint(paint, &summary))?;
+    let changed: Vec<&str> = report
+        .trials
+        .iter()
+        .filter(|t| !t.source_untouched)
+        .map(|t| t.target_version.as_str())
+        .collect();
+    if changed.is_empty() {
+        writeln!(
+            out,
+            "Source checkpoint untouched: hashed the same after every trial as before it."
+        )
+    } else {
+        writeln!(
+            out,
+            "{}",
+            style.paint(
+                Paint::Red,
+                &format!(
+                    "WARNING: the source checkpoint changed during the trial on {}: \
+                     something else writes to it (is the production query still running?)",
+                    changed.join(", ")
+                )
+            )
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::test_helpers;
+
+    fn render(report: &RunReport, style: TerminalStyle) -> String {
+        let mut out = Vec::new();
+        write_summary(report, &mut out, style).expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("the summary is UTF-8")
+    }
+
+    #[test]
+    fn snapshots() {
+        for (name, report) in test_helpers::fixtures() {
+            let rendered = render(&report, TerminalStyle { color: false });
+            insta::assert_snapshot!(name, rendered);
+        }
+    }
+
+    #[test]
+    fn snapshot_live_values_redacted() {
+        let (report, sandbox) = test_helpers::live();
+        let rendered = render(&report, TerminalStyle::default());
+        insta::assert_snapshot!(test_helpers::redact(&rendered, &sandbox));
+    }
+
+    #[test]
+    fn snapshot_colored() {
+        // Escape codes made visible so the snapshot file stays readable.
+        let rendered = render(
+            &test_helpers::mixed_with_expected(),
+            TerminalStyle { color: true },
+        );
+        insta::assert_snapshot!(rendered.replace('\x1b', "␛"));
+    }
+
+    #[test]
+    fn plain_style_has_no_escape_codes() {
+        for (name, report) in test_helpers::fixtures() {
+            let rendered = render(&report, TerminalStyle { color: false });
+            assert!(!rendered.contains('\x1b'), "{name}");
+        }
+    }
+
+    #[test]
+    fn evidence_escape_codes_are_stripped_even_with_color() {
+        let mut report = test_helpers::state_store_error();
+        report.trials[0].evidence = vec!["\x1b[31mERROR\x1b[0m boom".to_owned()];
+        let rendered = render(&report, TerminalStyle { color: true });
+        assert!(rendered.contains(" ERROR boom\n"));
+        assert!(!rendered.contains("\x1b[31m"));
+    }
+
+    #[test]
+    fn progress_line_is_one_line() {
+        assert_eq!(
+            progress_line("starting Kafka\n(container 3f2a)"),
+            "rehearse: starting Kafka (container 3f2a)"
+        );
+    }
+}

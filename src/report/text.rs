@@ -1,0 +1,84 @@
+//! Small text helpers shared by the human-readable writers (terminal, Markdown, JUnit): how a
+//! batch id, an offsets check, a duration or a count is spelled, and how evidence is made safe to
+//! show. No writer logic lives here, and nothing here decides colour.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::verdict::BatchId;
+
+/// `3`, or `-` when there is no batch.
+pub(crate) fn batch(id: Option<BatchId>) -> String {
+    id.map_or_else(|| "-".to_owned(), |id| id.to_string())
+}
+
+/// `3 → 4`: the last committed batch before the restart, then the first one after it.
+pub(crate) fn batches(before: Option<BatchId>, after: Option<BatchId>) -> String {
+    format!("{} → {}", batch(before), batch(after))
+}
+
+/// `match`, `differ`, or `-` when no batch completed or the committed offsets were unknown.
+pub(crate) fn offsets_check(start_offsets_match: Option<bool>) -> &'static str {
+    match start_offsets_match {
+        Some(true) => "match",
+        Some(false) => "differ",
+        None => "-",
+    }
+}
+
+/// `41.3s`: one decimal is enough for a restart that takes tens of seconds.
+pub(crate) fn seconds(secs: f64) -> String {
+    format!("{secs:.1}s")
+}
+
+/// `1 target`, `3 targets`.
+pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+/// Removes ANSI escape sequences and control characters other than tab from a line of evidence.
+///
+/// Evidence is copied verbatim from driver logs; a coloured log (or a stray `\r`) must not repaint
+/// the user's terminal or leak escape codes into a Markdown job summary.
+pub(crate) fn sanitize(line: &str) -> Cow<'_, str> {
+    static ANSI: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]")
+            .expect("the pattern is a valid regex")
+    });
+    ANSI.replace_all(line, "")
+}
+
+/// Every line of the evidence, sanitized, with embedded newlines split into lines of their own.
+pub(crate) fn evidence_lines(evidence: &[String]) -> Vec<String> {
+    evidence
+        .iter()
+        .flat_map(|entry| entry.lines().map(|line| sanitize(line).into_owned()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_strips_ansi_and_control_characters_but_keeps_tabs() {
+        let line = "\x1b[31mERROR\x1b[0m\tat Foo.bar\r";
+        assert_eq!(sanitize(line), "ERROR\tat Foo.bar");
+    }
+
+    #[test]
+    fn evidence_lines_splits_embedded_newlines() {
+        let evidence = vec!["one\ntwo".to_owned(), "three".to_owned()];
+        assert_eq!(evidence_lines(&evidence), ["one", "two", "three"]);
+    }
+
+    #[test]
+    fn batches_and_offsets_spell_missing_values_as_dash() {
+        assert_eq!(batches(Some(BatchId(3)), None), "3 → -");
+        assert_eq!(offsets_check(None), "-");
+        assert_eq!(count(1, "target", "targets"), "1 target");
+        assert_eq!(count(2, "target", "targets"), "2 targets");
+    }
+}
