@@ -1,5 +1,725 @@
-//! One trial: restart one checkpoint on one target Spark version and reach a verdict.
+//! One trial: restart one checkpoint on one target Spark version and reach a verdict; and the
+//! generation of a source checkpoint with real Spark for scenarios that ask for one.
+//!
+//! Flow of a trial (DESIGN.md): sandbox copy (hashed) → Kafka container → seeding → Spark
+//! container running the job against the copy → the watcher reads the driver log and the
+//! event log until the verdict is certain or the timeout passes → containers removed → the
+//! source is hashed again. A trial never prints: it reports progress as [`TrialEvent`]s.
 
-/// Something that happened during a trial, in the past tense; reporters consume these.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::checkpoint::{Inspection, KafkaOffsets};
+use crate::report::{SeedingSummary, TrialReport};
+use crate::runtime::{self, KafkaContainer, SparkContainer, TrialIds};
+use crate::sandbox::{Sandbox, SandboxError};
+use crate::scenario::{fill, Job, Placeholders, Scenario};
+use crate::spark::{self, Submit, SANDBOX_MOUNT};
+use crate::verdict::{Classification, Ended, Watcher};
+
+/// Something that happened during a trial or a generation, in the past tense.
 #[derive(Debug, Clone)]
-pub enum TrialEvent {}
+pub enum TrialEvent {
+    /// The sandbox copy was made and hashed.
+    SandboxCreated {
+        /// Sandbox root.
+        path: PathBuf,
+        /// Files copied.
+        files: usize,
+    },
+    /// The Kafka container answered a metadata request.
+    KafkaReady {
+        /// Bootstrap servers for the host.
+        bootstrap: String,
+        /// Seconds from start to ready.
+        seconds: f64,
+    },
+    /// Kafka was seeded.
+    KafkaSeeded(SeedingSummary),
+    /// The Spark container started running spark-submit.
+    SparkStarted {
+        /// The image.
+        image: String,
+    },
+    /// While generating: a data batch was committed.
+    BatchCommitted {
+        /// Batches committed so far.
+        done: u32,
+        /// Batches wanted.
+        of: u32,
+    },
+    /// The verdict was reached.
+    VerdictReached {
+        /// Target version.
+        target: String,
+        /// The classification.
+        classification: Box<Classification>,
+    },
+}
+
+/// Why a trial (or generation) could not run. A failed restart is NOT an error: it is a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum TrialError {
+    /// Making or checking the sandbox failed.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// A container could not be started or stopped.
+    #[error(transparent)]
+    Runtime(#[from] runtime::RuntimeError),
+    /// Kafka did not answer or refused seeding.
+    #[error(transparent)]
+    Kafka(#[from] crate::kafka::KafkaError),
+    /// A job argument names something the scenario does not define.
+    #[error("scenario {scenario}: {message}")]
+    Args {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Staging files into the sandbox failed.
+    #[error("cannot stage {path} into the sandbox")]
+    Stage {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Generating the source checkpoint failed; the tail of the driver log says why.
+    #[error("generating the source checkpoint with Spark {spark} failed: {reason}\n--- last driver log lines ({log}) ---\n{tail}")]
+    Generation {
+        /// Source Spark version.
+        spark: String,
+        /// What went wrong.
+        reason: String,
+        /// Full driver log path.
+        log: PathBuf,
+        /// Its last lines.
+        tail: String,
+    },
+    /// The generated checkpoint could not be inspected.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::checkpoint::CheckpointError),
+}
+
+/// Settings shared by the trials of one run.
+#[derive(Debug, Clone, Default)]
+pub struct TrialSettings {
+    /// Parent directory for sandboxes (default: system temp dir).
+    pub report_dir: Option<PathBuf>,
+    /// Keep sandboxes after the trial.
+    pub keep: bool,
+}
+
+/// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as
+/// `inspection`). Returns the report of the trial, whatever its verdict.
+pub async fn run_trial(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+    settings: &TrialSettings,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<TrialReport, TrialError> {
+    let mut sandbox = Sandbox::create(
+        source,
+        settings.report_dir.as_deref(),
+        &format!("{}-{target}", scenario.name),
+    )?;
+    on_event(TrialEvent::SandboxCreated {
+        path: sandbox.path().to_path_buf(),
+        files: sandbox.source_hashes.files.len(),
+    });
+    let app = stage_job(scenario, sandbox.path(), target)?;
+    let ids = TrialIds::new(&scenario.name);
+
+    let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
+    let result = async {
+        let plan = crate::kafka::plan(
+            &inspection.required_kafka_offsets(),
+            &inspection.kafka_partition_counts(),
+            &scenario.topics,
+        );
+        let seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        on_event(TrialEvent::KafkaSeeded(seeding.clone()));
+
+        let mut args = scenario.args.clone();
+        args.extend(scenario.restart_args.iter().cloned());
+        let cmd = submit(scenario, target, &app, &args, &kafka)?;
+        let image = crate::images::spark_image(target);
+        let started = Instant::now();
+        let spark = runtime::start_spark(&ids, &image, sandbox.path(), cmd).await?;
+        on_event(TrialEvent::SparkStarted { image });
+        let classification = watch(
+            &spark,
+            sandbox.path(),
+            Watcher::new(inspection.trial_context()),
+            scenario.timeout_seconds,
+        )
+        .await;
+        let seconds = started.elapsed().as_secs_f64();
+        let _ = spark.stop(Duration::from_secs(5)).await;
+        spark.remove().await?;
+        Ok::<_, TrialError>((classification, seconds, seeding))
+    }
+    .await;
+    kafka.remove().await?;
+    let (classification, seconds, seeding) = result?;
+    on_event(TrialEvent::VerdictReached {
+        target: target.to_string(),
+        classification: Box::new(classification.clone()),
+    });
+
+    let changes = sandbox.source_hashes.changes_since(source)?;
+    let mut notes = Vec::new();
+    if !changes.is_empty() {
+        notes.push(format!(
+            "THE SOURCE CHECKPOINT CHANGED during the trial: {}",
+            changes.join(", ")
+        ));
+    }
+    let kept = if settings.keep {
+        Some(sandbox.keep())
+    } else {
+        None
+    };
+    Ok(TrialReport {
+        target_version: target.to_string(),
+        verdict: classification.verdict,
+        expected_verdict: scenario.expect.get(target).copied(),
+        rule: classification.rule,
+        evidence: classification.evidence,
+        last_committed_batch: classification.last_committed_batch,
+        first_batch_after_restart: classification.first_batch_after_restart,
+        start_offsets_match: classification.start_offsets_match,
+        seconds_to_verdict: seconds,
+        source_untouched: changes.is_empty(),
+        remedy: classification.remedy,
+        starting_offsets: inspection.starting_offsets(),
+        seeding,
+        sandbox: kept,
+        notes,
+    })
+}
+
+async fn start_ready_kafka(
+    ids: &TrialIds,
+    scenario: &Scenario,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<KafkaContainer, TrialError> {
+    let started = Instant::now();
+    let kafka =
+        runtime::start_kafka(ids, &crate::images::kafka_image(&scenario.kafka_version)).await?;
+    if let Err(e) = crate::kafka::wait_ready(&kafka.host_bootstrap, Duration::from_secs(120)).await
+    {
+        let _ = kafka.remove().await;
+        return Err(e.into());
+    }
+    on_event(TrialEvent::KafkaReady {
+        bootstrap: kafka.host_bootstrap.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    Ok(kafka)
+}
+
+/// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/` and the
+/// harness's logging config into `conf/`. Returns the app path inside the container.
+fn stage_job(scenario: &Scenario, sandbox: &Path, version: &str) -> Result<String, TrialError> {
+    let stage = |from: &Path, to: PathBuf| -> Result<(), TrialError> {
+        std::fs::copy(from, &to)
+            .map(|_| ())
+            .map_err(|source| TrialError::Stage {
+                path: from.to_path_buf(),
+                source,
+            })
+    };
+    let app = match &scenario.job {
+        Job::Python { file } => {
+            if let Some(dir) = file.parent() {
+                let siblings = std::fs::read_dir(dir).map_err(|source| TrialError::Stage {
+                    path: dir.to_path_buf(),
+                    source,
+                })?;
+                for entry in siblings.flatten() {
+                    let p = entry.path();
+                    if p.extension().is_some_and(|e| e == "py") && p.is_file() {
+                        stage(&p, sandbox.join("job").join(entry.file_name()))?;
+                    }
+                }
+            }
+            stage(
+                file,
+                sandbox
+                    .join("job")
+                    .join(file.file_name().unwrap_or_default()),
+            )?;
+            file.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        }
+        Job::Jar { jar, .. } => {
+            stage(
+                jar,
+                sandbox
+                    .join("job")
+                    .join(jar.file_name().unwrap_or_default()),
+            )?;
+            jar.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        }
+    };
+    let (name, text) = spark::logging_config(version);
+    let conf = sandbox.join("conf").join(name);
+    std::fs::write(&conf, text).map_err(|source| TrialError::Stage { path: conf, source })?;
+    Ok(format!("{SANDBOX_MOUNT}/job/{app}"))
+}
+
+fn submit(
+    scenario: &Scenario,
+    version: &str,
+    app: &str,
+    args: &[String],
+    kafka: &KafkaContainer,
+) -> Result<Vec<String>, TrialError> {
+    let placeholders = Placeholders {
+        checkpoint: format!("{SANDBOX_MOUNT}/checkpoint"),
+        bootstrap_servers: kafka.internal_bootstrap.clone(),
+        output: format!("{SANDBOX_MOUNT}/output"),
+    };
+    let args = args
+        .iter()
+        .map(|a| fill(a, &placeholders, &scenario.topics))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|message| TrialError::Args {
+            scenario: scenario.file.clone(),
+            message,
+        })?;
+    let main_class = match &scenario.job {
+        Job::Jar { main_class, .. } => Some(main_class.clone()),
+        Job::Python { .. } => None,
+    };
+    Ok(spark::submit_command(&Submit {
+        version: version.to_string(),
+        app: app.to_string(),
+        main_class,
+        args,
+        conf: scenario.conf.clone(),
+    }))
+}
+
+/// Feeds the driver log and the event log to the watcher until it is certain, the container
+/// exits, or the timeout passes. Every line is also appended to `logs/driver.log`.
+async fn watch(
+    spark: &SparkContainer,
+    sandbox: &Path,
+    mut watcher: Watcher,
+    timeout_seconds: u64,
+) -> Classification {
+    let mut lines = spark.lines();
+    let mut log = std::fs::File::create(sandbox.join("logs/driver.log")).ok();
+    let mut events = EventLogTail::new(sandbox.join("eventlog"));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_seconds);
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => {
+                    if let Some(f) = log.as_mut() {
+                        let _ = writeln!(f, "{}", line.text);
+                    }
+                    if let Some(c) = watcher.push_line(&line.text) {
+                        return c;
+                    }
+                }
+                None => {
+                    // Both streams ended: the driver exited. Read what the event log still holds.
+                    for event in events.read_new() {
+                        if let Some(c) = watcher.push_event(&event) {
+                            return c;
+                        }
+                    }
+                    let code = exit_code_after_exit(spark).await;
+                    return watcher.finish(Ended::Exited(code));
+                }
+            },
+            _ = tick.tick() => {
+                for event in events.read_new() {
+                    if let Some(c) = watcher.push_event(&event) {
+                        return c;
+                    }
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return watcher.finish(Ended::TimedOut(timeout_seconds));
+                }
+            }
+        }
+    }
+}
+
+async fn exit_code_after_exit(spark: &SparkContainer) -> Option<i64> {
+    for _ in 0..20 {
+        if let Some(code) = spark.exit_code().await {
+            return Some(code);
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    None
+}
+
+/// Follows the newest event-log file in a directory (Spark writes `<app-id>.inprogress`,
+/// renamed when the application ends), returning complete new lines.
+struct EventLogTail {
+    dir: PathBuf,
+    file: Option<PathBuf>,
+    offset: u64,
+}
+
+impl EventLogTail {
+    fn new(dir: PathBuf) -> EventLogTail {
+        EventLogTail {
+            dir,
+            file: None,
+            offset: 0,
+        }
+    }
+
+    fn read_new(&mut self) -> Vec<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        if self.file.as_ref().is_none_or(|f| !f.exists()) {
+            let stem = self
+                .file
+                .as_ref()
+                .and_then(|f| f.file_stem())
+                .map(|s| s.to_os_string());
+            let found = std::fs::read_dir(&self.dir).ok().and_then(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file())
+                    .find(|p| {
+                        stem.as_ref()
+                            .is_none_or(|s| p.file_stem() == Some(s) || p.file_name() == Some(s))
+                    })
+            });
+            if found.is_none() {
+                return Vec::new();
+            }
+            self.file = found;
+        }
+        let Some(path) = &self.file else {
+            return Vec::new();
+        };
+        let Ok(mut f) = std::fs::File::open(path) else {
+            return Vec::new();
+        };
+        if f.seek(SeekFrom::Start(self.offset)).is_err() {
+            return Vec::new();
+        }
+        let mut buf = Vec::new();
+        if f.read_to_end(&mut buf).is_err() {
+            return Vec::new();
+        }
+        let Some(last_newline) = buf.iter().rposition(|b| *b == b'\n') else {
+            return Vec::new();
+        };
+        self.offset += last_newline as u64 + 1;
+        String::from_utf8_lossy(&buf[..last_newline])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Where generated source checkpoints are cached: `$REHEARSE_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/rehearse`, else `~/.cache/rehearse`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("REHEARSE_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("rehearse");
+    }
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join(".cache/rehearse")
+}
+
+/// What a generation run needs.
+#[derive(Debug, Clone)]
+pub struct Generate {
+    /// Source Spark version.
+    pub spark: String,
+    /// Data batches to commit.
+    pub batches: u32,
+    /// Records per partition per batch.
+    pub records_per_batch: u64,
+    /// Extra job args while generating.
+    pub extra_args: Vec<String>,
+}
+
+/// Writes a source checkpoint with real Spark (cached by job, args, conf, topics, version and
+/// batches) and returns its directory. Kafka gets `records_per_batch` records per partition,
+/// one round per batch; the next round is produced once `commits/` holds a batch whose end
+/// offsets cover the previous round, so exactly `batches` data batches are committed.
+pub async fn generate_checkpoint(
+    scenario: &Scenario,
+    g: &Generate,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<PathBuf, TrialError> {
+    let key = generation_key(scenario, g)?;
+    let dest = cache_dir().join("checkpoints").join(&key);
+    if dest.join("complete").exists() {
+        return Ok(dest.join("checkpoint"));
+    }
+    let empty = tempfile::tempdir().map_err(|source| TrialError::Stage {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let mut work = Sandbox::create(
+        empty.path(),
+        None,
+        &format!("{}-generate-{}", scenario.name, g.spark),
+    )?;
+    let app = stage_job(scenario, work.path(), &g.spark)?;
+    let ids = TrialIds::new(&scenario.name);
+    let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
+    let result = generate_with(scenario, g, &ids, &kafka, &app, work.path(), on_event).await;
+    kafka.remove().await?;
+    if let Err(e) = result {
+        work.keep();
+        return Err(e);
+    }
+    let staging = cache_dir()
+        .join("checkpoints")
+        .join(format!("{key}.partial"));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(staging.join("checkpoint")).map_err(|source| TrialError::Stage {
+        path: staging.clone(),
+        source,
+    })?;
+    crate::sandbox::copy_tree(&work.checkpoint(), &staging.join("checkpoint"))?;
+    let _ = std::fs::copy(
+        work.path().join("logs/driver.log"),
+        staging.join("driver.log"),
+    );
+    std::fs::write(
+        staging.join("complete"),
+        format!("spark {}\nbatches {}\n", g.spark, g.batches),
+    )
+    .map_err(|source| TrialError::Stage {
+        path: staging.clone(),
+        source,
+    })?;
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::rename(&staging, &dest).map_err(|source| TrialError::Stage {
+        path: dest.clone(),
+        source,
+    })?;
+    Ok(dest.join("checkpoint"))
+}
+
+async fn generate_with(
+    scenario: &Scenario,
+    g: &Generate,
+    ids: &TrialIds,
+    kafka: &KafkaContainer,
+    app: &str,
+    work: &Path,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<(), TrialError> {
+    let topics: Vec<(String, u32)> = scenario
+        .topics
+        .iter()
+        .map(|t| (t.name.clone(), t.partitions))
+        .collect();
+    crate::kafka::create_topics(&kafka.host_bootstrap, &topics).await?;
+    let produce_round = |round: u64| {
+        let bootstrap = kafka.host_bootstrap.clone();
+        let topics = scenario.topics.clone();
+        let per = g.records_per_batch;
+        async move {
+            tokio::task::spawn_blocking(move || {
+                for t in &topics {
+                    for p in 0..t.partitions {
+                        crate::kafka::produce(
+                            &bootstrap,
+                            &t.name,
+                            p,
+                            &t.records,
+                            round * per,
+                            per,
+                        )?;
+                    }
+                }
+                Ok::<_, crate::kafka::KafkaError>(())
+            })
+            .await
+            .map_err(|e| crate::kafka::KafkaError::Client {
+                bootstrap: String::new(),
+                message: e.to_string(),
+            })?
+        }
+    };
+    produce_round(0).await?;
+    let mut args = scenario.args.clone();
+    args.extend(g.extra_args.iter().cloned());
+    let cmd = submit(scenario, &g.spark, app, &args, kafka)?;
+    let image = crate::images::spark_image(&g.spark);
+    let spark = runtime::start_spark(ids, &image, work, cmd).await?;
+    on_event(TrialEvent::SparkStarted { image });
+    let log_path = work.join("logs/driver.log");
+    let outcome = follow_generation(
+        &spark,
+        scenario,
+        g,
+        work,
+        &log_path,
+        &produce_round,
+        on_event,
+    )
+    .await;
+    let _ = spark.stop(Duration::from_secs(20)).await;
+    let _ = spark.remove().await;
+    outcome.map_err(|reason| TrialError::Generation {
+        spark: g.spark.clone(),
+        reason,
+        tail: tail(&log_path, 40),
+        log: log_path,
+    })
+}
+
+async fn follow_generation<F, Fut>(
+    spark: &SparkContainer,
+    scenario: &Scenario,
+    g: &Generate,
+    work: &Path,
+    log_path: &Path,
+    produce_round: &F,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<(), String>
+where
+    F: Fn(u64) -> Fut,
+    Fut: std::future::Future<Output = Result<(), crate::kafka::KafkaError>>,
+{
+    let mut lines = spark.lines();
+    let mut log = std::fs::File::create(log_path)
+        .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut done = 0u32;
+    let checkpoint = work.join("checkpoint");
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => { let _ = writeln!(log, "{}", line.text); }
+                None => return Err(format!("the job exited (code {:?}) after {done} of {} batches", exit_code_after_exit(spark).await, g.batches)),
+            },
+            _ = tick.tick() => {
+                let want = expected_offsets(scenario, (done as u64 + 1) * g.records_per_batch);
+                if committed_offsets_reached(&checkpoint, &want) {
+                    done += 1;
+                    on_event(TrialEvent::BatchCommitted { done, of: g.batches });
+                    if done == g.batches {
+                        return Ok(());
+                    }
+                    produce_round(done as u64).await.map_err(|e| e.to_string())?;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(format!("timed out after {} s with {done} of {} batches committed", scenario.timeout_seconds, g.batches));
+                }
+            }
+        }
+    }
+}
+
+fn expected_offsets(scenario: &Scenario, end: u64) -> KafkaOffsets {
+    scenario
+        .topics
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                (0..t.partitions).map(|p| (p, end as i64)).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Whether the last committed batch of the (live) checkpoint has Kafka end offsets ≥ `want`.
+fn committed_offsets_reached(checkpoint: &Path, want: &KafkaOffsets) -> bool {
+    let Ok(inspection) = crate::checkpoint::inspect(checkpoint) else {
+        return false;
+    };
+    let have = inspection.committed_kafka_offsets();
+    want.iter().all(|(topic, parts)| {
+        parts.iter().all(|(p, off)| {
+            have.get(topic)
+                .and_then(|m| m.get(p))
+                .is_some_and(|h| h >= off)
+        })
+    })
+}
+
+fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialError> {
+    let mut h = blake3::Hasher::new();
+    let job = match &scenario.job {
+        Job::Python { file } => file,
+        Job::Jar { jar, .. } => jar,
+    };
+    let bytes = std::fs::read(job).map_err(|source| TrialError::Stage {
+        path: job.clone(),
+        source,
+    })?;
+    h.update(&bytes);
+    if let (Job::Python { .. }, Some(dir)) = (&scenario.job, job.parent()) {
+        let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "py"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        siblings.sort();
+        for s in siblings {
+            h.update(s.file_name().unwrap_or_default().as_encoded_bytes());
+            h.update(&std::fs::read(&s).unwrap_or_default());
+        }
+    }
+    let topics: Vec<_> = scenario
+        .topics
+        .iter()
+        .map(|t| format!("{}:{}:{:?}", t.name, t.partitions, t.records))
+        .collect();
+    h.update(
+        format!(
+            "{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}",
+            scenario.args,
+            g.extra_args,
+            scenario.conf,
+            topics,
+            g.spark,
+            g.batches,
+            g.records_per_batch,
+            scenario.kafka_version
+        )
+        .as_bytes(),
+    );
+    Ok(format!(
+        "{}-{}-{}",
+        scenario.name,
+        g.spark,
+        &h.finalize().to_hex()[..16]
+    ))
+}
+
+fn tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

@@ -1,0 +1,221 @@
+//! `rehearse run` and `rehearse gc`: glue between the CLI and the library's trial runner,
+//! plus the mapping from error kinds to exit codes (src/exit.rs).
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::Context;
+use rehearse::exit;
+use rehearse::report::{self, RunReport, RUN_SCHEMA};
+use rehearse::scenario::{CheckpointSource, Scenario};
+use rehearse::trial::{self, Generate, TrialEvent, TrialSettings};
+
+use crate::cli::RunArgs;
+
+/// Exit code for an error that stopped a command: environment problems (Docker, images,
+/// Kafka, ports) get [`exit::ENVIRONMENT`], everything else is bad input.
+pub fn exit_code_for(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if cause
+            .downcast_ref::<rehearse::runtime::RuntimeError>()
+            .is_some()
+            || cause
+                .downcast_ref::<rehearse::kafka::KafkaError>()
+                .is_some()
+            || cause
+                .downcast_ref::<rehearse::images::ImageError>()
+                .is_some()
+        {
+            return exit::ENVIRONMENT;
+        }
+        if let Some(t) = cause.downcast_ref::<trial::TrialError>() {
+            return match t {
+                trial::TrialError::Runtime(_)
+                | trial::TrialError::Kafka(_)
+                | trial::TrialError::Generation { .. } => exit::ENVIRONMENT,
+                _ => exit::BAD_INPUT,
+            };
+        }
+    }
+    exit::BAD_INPUT
+}
+
+fn progress(verbose: bool) -> impl FnMut(TrialEvent) + Send {
+    let show = !verbose && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let _ = show;
+    move |event: TrialEvent| {
+        let line = match event {
+            TrialEvent::SandboxCreated { path, files } => format!(
+                "sandbox {} ({files} files copied and hashed)",
+                path.display()
+            ),
+            TrialEvent::KafkaReady { bootstrap, seconds } => {
+                format!("kafka ready at {bootstrap} after {seconds:.1} s")
+            }
+            TrialEvent::KafkaSeeded(s) => format!(
+                "kafka seeded: {} filler + {} fresh records over {}",
+                s.filler_records,
+                s.fresh_records,
+                s.topics
+                    .iter()
+                    .map(|(t, p)| format!("{t} ({p} partitions)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            TrialEvent::SparkStarted { image } => format!("spark-submit started in {image}"),
+            TrialEvent::BatchCommitted { done, of } => {
+                format!("source checkpoint: batch {done}/{of} committed")
+            }
+            TrialEvent::VerdictReached {
+                target,
+                classification,
+            } => {
+                format!(
+                    "spark {target}: {} (rule {})",
+                    classification.verdict, classification.rule
+                )
+            }
+        };
+        eprintln!("  {line}");
+    }
+}
+
+/// `rehearse run SCENARIO`.
+pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
+    let mut scenario = Scenario::load(&args.scenario)?;
+    if !args.targets.is_empty() {
+        for t in &args.targets {
+            rehearse::scenario::check_version(t).map_err(|m| anyhow::anyhow!("--target: {m}"))?;
+        }
+        scenario.targets = args.targets.clone();
+    }
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let settings = TrialSettings {
+        report_dir: args.report_dir.clone(),
+        keep: args.keep,
+    };
+    let report = runtime.block_on(async {
+        tokio::select! {
+            r = run_scenario(&scenario, &settings, verbose) => r,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: removing rehearse containers");
+                let _ = rehearse::runtime::gc().await;
+                std::process::exit(130);
+            }
+        }
+    })?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        report::write(report::ReportFormat::Json, &report, &mut out)?;
+    } else {
+        let style = report::TerminalStyle { color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() };
+        report::write(report::ReportFormat::Terminal(style), &report, &mut out)?;
+    }
+    out.flush()?;
+    if let Some(path) = &args.junit {
+        let mut f = std::fs::File::create(path)
+            .with_context(|| format!("cannot write JUnit report {}", path.display()))?;
+        report::write(report::ReportFormat::Junit, &report, &mut f)?;
+    }
+    if let Some(path) = &args.markdown {
+        let mut f = std::fs::File::create(path)
+            .with_context(|| format!("cannot write Markdown report {}", path.display()))?;
+        report::write(report::ReportFormat::Markdown, &report, &mut f)?;
+    }
+    if report.trials.iter().any(|t| !t.source_untouched) {
+        eprintln!("error: the source checkpoint changed during the rehearsal; see the notes in the report");
+        return Ok(exit::INTERNAL);
+    }
+    Ok(report::exit_code(&report))
+}
+
+async fn run_scenario(
+    scenario: &Scenario,
+    settings: &TrialSettings,
+    verbose: bool,
+) -> anyhow::Result<RunReport> {
+    let mut on_event = progress(verbose);
+    let mut versions: Vec<String> = scenario.targets.clone();
+    let (source, source_version) = match &scenario.checkpoint {
+        CheckpointSource::Path(p) => (p.clone(), None),
+        CheckpointSource::Generate { spark, .. } => {
+            versions.push(spark.clone());
+            (std::path::PathBuf::new(), Some(spark.clone()))
+        }
+    };
+    ensure_images(&versions, &scenario.kafka_version)?;
+    let source = match &scenario.checkpoint {
+        CheckpointSource::Path(_) => source,
+        CheckpointSource::Generate {
+            spark,
+            batches,
+            records_per_batch,
+            extra_args,
+        } => {
+            eprintln!("generating the source checkpoint with Spark {spark} ({batches} batches)");
+            let g = Generate {
+                spark: spark.clone(),
+                batches: *batches,
+                records_per_batch: *records_per_batch,
+                extra_args: extra_args.clone(),
+            };
+            trial::generate_checkpoint(scenario, &g, &mut on_event).await?
+        }
+    };
+    let inspection = rehearse::checkpoint::inspect(&source)?;
+    let mut trials = Vec::new();
+    for target in &scenario.targets {
+        eprintln!("rehearsing on Spark {target}");
+        trials.push(
+            trial::run_trial(
+                scenario,
+                &source,
+                &inspection,
+                target,
+                settings,
+                &mut on_event,
+            )
+            .await?,
+        );
+    }
+    Ok(RunReport {
+        schema: RUN_SCHEMA,
+        scenario: scenario.name.clone(),
+        source_checkpoint: source,
+        source_version,
+        trials,
+    })
+}
+
+fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
+    let mut progress = |line: &str| eprintln!("  {line}");
+    rehearse::images::ensure_kafka(
+        kafka_version,
+        rehearse::images::ImageSourceKind::default(),
+        &mut progress,
+    )?;
+    let mut seen = std::collections::BTreeSet::new();
+    for v in spark_versions {
+        if seen.insert(v.clone()) {
+            rehearse::images::ensure_spark(
+                v,
+                rehearse::images::ImageSourceKind::default(),
+                &mut progress,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `rehearse gc`.
+pub fn gc() -> anyhow::Result<i32> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let removed = runtime.block_on(rehearse::runtime::gc())?;
+    if removed.is_empty() {
+        println!("nothing to remove");
+    }
+    for r in removed {
+        println!("removed {r}");
+    }
+    Ok(exit::SUCCESS)
+}
