@@ -1,2 +1,882 @@
 //! Local container images: `rehearse/spark:<version>` and `rehearse/kafka:<version>`, built from
-//! package registries (offline recipe under `docker/`) or from the official images.
+//! package registries (the recipes under `docker/`) or from the official Docker Hub images.
+//!
+//! The recipe scripts are compiled into the binary and written to a temporary directory when a
+//! build runs, so `rehearse images build` works outside the repository. They need root, a Docker
+//! engine, `debootstrap`, `mvn` and `python3 -m pip` on the host; see `docker/README.md`.
+//!
+//! Caching: every image carries the label `org.rehearse.recipe` with a hash of the recipe files
+//! and parameters that built it ([`recipe_hash`]). An image whose label equals the current hash is
+//! not rebuilt; one that is missing, or was built from another recipe (another rehearse version,
+//! another `--from`, or the scripts run by hand), is built again. Spark images depend on their
+//! base image's hash, so a change of the base rebuilds them too.
+//!
+//! This module never prints: progress goes to a caller-supplied callback, one line per step.
+//! It does not start containers (that is `runtime`), and it does not pull: with `--from packages`
+//! no container registry is contacted at all.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Kafka broker version used when a scenario names none (serves Spark 3.0's kafka-clients 2.4
+/// and every newer client).
+pub const DEFAULT_KAFKA_VERSION: &str = "3.9.1";
+
+/// Image label holding the recipe hash an image was built from.
+pub const RECIPE_LABEL: &str = "org.rehearse.recipe";
+
+/// `rehearse/spark:<version>`.
+pub fn spark_image(version: &str) -> String {
+    format!("rehearse/spark:{version}")
+}
+
+/// `rehearse/kafka:<version>`.
+pub fn kafka_image(version: &str) -> String {
+    format!("rehearse/kafka:{version}")
+}
+
+/// Where `images build` takes an image's parts from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ImageSourceKind {
+    /// Debian (debootstrap), PyPI (pyspark) and Maven Central (connector, broker): no container
+    /// registry needed.
+    #[default]
+    Packages,
+    /// `FROM` the official `apache/spark` and `apache/kafka` images (needs Docker Hub).
+    Official,
+}
+
+impl ImageSourceKind {
+    /// The word the recipe scripts take: `packages` or `official`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageSourceKind::Packages => "packages",
+            ImageSourceKind::Official => "official",
+        }
+    }
+}
+
+/// A release version as the recipes accept it: `MAJOR.MINOR.PATCH` with an optional
+/// `-suffix` of letters, digits and dots (`4.0.0-preview2`). Anything else is rejected before
+/// it reaches a shell, a registry or a tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    /// Major version (the `3` of `3.5.3`).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Patch version.
+    pub patch: u32,
+    /// Pre-release suffix without its dash (`preview2`), if any.
+    pub suffix: Option<String>,
+}
+
+impl Version {
+    /// Parses `3.5.3` or `4.0.0-preview2`; rejects everything else (`3.5`, `3.5;rm`, ` 3.5.3`).
+    pub fn parse(text: &str) -> Result<Version, ImageError> {
+        let invalid = || ImageError::InvalidVersion {
+            version: text.to_owned(),
+        };
+        let (core, suffix) = match text.split_once('-') {
+            Some((core, suffix)) => {
+                let ok = !suffix.is_empty()
+                    && suffix
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '.');
+                if !ok {
+                    return Err(invalid());
+                }
+                (core, Some(suffix.to_owned()))
+            }
+            None => (text, None),
+        };
+        let mut parts = core.split('.');
+        let mut number = || -> Result<u32, ImageError> {
+            let part = parts.next().ok_or_else(invalid)?;
+            if part.is_empty() || part.len() > 6 || !part.chars().all(|c| c.is_ascii_digit()) {
+                return Err(invalid());
+            }
+            part.parse().map_err(|_| invalid())
+        };
+        let (major, minor, patch) = (number()?, number()?, number()?);
+        if parts.next().is_some() {
+            return Err(invalid());
+        }
+        Ok(Version {
+            major,
+            minor,
+            patch,
+            suffix,
+        })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if let Some(s) = &self.suffix {
+            write!(f, "-{s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The Scala binary version of a Spark release's default build, the suffix of its connector
+/// artifacts: `2.12` for Spark 3.x, `2.13` for 4.x and later.
+pub fn scala_suffix(spark: &Version) -> &'static str {
+    if spark.major >= 4 {
+        "2.13"
+    } else {
+        "2.12"
+    }
+}
+
+/// A base image: a Debian root filesystem with a JRE and Python, built by debootstrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BaseImage {
+    /// Debian 12, OpenJDK 17, Python 3.11: Spark 3.4 and later, and the Kafka broker.
+    BookwormJre17,
+    /// Debian 11, OpenJDK 11, Python 3.9: Spark 3.0–3.3 (Spark ≤ 3.2 fails on Java 17;
+    /// PySpark ≤ 3.3 cannot pickle lambdas on Python 3.11).
+    BullseyeJre11,
+}
+
+impl BaseImage {
+    /// The local tag, e.g. `rehearse/base:bookworm-jre17`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            BaseImage::BookwormJre17 => "rehearse/base:bookworm-jre17",
+            BaseImage::BullseyeJre11 => "rehearse/base:bullseye-jre11",
+        }
+    }
+
+    /// The Debian suite, the argument of `docker/base.sh`.
+    pub fn suite(self) -> &'static str {
+        match self {
+            BaseImage::BookwormJre17 => "bookworm",
+            BaseImage::BullseyeJre11 => "bullseye",
+        }
+    }
+}
+
+/// The base image a Spark version runs on (with `--from packages`).
+///
+/// | Spark      | base                            |
+/// |------------|---------------------------------|
+/// | 3.0 – 3.3  | `rehearse/base:bullseye-jre11`  |
+/// | 3.4 and on | `rehearse/base:bookworm-jre17`  |
+pub fn base_for_spark(spark: &Version) -> BaseImage {
+    if spark.major == 3 && spark.minor <= 3 {
+        BaseImage::BullseyeJre11
+    } else {
+        BaseImage::BookwormJre17
+    }
+}
+
+/// What an image is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    /// `rehearse/spark:<version>`.
+    Spark,
+    /// `rehearse/kafka:<version>`.
+    Kafka,
+}
+
+/// The recipe files, embedded: (file name in `docker/`, contents).
+const COMMON: (&str, &str) = ("common.sh", include_str!("../docker/common.sh"));
+const BASE: (&str, &str) = ("base.sh", include_str!("../docker/base.sh"));
+const SPARK_FILES: &[(&str, &str)] = &[
+    COMMON,
+    BASE,
+    ("spark.sh", include_str!("../docker/spark.sh")),
+    (
+        "spark-entrypoint.sh",
+        include_str!("../docker/spark-entrypoint.sh"),
+    ),
+];
+const KAFKA_FILES: &[(&str, &str)] = &[
+    COMMON,
+    BASE,
+    ("kafka.sh", include_str!("../docker/kafka.sh")),
+    ("kafka-start.sh", include_str!("../docker/kafka-start.sh")),
+    (
+        "kafka-run-class.sh",
+        include_str!("../docker/kafka-run-class.sh"),
+    ),
+    (
+        "kafka-log4j.properties",
+        include_str!("../docker/kafka-log4j.properties"),
+    ),
+    (
+        "kafka-tools-log4j.properties",
+        include_str!("../docker/kafka-tools-log4j.properties"),
+    ),
+    (
+        "kafka-log4j2.properties",
+        include_str!("../docker/kafka-log4j2.properties"),
+    ),
+    (
+        "kafka-tools-log4j2.properties",
+        include_str!("../docker/kafka-tools-log4j2.properties"),
+    ),
+];
+
+fn hash_of(files: &[(&str, &str)], params: &[&str]) -> String {
+    let mut h = blake3::Hasher::new();
+    for (name, text) in files {
+        h.update(name.as_bytes());
+        h.update(b"\n");
+        h.update(text.as_bytes());
+    }
+    for p in params {
+        h.update(b"\0");
+        h.update(p.as_bytes());
+    }
+    let hex = h.finalize().to_hex();
+    format!("b3-{}", &hex.as_str()[..32])
+}
+
+/// The recipe hash of a base image: a function of `docker/base.sh` and the suite only.
+pub fn base_hash(base: BaseImage) -> String {
+    hash_of(&[BASE], &["base", base.suite()])
+}
+
+/// The recipe hash an image built now would carry in its `org.rehearse.recipe` label: a
+/// function of the embedded recipe files, the kind, the version, the source and (for packages)
+/// the base image's hash. Stable across runs and machines; changes when any recipe file does.
+pub fn recipe_hash(kind: ImageKind, version: &Version, source: ImageSourceKind) -> String {
+    let v = version.to_string();
+    match kind {
+        ImageKind::Spark => {
+            let base = base_hash(base_for_spark(version));
+            hash_of(SPARK_FILES, &["spark", &v, source.as_str(), &base])
+        }
+        ImageKind::Kafka => {
+            let base = base_hash(BaseImage::BookwormJre17);
+            hash_of(KAFKA_FILES, &["kafka", &v, source.as_str(), &base])
+        }
+    }
+}
+
+/// Why an image could not be checked or built. Each message names what failed and ends with a
+/// "(hint: …)" line on what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The version string is not `MAJOR.MINOR.PATCH[-suffix]`, or is older than supported.
+    #[error("invalid version '{version}'\n(hint: give a release such as 3.5.3 or 4.0.1; Spark 3.0 and later, Kafka 3.0 and later)")]
+    InvalidVersion {
+        /// What was given.
+        version: String,
+    },
+    /// `docker` is missing or no Docker engine answers.
+    #[error("no Docker engine answers: {detail}\n(hint: run scripts/setup-docker.sh as root, or start dockerd: nohup /usr/sbin/dockerd >/tmp/dockerd.log 2>&1 &)")]
+    NoDocker {
+        /// What `docker` said.
+        detail: String,
+    },
+    /// The recipes need root (debootstrap, chroot).
+    #[error("building images needs root: {detail}\n(hint: run `rehearse images build` as root, or build once as root and run trials as any user)")]
+    NotRoot {
+        /// What the recipe said.
+        detail: String,
+    },
+    /// A host tool the recipes need is missing (debootstrap, mvn, python3/pip).
+    #[error("a build tool is missing: {detail}\n(hint: apt-get install debootstrap maven python3-pip, or run scripts/setup-docker.sh)")]
+    ToolMissing {
+        /// Which tool.
+        detail: String,
+    },
+    /// `pip download pyspark==<version>` found no such release.
+    #[error("Spark {version} is not published on PyPI: {detail}\n(hint: check the version; `pip download --no-deps pyspark==VERSION` shows the error, `pip index versions pyspark` the releases)")]
+    NotPublished {
+        /// The Spark version asked for.
+        version: String,
+        /// What the recipe said.
+        detail: String,
+    },
+    /// A Maven artifact (connector, kafka-clients, broker jar) is not on Maven Central.
+    #[error("a Maven artifact is missing: {detail}\n(hint: check the version exists on Maven Central; the mvn log named above has the full resolution)")]
+    MavenArtifactMissing {
+        /// What the recipe said (artifact and log path).
+        detail: String,
+    },
+    /// A package registry or the Debian mirror (or Docker Hub, with `--from official`) did not
+    /// answer.
+    #[error("a registry is unreachable: {detail}\n(hint: check the network and proxy settings; without Docker Hub use --from packages)")]
+    RegistryUnreachable {
+        /// What the recipe said.
+        detail: String,
+    },
+    /// The build failed for another reason; the tail of its output and the log path.
+    #[error("building {tag} failed: {detail}\n{tail}\n(hint: the full log is {log}; rerun with the same command once the cause is fixed, finished steps are cached)")]
+    BuildFailed {
+        /// The tag being built.
+        tag: String,
+        /// The recipe's own message, if it gave one.
+        detail: String,
+        /// The last lines of the build output.
+        tail: String,
+        /// Where the whole output is.
+        log: PathBuf,
+    },
+    /// Running `docker` or the recipe, or writing the recipe files, failed at the OS level.
+    #[error("could not {action}")]
+    Io {
+        /// What was being done.
+        action: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn docker() -> Command {
+    Command::new("docker")
+}
+
+fn check_engine() -> Result<(), ImageError> {
+    let out = docker()
+        .args(["version", "--format", "{{.Server.Version}}"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| ImageError::NoDocker {
+            detail: format!("cannot run docker: {e}"),
+        })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(ImageError::NoDocker {
+            detail: err
+                .lines()
+                .last()
+                .unwrap_or("docker version failed")
+                .to_owned(),
+        })
+    }
+}
+
+/// The `org.rehearse.recipe` label of a local image: `Ok(None)` if the image is missing,
+/// `Ok(Some(""))` if it exists without the label.
+pub fn image_recipe_label(tag: &str) -> Result<Option<String>, ImageError> {
+    let format = format!("{{{{ index .Config.Labels \"{RECIPE_LABEL}\" }}}}");
+    let out = docker()
+        .args(["image", "inspect", "--format", &format, tag])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| ImageError::NoDocker {
+            detail: format!("cannot run docker: {e}"),
+        })?;
+    if out.status.success() {
+        let label = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        // a missing label renders as "<no value>" with older clients
+        Ok(Some(if label == "<no value>" {
+            String::new()
+        } else {
+            label
+        }))
+    } else {
+        // tell "no such image" from "no engine"
+        check_engine()?;
+        Ok(None)
+    }
+}
+
+/// Whether `tag` is in the local image store. Errors only when no Docker engine answers.
+pub fn image_exists(tag: &str) -> Result<bool, ImageError> {
+    Ok(image_recipe_label(tag)?.is_some())
+}
+
+/// Builds `rehearse/spark:<version>` unless an image built from the current recipe is already
+/// there, in which case it returns at once. Progress lines go to `progress`.
+pub fn ensure_spark(
+    version: &str,
+    source: ImageSourceKind,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), ImageError> {
+    let v = Version::parse(version)?;
+    if v.major < 3 {
+        return Err(ImageError::InvalidVersion {
+            version: version.to_owned(),
+        });
+    }
+    ensure(ImageKind::Spark, &v, source, progress)
+}
+
+/// Builds `rehearse/kafka:<version>` unless an image built from the current recipe is already
+/// there, in which case it returns at once. Progress lines go to `progress`.
+pub fn ensure_kafka(
+    version: &str,
+    source: ImageSourceKind,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), ImageError> {
+    let v = Version::parse(version)?;
+    if v.major < 3 {
+        return Err(ImageError::InvalidVersion {
+            version: version.to_owned(),
+        });
+    }
+    ensure(ImageKind::Kafka, &v, source, progress)
+}
+
+fn ensure(
+    kind: ImageKind,
+    version: &Version,
+    source: ImageSourceKind,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), ImageError> {
+    let (tag, files, script) = match kind {
+        ImageKind::Spark => (spark_image(&version.to_string()), SPARK_FILES, "spark.sh"),
+        ImageKind::Kafka => (kafka_image(&version.to_string()), KAFKA_FILES, "kafka.sh"),
+    };
+    let hash = recipe_hash(kind, version, source);
+    match image_recipe_label(&tag)? {
+        Some(label) if label == hash => return Ok(()),
+        Some(_) => progress(&format!(
+            "{tag} exists but was built from another recipe: rebuilding"
+        )),
+        None => progress(&format!("{tag} is missing: building ({})", source.as_str())),
+    }
+    let base = match kind {
+        ImageKind::Spark => base_for_spark(version),
+        ImageKind::Kafka => BaseImage::BookwormJre17,
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("rehearse-recipes-")
+        .tempdir()
+        .map_err(|e| io_error("create a temporary directory for the recipes", e))?;
+    write_recipes(dir.path(), files)?;
+    let log = build_log_path(&tag);
+    run_recipe(
+        &dir.path().join(script),
+        &[version.to_string().as_str(), source.as_str()],
+        &[
+            ("REHEARSE_RECIPE_HASH", hash.as_str()),
+            ("REHEARSE_BASE_HASH", base_hash(base).as_str()),
+        ],
+        &tag,
+        &version.to_string(),
+        &log,
+        progress,
+    )?;
+    match image_recipe_label(&tag)? {
+        Some(label) if label == hash => Ok(()),
+        _ => Err(ImageError::BuildFailed {
+            tag,
+            detail: "the recipe finished but the image is missing or carries another label".into(),
+            tail: String::new(),
+            log,
+        }),
+    }
+}
+
+fn io_error(action: &str, source: std::io::Error) -> ImageError {
+    ImageError::Io {
+        action: action.to_owned(),
+        source,
+    }
+}
+
+fn write_recipes(dir: &Path, files: &[(&str, &str)]) -> Result<(), ImageError> {
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| io_error(&format!("write {}", path.display()), e))?;
+    }
+    Ok(())
+}
+
+/// Where the whole output of one build goes: `$REHEARSE_CACHE/logs` (default
+/// `~/.cache/rehearse/logs`), or the temp dir when no home is known.
+fn build_log_path(tag: &str) -> PathBuf {
+    let cache = std::env::var_os("REHEARSE_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rehearse")))
+        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/rehearse")))
+        .unwrap_or_else(std::env::temp_dir);
+    let logs = cache.join("logs");
+    let _ = std::fs::create_dir_all(&logs);
+    logs.join(format!("images-{}.log", tag.replace(['/', ':'], "_")))
+}
+
+/// A line the recipes print to say why they stopped: `REHEARSE-ERROR <kind>: <message>`.
+fn parse_recipe_error(line: &str) -> Option<(&str, &str)> {
+    let rest = line.strip_prefix("REHEARSE-ERROR ")?;
+    let (kind, message) = rest.split_once(": ")?;
+    Some((kind, message))
+}
+
+fn classify_failure(
+    kind: &str,
+    message: &str,
+    tag: &str,
+    version: &str,
+    tail: String,
+    log: &Path,
+) -> ImageError {
+    let detail = message.to_owned();
+    match kind {
+        "no-docker" => ImageError::NoDocker { detail },
+        "not-root" => ImageError::NotRoot { detail },
+        "tools-missing" => ImageError::ToolMissing { detail },
+        "not-published" => ImageError::NotPublished {
+            version: version.to_owned(),
+            detail,
+        },
+        "maven-missing" => ImageError::MavenArtifactMissing { detail },
+        "registry-unreachable" => ImageError::RegistryUnreachable { detail },
+        "bad-version" => ImageError::InvalidVersion {
+            version: version.to_owned(),
+        },
+        _ => ImageError::BuildFailed {
+            tag: tag.to_owned(),
+            detail,
+            tail,
+            log: log.to_owned(),
+        },
+    }
+}
+
+const TAIL_LINES: usize = 30;
+const PROGRESS_PREFIX: &str = "rehearse-images: ";
+
+#[allow(clippy::too_many_arguments)]
+fn run_recipe(
+    script: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    tag: &str,
+    version: &str,
+    log: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), ImageError> {
+    use std::io::Write as _;
+    let mut log_file = std::fs::File::create(log)
+        .map_err(|e| io_error(&format!("create {}", log.display()), e))?;
+    let mut child = Command::new("bash")
+        .arg(script)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| io_error("run bash (the image recipes are bash scripts)", e))?;
+    let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
+    let mut failure: Option<(String, String)> = None;
+    if let Some(stderr) = child.stderr.take() {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = writeln!(log_file, "{line}");
+            if let Some(p) = line.strip_prefix(PROGRESS_PREFIX) {
+                progress(p);
+            } else if let Some((k, m)) = parse_recipe_error(&line) {
+                failure = Some((k.to_owned(), m.to_owned()));
+            } else {
+                if tail.len() == TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| io_error("wait for the image recipe", e))?;
+    if status.success() {
+        return Ok(());
+    }
+    let tail = tail.into_iter().collect::<Vec<_>>().join("\n");
+    let (kind, message) = failure.unwrap_or_else(|| {
+        (
+            "build-failed".into(),
+            format!("the recipe exited with {status}"),
+        )
+    });
+    Err(classify_failure(&kind, &message, tag, version, tail, log))
+}
+
+/// One local rehearse image, as `rehearse images list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageInfo {
+    /// `repository:tag`, e.g. `rehearse/spark:3.5.3`.
+    pub tag: String,
+    /// Size as Docker reports it (`678MB`).
+    pub size: String,
+    /// When it was built, as Docker says it (`2 hours ago`).
+    pub created: String,
+    /// `packages` or `official` (empty for base images and images built by other means).
+    pub source: String,
+    /// Artifacts replaced by another version because the registry lacked them (empty if none).
+    pub substituted: String,
+}
+
+/// The local `rehearse/*` images, sorted by tag.
+pub fn list_images() -> Result<Vec<ImageInfo>, ImageError> {
+    check_engine()?;
+    let out = docker()
+        .args([
+            "images",
+            "--filter",
+            "reference=rehearse/*",
+            "--format",
+            "{{.Repository}}:{{.Tag}}\t{{.Size}}\t{{.CreatedSince}}",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| io_error("run docker images", e))?;
+    if !out.status.success() {
+        return Err(ImageError::NoDocker {
+            detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
+    }
+    let mut images = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let mut cols = line.split('\t');
+        let (Some(tag), Some(size), Some(created)) = (cols.next(), cols.next(), cols.next()) else {
+            continue;
+        };
+        if tag.ends_with(":<none>") {
+            continue;
+        }
+        let labels = docker()
+            .args([
+                "image",
+                "inspect",
+                "--format",
+                "{{ index .Config.Labels \"org.rehearse.source\" }}\t{{ index .Config.Labels \"org.rehearse.substituted\" }}",
+                tag,
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| io_error("run docker image inspect", e))?;
+        let labels = String::from_utf8_lossy(&labels.stdout).trim().to_owned();
+        let mut l = labels.split('\t');
+        let clean = |s: Option<&str>| {
+            let s = s.unwrap_or("").trim();
+            if s == "<no value>" { "" } else { s }.to_owned()
+        };
+        images.push(ImageInfo {
+            tag: tag.to_owned(),
+            size: size.to_owned(),
+            created: created.to_owned(),
+            source: clean(l.next()),
+            substituted: clean(l.next()),
+        });
+    }
+    images.sort_by(|a, b| a.tag.cmp(&b.tag));
+    Ok(images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Version {
+        Version::parse(s).expect("valid version")
+    }
+
+    #[test]
+    fn tags_are_repository_and_version() {
+        assert_eq!(spark_image("3.5.3"), "rehearse/spark:3.5.3");
+        assert_eq!(kafka_image(DEFAULT_KAFKA_VERSION), "rehearse/kafka:3.9.1");
+    }
+
+    #[test]
+    fn parses_release_and_preview_versions() {
+        assert_eq!(
+            v("3.5.3"),
+            Version {
+                major: 3,
+                minor: 5,
+                patch: 3,
+                suffix: None
+            }
+        );
+        let p = v("4.0.0-preview2");
+        assert_eq!((p.major, p.minor, p.patch), (4, 0, 0));
+        assert_eq!(p.suffix.as_deref(), Some("preview2"));
+        assert_eq!(p.to_string(), "4.0.0-preview2");
+    }
+
+    #[test]
+    fn rejects_nonsense_versions() {
+        for bad in [
+            "",
+            "3",
+            "3.5",
+            "3.5.3.1",
+            "3.5;rm",
+            "3.5.3;rm -rf /",
+            " 3.5.3",
+            "3.5.3 ",
+            "v3.5.3",
+            "3.5.x",
+            "3.5.3-",
+            "3.5.3-a b",
+            "3.5.3-$(id)",
+            "../3.5.3",
+            "3.5.3\n",
+        ] {
+            assert!(
+                matches!(Version::parse(bad), Err(ImageError::InvalidVersion { .. })),
+                "{bad:?} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn ensure_rejects_spark_2_and_nonsense_before_touching_docker() {
+        let mut sink = |_: &str| {};
+        assert!(matches!(
+            ensure_spark("2.4.8", ImageSourceKind::Packages, &mut sink),
+            Err(ImageError::InvalidVersion { .. })
+        ));
+        assert!(matches!(
+            ensure_kafka("3.9;rm", ImageSourceKind::Packages, &mut sink),
+            Err(ImageError::InvalidVersion { .. })
+        ));
+    }
+
+    #[test]
+    fn scala_suffix_follows_the_major_version() {
+        assert_eq!(scala_suffix(&v("3.0.3")), "2.12");
+        assert_eq!(scala_suffix(&v("3.5.3")), "2.12");
+        assert_eq!(scala_suffix(&v("4.0.1")), "2.13");
+        assert_eq!(scala_suffix(&v("4.1.0-preview1")), "2.13");
+    }
+
+    #[test]
+    fn base_image_per_spark_version() {
+        for (s, base) in [
+            ("3.0.3", BaseImage::BullseyeJre11),
+            ("3.2.4", BaseImage::BullseyeJre11),
+            ("3.3.4", BaseImage::BullseyeJre11),
+            ("3.4.4", BaseImage::BookwormJre17),
+            ("3.5.3", BaseImage::BookwormJre17),
+            ("4.0.1", BaseImage::BookwormJre17),
+        ] {
+            assert_eq!(base_for_spark(&v(s)), base, "{s}");
+        }
+        assert_eq!(
+            BaseImage::BullseyeJre11.tag(),
+            "rehearse/base:bullseye-jre11"
+        );
+        assert_eq!(BaseImage::BookwormJre17.suite(), "bookworm");
+    }
+
+    #[test]
+    fn recipe_hash_is_stable_and_parameter_sensitive() {
+        let a = recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Packages);
+        assert_eq!(
+            a,
+            recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Packages)
+        );
+        assert!(a.starts_with("b3-") && a.len() == 35, "{a}");
+        let others = [
+            recipe_hash(ImageKind::Spark, &v("3.5.4"), ImageSourceKind::Packages),
+            recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Official),
+            recipe_hash(ImageKind::Kafka, &v("3.5.3"), ImageSourceKind::Packages),
+        ];
+        for o in &others {
+            assert_ne!(&a, o);
+        }
+        // the hash is of file names and contents, not of anything on this machine
+        assert_eq!(
+            hash_of(&[("a", "x")], &["p"]),
+            hash_of(&[("a", "x")], &["p"])
+        );
+        assert_ne!(
+            hash_of(&[("a", "x")], &["p"]),
+            hash_of(&[("a", "y")], &["p"])
+        );
+        assert_ne!(
+            hash_of(&[("a", "x")], &["p"]),
+            hash_of(&[("b", "x")], &["p"])
+        );
+        assert_ne!(
+            base_hash(BaseImage::BookwormJre17),
+            base_hash(BaseImage::BullseyeJre11)
+        );
+    }
+
+    #[test]
+    fn recipe_errors_map_to_variants() {
+        let log = Path::new("/tmp/x.log");
+        let e = |kind: &str| {
+            classify_failure(
+                kind,
+                "msg",
+                "rehearse/spark:9.9.9",
+                "9.9.9",
+                String::new(),
+                log,
+            )
+        };
+        assert!(matches!(e("no-docker"), ImageError::NoDocker { .. }));
+        assert!(matches!(e("not-root"), ImageError::NotRoot { .. }));
+        assert!(matches!(e("tools-missing"), ImageError::ToolMissing { .. }));
+        assert!(matches!(
+            e("not-published"),
+            ImageError::NotPublished { .. }
+        ));
+        assert!(matches!(
+            e("maven-missing"),
+            ImageError::MavenArtifactMissing { .. }
+        ));
+        assert!(matches!(
+            e("registry-unreachable"),
+            ImageError::RegistryUnreachable { .. }
+        ));
+        assert!(matches!(
+            e("something-else"),
+            ImageError::BuildFailed { .. }
+        ));
+        assert_eq!(
+            parse_recipe_error("REHEARSE-ERROR not-published: pyspark==9.9.9 is not published"),
+            Some(("not-published", "pyspark==9.9.9 is not published"))
+        );
+        assert_eq!(parse_recipe_error("rehearse-images: building"), None);
+    }
+
+    #[test]
+    fn every_error_has_a_hint() {
+        let log = PathBuf::from("/tmp/x.log");
+        let errors = [
+            ImageError::InvalidVersion {
+                version: "x".into(),
+            },
+            ImageError::NoDocker { detail: "d".into() },
+            ImageError::NotRoot { detail: "d".into() },
+            ImageError::ToolMissing { detail: "d".into() },
+            ImageError::NotPublished {
+                version: "9".into(),
+                detail: "d".into(),
+            },
+            ImageError::MavenArtifactMissing { detail: "d".into() },
+            ImageError::RegistryUnreachable { detail: "d".into() },
+            ImageError::BuildFailed {
+                tag: "t".into(),
+                detail: "d".into(),
+                tail: "last".into(),
+                log,
+            },
+        ];
+        for e in errors {
+            assert!(e.to_string().contains("(hint: "), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_recipes_are_embedded() {
+        assert!(SPARK_FILES
+            .iter()
+            .any(|(n, t)| *n == "spark.sh" && t.contains("spark-sql-kafka-0-10")));
+        assert!(KAFKA_FILES
+            .iter()
+            .any(|(n, t)| *n == "kafka-start.sh" && t.contains("INTERNAL://")));
+    }
+}

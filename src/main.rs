@@ -1,6 +1,7 @@
 //! The `rehearse` binary: parse the command line, call the library, print, exit.
 
 mod cli;
+mod images_cmd;
 
 use clap::Parser;
 
@@ -25,7 +26,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             println!("{}", serde_json::to_string_pretty(&inspection)?);
             Ok(rehearse::exit::SUCCESS)
         }
-        Command::Run(_) | Command::Classify(_) | Command::Images(_) | Command::Gc => {
+        Command::Images(cmd) => images_cmd::run(cmd),
+        Command::Run(_) | Command::Classify(_) | Command::Gc => {
             anyhow::bail!("not built yet")
         }
     }

@@ -1,0 +1,71 @@
+//! `rehearse images build|list`: turns the clap types into calls of `rehearse::images` and prints
+//! progress (stderr) and the image table (stdout). No logic beyond that.
+
+use std::time::Instant;
+
+use rehearse::images::{self, ImageSourceKind};
+
+use crate::cli::{ImageSource, ImagesCommand};
+
+/// Runs one `rehearse images` subcommand; returns the exit code.
+pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
+    match cmd {
+        ImagesCommand::Build(args) => {
+            let source = match args.from {
+                ImageSource::Packages => ImageSourceKind::Packages,
+                ImageSource::Official => ImageSourceKind::Official,
+            };
+            if args.spark.is_empty() && args.kafka.is_empty() {
+                eprintln!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
+                return Ok(rehearse::exit::USAGE);
+            }
+            let builds = args
+                .kafka
+                .iter()
+                .map(|v| (images::kafka_image(v), v, true))
+                .chain(
+                    args.spark
+                        .iter()
+                        .map(|v| (images::spark_image(v), v, false)),
+                );
+            for (tag, version, is_kafka) in builds {
+                let t0 = Instant::now();
+                let mut progress = |line: &str| {
+                    eprintln!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
+                };
+                let built = if is_kafka {
+                    images::ensure_kafka(version, source, &mut progress)
+                } else {
+                    images::ensure_spark(version, source, &mut progress)
+                };
+                match built {
+                    Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
+                    Err(err) => {
+                        eprintln!("error: {err}");
+                        return Ok(rehearse::exit::ENVIRONMENT);
+                    }
+                }
+            }
+            Ok(rehearse::exit::SUCCESS)
+        }
+        ImagesCommand::List => match images::list_images() {
+            Ok(list) => {
+                println!(
+                    "{:<32} {:>8}  {:<16} {:<9} SUBSTITUTED",
+                    "IMAGE", "SIZE", "BUILT", "SOURCE"
+                );
+                for i in list {
+                    println!(
+                        "{:<32} {:>8}  {:<16} {:<9} {}",
+                        i.tag, i.size, i.created, i.source, i.substituted
+                    );
+                }
+                Ok(rehearse::exit::SUCCESS)
+            }
+            Err(err) => {
+                eprintln!("error: {err}");
+                Ok(rehearse::exit::ENVIRONMENT)
+            }
+        },
+    }
+}
