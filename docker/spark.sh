@@ -41,6 +41,30 @@ if [ "$source_kind" = packages ]; then
 	bash "$RECIPE_DIR/base.sh" "$suite"
 fi
 
+# --- the pyspark sdist first: a version PyPI does not have is the likeliest mistake -----------
+tgz=$CACHE/pyspark/pyspark-$v.tar.gz
+if [ "$source_kind" = packages ]; then
+	sdists=$CACHE/pyspark
+	mkdir -p "$sdists"
+	tgz=$sdists/pyspark-$v.tar.gz
+	if [ ! -f "$tgz" ]; then
+		log "downloading pyspark==$v from PyPI (300-450 MB)"
+		pip_log=$LOGS/pip-pyspark-$v.log
+		if ! python3 -m pip download -q --no-deps -d "$sdists.tmp-$v" "pyspark==$v" >"$pip_log" 2>&1; then
+			tail -n 20 "$pip_log" >&2
+			if grep -qE 'No matching distribution|Could not find a version' "$pip_log"; then
+				die not-published "pyspark==$v is not published on PyPI (see $pip_log)"
+			fi
+			if grep -qiE 'NewConnectionError|Max retries|Temporary failure|Name or service' "$pip_log"; then
+				die registry-unreachable "PyPI is unreachable (see $pip_log)"
+			fi
+			die build-failed "pip download pyspark==$v failed (see $pip_log)"
+		fi
+		mv "$sdists.tmp-$v/pyspark-$v.tar.gz" "$tgz" || die build-failed "pip did not leave pyspark-$v.tar.gz"
+		rm -rf "$sdists.tmp-$v"
+	fi
+fi
+
 ctx=$WORK/spark-$v
 rm -rf "$ctx"
 mkdir -p "$ctx/jars"
@@ -104,25 +128,6 @@ chmod 755 "$ctx/entrypoint.sh"
 
 if [ "$source_kind" = packages ]; then
 	# --- SPARK_HOME from the pyspark sdist (it carries bin/, sbin/, jars/ of the release) ------
-	sdists=$CACHE/pyspark
-	mkdir -p "$sdists"
-	tgz=$sdists/pyspark-$v.tar.gz
-	if [ ! -f "$tgz" ]; then
-		log "downloading pyspark==$v from PyPI (300-450 MB)"
-		pip_log=$LOGS/pip-pyspark-$v.log
-		if ! python3 -m pip download -q --no-deps -d "$sdists.tmp-$v" "pyspark==$v" >"$pip_log" 2>&1; then
-			tail -n 20 "$pip_log" >&2
-			if grep -qE 'No matching distribution|Could not find a version' "$pip_log"; then
-				die not-published "pyspark==$v is not published on PyPI (see $pip_log)"
-			fi
-			if grep -qiE 'NewConnectionError|Max retries|Temporary failure|Name or service' "$pip_log"; then
-				die registry-unreachable "PyPI is unreachable (see $pip_log)"
-			fi
-			die build-failed "pip download pyspark==$v failed (see $pip_log)"
-		fi
-		mv "$sdists.tmp-$v/pyspark-$v.tar.gz" "$tgz" || die build-failed "pip did not leave pyspark-$v.tar.gz"
-		rm -rf "$sdists.tmp-$v"
-	fi
 	log "laying out SPARK_HOME from pyspark-$v.tar.gz"
 	mkdir -p "$ctx/spark/python" "$ctx/src"
 	tar xzf "$tgz" -C "$ctx/src"

@@ -298,7 +298,7 @@ pub enum ImageError {
         detail: String,
     },
     /// A Maven artifact (connector, kafka-clients, broker jar) is not on Maven Central.
-    #[error("a Maven artifact is missing: {detail}\n(hint: check the version exists on Maven Central; the mvn log named above has the full resolution)")]
+    #[error("a Maven artifact is missing: {detail}\n(hint: check that this version exists on Maven Central; a mvn log, if one is named above, has the full resolution)")]
     MavenArtifactMissing {
         /// What the recipe said (artifact and log path).
         detail: String,
