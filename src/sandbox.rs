@@ -121,25 +121,44 @@ pub struct Sandbox {
 impl Sandbox {
     /// Creates a sandbox under `parent` (or the system temp dir) and copies the checkpoint at
     /// `source` into `checkpoint/`, hashing each file on both sides.
-    pub fn create(source: &Path, parent: Option<&Path>, label: &str) -> Result<Sandbox, SandboxError> {
+    pub fn create(
+        source: &Path,
+        parent: Option<&Path>,
+        label: &str,
+    ) -> Result<Sandbox, SandboxError> {
         let prefix = format!("rehearse-{}-", sanitize(label));
         let builder = {
             let mut b = tempfile::Builder::new();
             b.prefix(&prefix);
             b
         };
-        let base = parent.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
-        fs::create_dir_all(&base).map_err(|source| SandboxError::Write { path: base.clone(), source })?;
+        let base = parent
+            .map(Path::to_path_buf)
+            .unwrap_or_else(std::env::temp_dir);
+        fs::create_dir_all(&base).map_err(|source| SandboxError::Write {
+            path: base.clone(),
+            source,
+        })?;
         let dir = builder
             .tempdir_in(&base)
-            .map_err(|source| SandboxError::Write { path: base.clone(), source })?;
+            .map_err(|source| SandboxError::Write {
+                path: base.clone(),
+                source,
+            })?;
         let path = dir.path().to_path_buf();
         for sub in ["checkpoint", "output", "job", "conf", "eventlog", "logs"] {
             let p = path.join(sub);
-            fs::create_dir_all(&p).map_err(|source| SandboxError::Write { path: p.clone(), source })?;
+            fs::create_dir_all(&p).map_err(|source| SandboxError::Write {
+                path: p.clone(),
+                source,
+            })?;
         }
         let source_hashes = copy_tree(source, &path.join("checkpoint"))?;
-        Ok(Sandbox { dir: Some(dir), path, source_hashes })
+        Ok(Sandbox {
+            dir: Some(dir),
+            path,
+            source_hashes,
+        })
     }
 
     /// The sandbox root.
@@ -174,14 +193,20 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
         let rel = relative(from, entry.path());
         let dest = to.join(&rel);
         if entry.file_type().is_dir() {
-            fs::create_dir_all(&dest).map_err(|source| SandboxError::Write { path: dest.clone(), source })?;
+            fs::create_dir_all(&dest).map_err(|source| SandboxError::Write {
+                path: dest.clone(),
+                source,
+            })?;
         } else if entry.file_type().is_file() {
             let bytes = fs::read(entry.path()).map_err(|source| SandboxError::ReadSource {
                 path: entry.path().to_path_buf(),
                 source,
             })?;
             let hash = blake3::hash(&bytes).to_hex().to_string();
-            fs::write(&dest, &bytes).map_err(|source| SandboxError::Write { path: dest.clone(), source })?;
+            fs::write(&dest, &bytes).map_err(|source| SandboxError::Write {
+                path: dest.clone(),
+                source,
+            })?;
             if hash_file(&dest)? != hash {
                 return Err(SandboxError::CopyMismatch { path: rel });
             }
@@ -192,7 +217,10 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
 }
 
 fn hash_file(path: &Path) -> Result<String, SandboxError> {
-    let bytes = fs::read(path).map_err(|source| SandboxError::ReadSource { path: path.to_path_buf(), source })?;
+    let bytes = fs::read(path).map_err(|source| SandboxError::ReadSource {
+        path: path.to_path_buf(),
+        source,
+    })?;
     Ok(blake3::hash(&bytes).to_hex().to_string())
 }
 
@@ -203,7 +231,13 @@ fn relative(root: &Path, path: &Path) -> PathBuf {
 fn sanitize(label: &str) -> String {
     label
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -222,9 +256,16 @@ mod tests {
         assert_eq!(sb.source_hashes.files.len(), 3);
         assert!(sb.checkpoint().join("offsets/.0.crc").exists());
         assert!(sb.path().join("eventlog").is_dir());
-        assert!(sb.source_hashes.changes_since(src.path()).unwrap().is_empty());
+        assert!(sb
+            .source_hashes
+            .changes_since(src.path())
+            .unwrap()
+            .is_empty());
         fs::write(src.path().join("offsets/0"), "v2").unwrap();
-        assert_eq!(sb.source_hashes.changes_since(src.path()).unwrap(), vec!["changed offsets/0"]);
+        assert_eq!(
+            sb.source_hashes.changes_since(src.path()).unwrap(),
+            vec!["changed offsets/0"]
+        );
     }
 
     #[test]

@@ -177,7 +177,9 @@ impl RecordSource {
     /// The value of record `n` in `partition`.
     pub fn value(&self, partition: u32, n: u64) -> String {
         match self {
-            RecordSource::Template(t) => t.replace("{n}", &n.to_string()).replace("{partition}", &partition.to_string()),
+            RecordSource::Template(t) => t
+                .replace("{n}", &n.to_string())
+                .replace("{partition}", &partition.to_string()),
             RecordSource::Samples(s) => s[(n as usize) % s.len()].clone(),
         }
     }
@@ -225,7 +227,9 @@ pub enum ScenarioError {
         source: std::io::Error,
     },
     /// The TOML is malformed or has unknown/mistyped keys.
-    #[error("scenario {path} is not valid: {message}\n(hint: see scenarios/README.md for the format)")]
+    #[error(
+        "scenario {path} is not valid: {message}\n(hint: see scenarios/README.md for the format)"
+    )]
     Parse {
         /// The file.
         path: PathBuf,
@@ -245,7 +249,10 @@ pub enum ScenarioError {
 impl Scenario {
     /// Reads and validates a scenario file.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Scenario::parse(&text, path)
     }
 
@@ -255,17 +262,33 @@ impl Scenario {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        let invalid = |message: String| ScenarioError::Invalid { path: path.to_path_buf(), message };
+        let invalid = |message: String| ScenarioError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
-        let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        let resolve = |p: &Path| {
+            if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            }
+        };
 
         let checkpoint = match (&file.checkpoint.path, &file.checkpoint.generate) {
             (Some(p), None) => CheckpointSource::Path(resolve(p)),
             (None, Some(g)) => {
-                check_version(&g.spark).map_err(|m| invalid(format!("checkpoint.generate.spark: {m}")))?;
+                check_version(&g.spark)
+                    .map_err(|m| invalid(format!("checkpoint.generate.spark: {m}")))?;
                 if g.batches == 0 {
-                    return Err(invalid("checkpoint.generate.batches must be at least 1".into()));
+                    return Err(invalid(
+                        "checkpoint.generate.batches must be at least 1".into(),
+                    ));
                 }
                 CheckpointSource::Generate {
                     spark: g.spark.clone(),
@@ -274,45 +297,89 @@ impl Scenario {
                     extra_args: g.extra_args.clone(),
                 }
             }
-            _ => return Err(invalid("[checkpoint] needs exactly one of `path` or `generate`".into())),
+            _ => {
+                return Err(invalid(
+                    "[checkpoint] needs exactly one of `path` or `generate`".into(),
+                ))
+            }
         };
         let job = match (&file.job.file, &file.job.jar, &file.job.main_class) {
             (Some(f), None, None) => Job::Python { file: resolve(f) },
-            (None, Some(j), Some(m)) => Job::Jar { jar: resolve(j), main_class: m.clone() },
+            (None, Some(j), Some(m)) => Job::Jar {
+                jar: resolve(j),
+                main_class: m.clone(),
+            },
             (None, Some(_), None) => return Err(invalid("[job] jar needs `main_class`".into())),
-            _ => return Err(invalid("[job] needs either `file` (PySpark) or `jar` with `main_class`".into())),
+            _ => {
+                return Err(invalid(
+                    "[job] needs either `file` (PySpark) or `jar` with `main_class`".into(),
+                ))
+            }
         };
         let job_path = match &job {
             Job::Python { file } => file,
             Job::Jar { jar, .. } => jar,
         };
         if !job_path.is_file() {
-            return Err(invalid(format!("job file {} does not exist", job_path.display())));
+            return Err(invalid(format!(
+                "job file {} does not exist",
+                job_path.display()
+            )));
         }
         if file.targets.is_empty() {
-            return Err(invalid("`targets` is empty: name at least one Spark version, e.g. targets = [\"4.0.1\"]".into()));
+            return Err(invalid(
+                "`targets` is empty: name at least one Spark version, e.g. targets = [\"4.0.1\"]"
+                    .into(),
+            ));
         }
         for t in &file.targets {
             check_version(t).map_err(|m| invalid(format!("targets: {m}")))?;
         }
         let mut topics = Vec::new();
         for t in &file.topics {
-            if t.name.is_empty() || t.name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c))) {
-                return Err(invalid(format!("topic name {:?} is not a valid Kafka topic name", t.name)));
+            if t.name.is_empty()
+                || t.name
+                    .contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+            {
+                return Err(invalid(format!(
+                    "topic name {:?} is not a valid Kafka topic name",
+                    t.name
+                )));
             }
             let records = match (&t.template, &t.sample_file) {
                 (Some(tpl), None) => RecordSource::Template(tpl.clone()),
                 (None, Some(f)) => {
                     let f = resolve(f);
-                    let text = std::fs::read_to_string(&f).map_err(|e| invalid(format!("topic {}: sample_file {}: {e}", t.name, f.display())))?;
-                    let lines: Vec<String> = text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+                    let text = std::fs::read_to_string(&f).map_err(|e| {
+                        invalid(format!(
+                            "topic {}: sample_file {}: {e}",
+                            t.name,
+                            f.display()
+                        ))
+                    })?;
+                    let lines: Vec<String> = text
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string)
+                        .collect();
                     if lines.is_empty() {
-                        return Err(invalid(format!("topic {}: sample_file {} has no lines", t.name, f.display())));
+                        return Err(invalid(format!(
+                            "topic {}: sample_file {} has no lines",
+                            t.name,
+                            f.display()
+                        )));
                     }
                     RecordSource::Samples(lines)
                 }
-                (None, None) => RecordSource::Template("{\"n\":{n},\"partition\":{partition}}".into()),
-                (Some(_), Some(_)) => return Err(invalid(format!("topic {}: give `template` or `sample_file`, not both", t.name))),
+                (None, None) => {
+                    RecordSource::Template("{\"n\":{n},\"partition\":{partition}}".into())
+                }
+                (Some(_), Some(_)) => {
+                    return Err(invalid(format!(
+                        "topic {}: give `template` or `sample_file`, not both",
+                        t.name
+                    )))
+                }
             };
             topics.push(Topic {
                 name: t.name.clone(),
@@ -326,12 +393,17 @@ impl Scenario {
         for (target, name) in &file.expect {
             let v = Verdict::from_name(name).ok_or_else(|| {
                 let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
-                invalid(format!("expect.\"{target}\" = {name:?} is not a verdict; one of {}", names.join(", ")))
+                invalid(format!(
+                    "expect.\"{target}\" = {name:?} is not a verdict; one of {}",
+                    names.join(", ")
+                ))
             })?;
             expect.insert(target.clone(), v);
         }
         let name = file.name.clone().unwrap_or_else(|| {
-            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "scenario".into())
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".into())
         });
         Ok(Scenario {
             name,
@@ -345,7 +417,10 @@ impl Scenario {
             targets: file.targets.clone(),
             timeout_seconds: file.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS),
             expect,
-            kafka_version: file.kafka_version.clone().unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
+            kafka_version: file
+                .kafka_version
+                .clone()
+                .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
         })
     }
 
@@ -358,7 +433,12 @@ impl Scenario {
 /// A Spark version as images and PyPI name it: digits and dots, e.g. `3.5.3`.
 pub fn check_version(v: &str) -> Result<(), String> {
     let parts: Vec<&str> = v.split('.').collect();
-    if parts.len() >= 2 && parts.len() <= 3 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit())) {
+    if parts.len() >= 2
+        && parts.len() <= 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    {
         Ok(())
     } else {
         Err(format!("{v:?} is not a Spark version like 3.5.3"))
@@ -384,9 +464,15 @@ pub fn fill(arg: &str, p: &Placeholders, topics: &[Topic]) -> Result<String, Str
         .replace("{bootstrap_servers}", &p.bootstrap_servers)
         .replace("{output}", &p.output);
     while let Some(start) = out.find("{topic.") {
-        let end = out[start..].find('}').map(|e| start + e).ok_or_else(|| format!("unclosed placeholder in {arg:?}"))?;
+        let end = out[start..]
+            .find('}')
+            .map(|e| start + e)
+            .ok_or_else(|| format!("unclosed placeholder in {arg:?}"))?;
         let name = &out[start + 7..end];
-        let topic = topics.iter().find(|t| t.name == name).ok_or_else(|| format!("{arg:?} names topic {name:?}, which is not in [[topics]]"))?;
+        let topic = topics
+            .iter()
+            .find(|t| t.name == name)
+            .ok_or_else(|| format!("{arg:?} names topic {name:?}, which is not in [[topics]]"))?;
         out = format!("{}{}{}", &out[..start], topic.name, &out[end + 1..]);
     }
     Ok(out)
@@ -423,9 +509,19 @@ template = "u{n}"
         let s = Scenario::parse(text, &dir.path().join("demo.toml")).unwrap();
         assert_eq!(s.name, "demo");
         assert_eq!(s.expect.get("4.0.1"), Some(&Verdict::Resumed));
-        assert!(matches!(s.checkpoint, CheckpointSource::Generate { batches: 3, .. }));
-        let p = Placeholders { checkpoint: "/c".into(), bootstrap_servers: "k:9092".into(), output: "/o".into() };
-        assert_eq!(fill("{topic.events}-{checkpoint}", &p, &s.topics).unwrap(), "events-/c");
+        assert!(matches!(
+            s.checkpoint,
+            CheckpointSource::Generate { batches: 3, .. }
+        ));
+        let p = Placeholders {
+            checkpoint: "/c".into(),
+            bootstrap_servers: "k:9092".into(),
+            output: "/o".into(),
+        };
+        assert_eq!(
+            fill("{topic.events}-{checkpoint}", &p, &s.topics).unwrap(),
+            "events-/c"
+        );
         assert!(fill("{topic.nope}", &p, &s.topics).is_err());
         assert_eq!(s.topics[0].records.value(1, 7), "u7");
     }

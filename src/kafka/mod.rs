@@ -8,4 +8,7 @@
 
 mod seed;
 
-pub use seed::{create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan, SeedPlan, TopicPlan};
+pub use seed::{
+    create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,
+    SeedPlan, TopicPlan,
+};

@@ -19,7 +19,9 @@ use crate::scenario::{RecordSource, Topic};
 #[derive(Debug, thiserror::Error)]
 pub enum KafkaError {
     /// No metadata answer within the wait.
-    #[error("kafka at {bootstrap} did not answer a metadata request within {seconds} s: {last_error}")]
+    #[error(
+        "kafka at {bootstrap} did not answer a metadata request within {seconds} s: {last_error}"
+    )]
     NotReady {
         /// Bootstrap servers tried.
         bootstrap: String,
@@ -97,7 +99,11 @@ pub struct SeedPlan {
 /// `partition_counts`: partitions per topic seen in the checkpoint. A topic in the checkpoint
 /// but not in the scenario gets default records; a scenario topic absent from the checkpoint
 /// (a new source, or generation) gets the scenario's partition count and fresh records only.
-pub fn plan(required: &KafkaOffsets, partition_counts: &BTreeMap<String, u32>, topics: &[Topic]) -> SeedPlan {
+pub fn plan(
+    required: &KafkaOffsets,
+    partition_counts: &BTreeMap<String, u32>,
+    topics: &[Topic],
+) -> SeedPlan {
     let mut names: Vec<String> = partition_counts.keys().cloned().collect();
     for t in topics {
         if !names.contains(&t.name) {
@@ -115,15 +121,28 @@ pub fn plan(required: &KafkaOffsets, partition_counts: &BTreeMap<String, u32>, t
                 .copied()
                 .unwrap_or_else(|| spec.map(|s| s.partitions).unwrap_or(1));
             let fill = spec.map(|s| s.fill_to_checkpoint).unwrap_or(true);
-            let fresh = spec.map(|s| s.fresh_records).unwrap_or(crate::scenario::DEFAULT_FRESH_RECORDS);
+            let fresh = spec
+                .map(|s| s.fresh_records)
+                .unwrap_or(crate::scenario::DEFAULT_FRESH_RECORDS);
             let per_partition = (0..partitions)
                 .map(|p| {
-                    let need = required.get(&name).and_then(|m| m.get(&p)).copied().unwrap_or(0).max(0) as u64;
-                    PartitionPlan { partition: p, filler: if fill { need } else { 0 }, fresh }
+                    let need = required
+                        .get(&name)
+                        .and_then(|m| m.get(&p))
+                        .copied()
+                        .unwrap_or(0)
+                        .max(0) as u64;
+                    PartitionPlan {
+                        partition: p,
+                        filler: if fill { need } else { 0 },
+                        fresh,
+                    }
                 })
                 .collect();
             TopicPlan {
-                records: spec.map(|s| s.records.clone()).unwrap_or_else(|| default_records.clone()),
+                records: spec
+                    .map(|s| s.records.clone())
+                    .unwrap_or_else(|| default_records.clone()),
                 name,
                 partitions,
                 per_partition,
@@ -146,45 +165,71 @@ pub async fn wait_ready(bootstrap: &str, timeout: Duration) -> Result<(), KafkaE
     let bootstrap = bootstrap.to_string();
     tokio::task::spawn_blocking(move || {
         let start = Instant::now();
-        let consumer: BaseConsumer = config(&bootstrap)
-            .create()
-            .map_err(|e| KafkaError::Client { bootstrap: bootstrap.clone(), message: e.to_string() })?;
+        let consumer: BaseConsumer =
+            config(&bootstrap)
+                .create()
+                .map_err(|e| KafkaError::Client {
+                    bootstrap: bootstrap.clone(),
+                    message: e.to_string(),
+                })?;
         loop {
             match consumer.fetch_metadata(None, Duration::from_secs(2)) {
                 Ok(md) if !md.brokers().is_empty() => return Ok(()),
                 Ok(_) => {}
                 Err(e) if start.elapsed() >= timeout => {
-                    return Err(KafkaError::NotReady { bootstrap, seconds: timeout.as_secs(), last_error: e.to_string() })
+                    return Err(KafkaError::NotReady {
+                        bootstrap,
+                        seconds: timeout.as_secs(),
+                        last_error: e.to_string(),
+                    })
                 }
                 Err(_) => {}
             }
             if start.elapsed() >= timeout {
-                return Err(KafkaError::NotReady { bootstrap, seconds: timeout.as_secs(), last_error: "no brokers in metadata".into() });
+                return Err(KafkaError::NotReady {
+                    bootstrap,
+                    seconds: timeout.as_secs(),
+                    last_error: "no brokers in metadata".into(),
+                });
             }
             std::thread::sleep(Duration::from_millis(300));
         }
     })
     .await
-    .map_err(|e| KafkaError::Client { bootstrap: String::new(), message: e.to_string() })?
+    .map_err(|e| KafkaError::Client {
+        bootstrap: String::new(),
+        message: e.to_string(),
+    })?
 }
 
 /// Creates topics with the given partition counts (replication 1). An existing topic is an error.
 pub async fn create_topics(bootstrap: &str, topics: &[(String, u32)]) -> Result<(), KafkaError> {
-    let admin: AdminClient<DefaultClientContext> = config(bootstrap)
-        .create()
-        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
+    let admin: AdminClient<DefaultClientContext> =
+        config(bootstrap).create().map_err(|e| KafkaError::Client {
+            bootstrap: bootstrap.into(),
+            message: e.to_string(),
+        })?;
     let new: Vec<NewTopic> = topics
         .iter()
-        .map(|(name, partitions)| NewTopic::new(name, *partitions as i32, TopicReplication::Fixed(1)))
+        .map(|(name, partitions)| {
+            NewTopic::new(name, *partitions as i32, TopicReplication::Fixed(1))
+        })
         .collect();
     let opts = AdminOptions::new().operation_timeout(Some(Duration::from_secs(30)));
     let results = admin
         .create_topics(new.iter(), &opts)
         .await
-        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
+        .map_err(|e| KafkaError::Client {
+            bootstrap: bootstrap.into(),
+            message: e.to_string(),
+        })?;
     for r in results {
         if let Err((topic, code)) = r {
-            return Err(KafkaError::CreateTopic { topic, bootstrap: bootstrap.into(), message: code.to_string() });
+            return Err(KafkaError::CreateTopic {
+                topic,
+                bootstrap: bootstrap.into(),
+                message: code.to_string(),
+            });
         }
     }
     Ok(())
@@ -192,7 +237,14 @@ pub async fn create_topics(bootstrap: &str, topics: &[(String, u32)]) -> Result<
 
 /// Produces `count` records to `topic`/`partition`, values `records.value(partition, first + i)`.
 /// Blocking; flushes before returning.
-pub fn produce(bootstrap: &str, topic: &str, partition: u32, records: &RecordSource, first: u64, count: u64) -> Result<(), KafkaError> {
+pub fn produce(
+    bootstrap: &str,
+    topic: &str,
+    partition: u32,
+    records: &RecordSource,
+    first: u64,
+    count: u64,
+) -> Result<(), KafkaError> {
     if count == 0 {
         return Ok(());
     }
@@ -203,12 +255,23 @@ pub fn produce(bootstrap: &str, topic: &str, partition: u32, records: &RecordSou
         .set("enable.idempotence", "false")
         .set("acks", "1")
         .create()
-        .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?;
-    let err = |message: String| KafkaError::Produce { topic: topic.into(), partition, bootstrap: bootstrap.into(), message };
+        .map_err(|e| KafkaError::Client {
+            bootstrap: bootstrap.into(),
+            message: e.to_string(),
+        })?;
+    let err = |message: String| KafkaError::Produce {
+        topic: topic.into(),
+        partition,
+        bootstrap: bootstrap.into(),
+        message,
+    };
     for n in first..first + count {
         let value = records.value(partition, n);
         let key = n.to_string();
-        let mut record = BaseRecord::to(topic).partition(partition as i32).key(&key).payload(&value);
+        let mut record = BaseRecord::to(topic)
+            .partition(partition as i32)
+            .key(&key)
+            .payload(&value);
         loop {
             match producer.send(record) {
                 Ok(()) => break,
@@ -221,21 +284,37 @@ pub fn produce(bootstrap: &str, topic: &str, partition: u32, records: &RecordSou
         }
         producer.poll(Duration::ZERO);
     }
-    producer.flush(Duration::from_secs(60)).map_err(|e| err(e.to_string()))?;
+    producer
+        .flush(Duration::from_secs(60))
+        .map_err(|e| err(e.to_string()))?;
     Ok(())
 }
 
 /// Executes a plan: create topics, produce filler then fresh records, partition by partition.
 pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, KafkaError> {
-    let topics: Vec<(String, u32)> = plan.topics.iter().map(|t| (t.name.clone(), t.partitions)).collect();
+    let topics: Vec<(String, u32)> = plan
+        .topics
+        .iter()
+        .map(|t| (t.name.clone(), t.partitions))
+        .collect();
     create_topics(bootstrap, &topics).await?;
     let bootstrap_owned = bootstrap.to_string();
     let plan = plan.clone();
     tokio::task::spawn_blocking(move || {
-        let mut summary = SeedingSummary { topics: topics.clone(), ..SeedingSummary::default() };
+        let mut summary = SeedingSummary {
+            topics: topics.clone(),
+            ..SeedingSummary::default()
+        };
         for t in &plan.topics {
             for p in &t.per_partition {
-                produce(&bootstrap_owned, &t.name, p.partition, &t.records, 0, p.filler + p.fresh)?;
+                produce(
+                    &bootstrap_owned,
+                    &t.name,
+                    p.partition,
+                    &t.records,
+                    0,
+                    p.filler + p.fresh,
+                )?;
                 summary.filler_records += p.filler;
                 summary.fresh_records += p.fresh;
             }
@@ -243,7 +322,10 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
         Ok(summary)
     })
     .await
-    .map_err(|e| KafkaError::Client { bootstrap: bootstrap.into(), message: e.to_string() })?
+    .map_err(|e| KafkaError::Client {
+        bootstrap: bootstrap.into(),
+        message: e.to_string(),
+    })?
 }
 
 /// End offsets (high watermarks) of every partition of `topics`.
@@ -251,22 +333,34 @@ pub async fn end_offsets(bootstrap: &str, topics: &[String]) -> Result<KafkaOffs
     let bootstrap = bootstrap.to_string();
     let topics = topics.to_vec();
     tokio::task::spawn_blocking(move || {
-        let err = |e: rdkafka::error::KafkaError| KafkaError::Client { bootstrap: bootstrap.clone(), message: e.to_string() };
+        let err = |e: rdkafka::error::KafkaError| KafkaError::Client {
+            bootstrap: bootstrap.clone(),
+            message: e.to_string(),
+        };
         let consumer: BaseConsumer = config(&bootstrap).create().map_err(err)?;
         let mut out = KafkaOffsets::new();
         for topic in &topics {
-            let md = consumer.fetch_metadata(Some(topic), Duration::from_secs(10)).map_err(err)?;
+            let md = consumer
+                .fetch_metadata(Some(topic), Duration::from_secs(10))
+                .map_err(err)?;
             for t in md.topics() {
                 for p in t.partitions() {
-                    let (_, high) = consumer.fetch_watermarks(topic, p.id(), Duration::from_secs(10)).map_err(err)?;
-                    out.entry(topic.clone()).or_default().insert(p.id() as u32, high);
+                    let (_, high) = consumer
+                        .fetch_watermarks(topic, p.id(), Duration::from_secs(10))
+                        .map_err(err)?;
+                    out.entry(topic.clone())
+                        .or_default()
+                        .insert(p.id() as u32, high);
                 }
             }
         }
         Ok(out)
     })
     .await
-    .map_err(|e| KafkaError::Client { bootstrap: String::new(), message: e.to_string() })?
+    .map_err(|e| KafkaError::Client {
+        bootstrap: String::new(),
+        message: e.to_string(),
+    })?
 }
 
 #[cfg(test)]
@@ -291,10 +385,24 @@ mod tests {
         let counts = BTreeMap::from([("events".to_string(), 2u32)]);
         let p = plan(&required, &counts, &[topic("events", true)]);
         assert_eq!(p.topics.len(), 1);
-        assert_eq!(p.topics[0].partitions, 2, "the checkpoint's partition count wins");
+        assert_eq!(
+            p.topics[0].partitions, 2,
+            "the checkpoint's partition count wins"
+        );
         assert_eq!(
             p.topics[0].per_partition,
-            vec![PartitionPlan { partition: 0, filler: 12, fresh: 4 }, PartitionPlan { partition: 1, filler: 0, fresh: 4 }]
+            vec![
+                PartitionPlan {
+                    partition: 0,
+                    filler: 12,
+                    fresh: 4
+                },
+                PartitionPlan {
+                    partition: 1,
+                    filler: 0,
+                    fresh: 4
+                }
+            ]
         );
     }
 
@@ -303,7 +411,11 @@ mod tests {
         let mut required = KafkaOffsets::new();
         required.entry("events".into()).or_default().insert(0, 12);
         let counts = BTreeMap::from([("events".to_string(), 1u32)]);
-        let p = plan(&required, &counts, &[topic("events", false), topic("clicks", true)]);
+        let p = plan(
+            &required,
+            &counts,
+            &[topic("events", false), topic("clicks", true)],
+        );
         assert_eq!(p.topics[0].name, "clicks");
         assert_eq!(p.topics[0].partitions, 3);
         assert_eq!(p.topics[1].per_partition[0].filler, 0);

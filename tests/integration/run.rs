@@ -41,7 +41,11 @@ fn cache_dir() -> PathBuf {
 
 /// True when a Docker engine answers; panics under CI=true when none does.
 fn docker_available() -> bool {
-    let ok = Command::new("docker").arg("info").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new("docker")
+        .arg("info")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !ok {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("CI=true but no Docker engine answers `docker info`: the end-to-end tests must run in CI (scripts/setup-docker.sh starts one)");
@@ -82,7 +86,8 @@ fresh_records = 5
     path
 }
 
-const GENERATE: &str = "[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 3\nrecords_per_batch = 5\n";
+const GENERATE: &str =
+    "[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 3\nrecords_per_batch = 5\n";
 
 fn rehearse(scenario: &Path) -> (Report, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
@@ -94,7 +99,8 @@ fn rehearse(scenario: &Path) -> (Report, i32, String) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let report: Report = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
+    let report: Report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
     assert_eq!(report.schema, "rehearse.run/v1");
     (report, out.status.code().unwrap_or(-1), stderr)
 }
@@ -104,7 +110,12 @@ fn hash_tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .into_iter()
         .flatten()
         .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(root).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.path().strip_prefix(root).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
@@ -121,7 +132,13 @@ fn source_checkpoint(tmp: &Path) -> PathBuf {
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("e2e-3.5.3-") && p.join("complete").exists())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("e2e-3.5.3-")
+                && p.join("complete").exists()
+        })
         .expect("generated checkpoint in the cache");
     dir.join("checkpoint")
 }
@@ -145,17 +162,31 @@ fn e2e_checkpoint_from_3_5_resumes_on_4_0_with_matching_offsets() {
     let tmp = tempfile::tempdir().unwrap();
     let source = source_checkpoint(tmp.path());
     let before = hash_tree(&source);
-    let s = scenario(tmp.path(), &format!("[checkpoint]\npath = \"{}\"\n", source.display()), "4.0.1", "", "");
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        "4.0.1",
+        "",
+        "",
+    );
     let (report, code, stderr) = rehearse(&s);
     let t = &report.trials[0];
     assert_eq!(t.target_version, "4.0.1");
-    assert_eq!(t.verdict, "resumed", "rule {} evidence {:#?}\n{stderr}", t.rule, t.evidence);
+    assert_eq!(
+        t.verdict, "resumed",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
     assert_eq!(t.start_offsets_match, Some(true));
     assert!(t.first_batch_after_restart > t.last_committed_batch);
     assert!(t.seconds_to_verdict > 0.0);
     assert!(t.source_untouched);
     assert_eq!(code, 0);
-    assert_eq!(hash_tree(&source), before, "source checkpoint must be byte-identical");
+    assert_eq!(
+        hash_tree(&source),
+        before,
+        "source checkpoint must be byte-identical"
+    );
 }
 
 #[test]
@@ -175,7 +206,11 @@ fn e2e_grouping_key_added_is_a_state_store_error() {
     );
     let (report, code, stderr) = rehearse(&s);
     let t = &report.trials[0];
-    assert_eq!(t.verdict, "state-store-error", "rule {} evidence {:#?}\n{stderr}", t.rule, t.evidence);
+    assert_eq!(
+        t.verdict, "state-store-error",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
     assert_ne!(code, 0);
     assert!(t.source_untouched);
     assert_eq!(hash_tree(&source), before);
@@ -201,10 +236,20 @@ fn e2e_offset_log_header_v99_is_an_offset_log_error() {
     std::fs::write(&file, text.replacen("v1", "v99", 1)).unwrap();
     let _ = std::fs::remove_file(source.join("offsets").join(format!(".{last}.crc")));
     let before = hash_tree(&source);
-    let s = scenario(tmp.path(), &format!("[checkpoint]\npath = \"{}\"\n", source.display()), "4.0.1", "", "");
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        "4.0.1",
+        "",
+        "",
+    );
     let (report, _, stderr) = rehearse(&s);
     let t = &report.trials[0];
-    assert_eq!(t.verdict, "offset-log-error", "rule {} evidence {:#?}\n{stderr}", t.rule, t.evidence);
+    assert_eq!(
+        t.verdict, "offset-log-error",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
     assert_eq!(hash_tree(&source), before);
 }
 
@@ -226,7 +271,11 @@ fn e2e_job_writing_its_checkpoint_elsewhere_started_fresh() {
     );
     let (report, _, stderr) = rehearse(&s);
     let t = &report.trials[0];
-    assert_eq!(t.verdict, "started-fresh", "rule {} evidence {:#?}\n{stderr}", t.rule, t.evidence);
+    assert_eq!(
+        t.verdict, "started-fresh",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
     assert_eq!(hash_tree(&source), before);
 }
 
@@ -247,6 +296,10 @@ fn e2e_kafka_seeded_short_of_the_checkpoint_is_kafka_data_loss() {
     );
     let (report, _, stderr) = rehearse(&s);
     let t = &report.trials[0];
-    assert_eq!(t.verdict, "kafka-data-loss", "rule {} evidence {:#?}\n{stderr}", t.rule, t.evidence);
+    assert_eq!(
+        t.verdict, "kafka-data-loss",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
     assert_eq!(hash_tree(&source), before);
 }
