@@ -45,6 +45,9 @@ pub struct ScenarioFile {
     pub expect: BTreeMap<String, String>,
     /// Kafka broker version of the sandbox (default: `images::DEFAULT_KAFKA_VERSION`).
     pub kafka_version: Option<String>,
+    /// Above this many filler records in one partition, rebase offsets in the sandbox copy
+    /// instead of producing them (default [`DEFAULT_REBASE_THRESHOLD`]).
+    pub rebase_threshold: Option<u64>,
 }
 
 /// `[checkpoint]`: exactly one of `path` or `generate`.
@@ -212,6 +215,8 @@ pub struct Scenario {
     pub expect: BTreeMap<String, Verdict>,
     /// Kafka broker version.
     pub kafka_version: String,
+    /// Filler records per partition above which offsets are rebased.
+    pub rebase_threshold: u64,
 }
 
 /// Why a scenario file was rejected. Messages name the file and the key.
@@ -421,6 +426,7 @@ impl Scenario {
                 .kafka_version
                 .clone()
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
+            rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
         })
     }
 

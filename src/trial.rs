@@ -99,6 +99,9 @@ pub enum TrialError {
         /// Its last lines.
         tail: String,
     },
+    /// Rebasing offsets in the sandbox copy failed.
+    #[error(transparent)]
+    Rebase(#[from] crate::kafka::RebaseError),
     /// The generated checkpoint could not be inspected.
     #[error(transparent)]
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
@@ -134,15 +137,29 @@ pub async fn run_trial(
     });
     let app = stage_job(scenario, sandbox.path(), target)?;
     let ids = TrialIds::new(&scenario.name);
+    let mut notes = Vec::new();
+    // Production offsets are often far too large to produce: rebase them in the copy, and read
+    // the copy back so seeding and the resume proof use the rebased offsets.
+    let rebased = if crate::kafka::rebase_needed(&inspection.required_kafka_offsets(), scenario.rebase_threshold) {
+        let r = crate::kafka::rebase(&sandbox.checkpoint())?;
+        notes.push(format!(
+            "Kafka offsets rebased in the sandbox copy (more than {} records per partition to produce): \
+             subtracted {} from offset log files {:?}; batch-to-batch differences kept",
+            scenario.rebase_threshold,
+            crate::checkpoint::kafka_offsets_json(&r.bases),
+            r.files
+        ));
+        Some(crate::checkpoint::inspect(&sandbox.checkpoint())?)
+    } else {
+        None
+    };
+    let used = rebased.as_ref().unwrap_or(inspection);
 
     let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
     let result = async {
-        let plan = crate::kafka::plan(
-            &inspection.required_kafka_offsets(),
-            &inspection.kafka_partition_counts(),
-            &scenario.topics,
-        );
-        let seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        let plan = crate::kafka::plan(&used.required_kafka_offsets(), &used.kafka_partition_counts(), &scenario.topics);
+        let mut seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        seeding.rebased = rebased.is_some();
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
 
         let mut args = scenario.args.clone();
@@ -155,7 +172,7 @@ pub async fn run_trial(
         let classification = watch(
             &spark,
             sandbox.path(),
-            Watcher::new(inspection.trial_context()),
+            Watcher::new(used.trial_context()),
             scenario.timeout_seconds,
         )
         .await;
@@ -173,7 +190,6 @@ pub async fn run_trial(
     });
 
     let changes = sandbox.source_hashes.changes_since(source)?;
-    let mut notes = Vec::new();
     if !changes.is_empty() {
         notes.push(format!(
             "THE SOURCE CHECKPOINT CHANGED during the trial: {}",

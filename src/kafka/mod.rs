@@ -6,7 +6,10 @@
 //! reads them), then fresh records follow so the restarted query has new work.
 //! [`plan`] is pure; [`seed`] and the admin calls talk to the broker.
 
+mod rebase;
 mod seed;
+
+pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
 
 pub use seed::{
     create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,
