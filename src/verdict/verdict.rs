@@ -4,7 +4,9 @@
 use serde::Serialize;
 
 /// A micro-batch id: the decimal file name of `offsets/N` and `commits/N` (HDFSMetadataLog.scala).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(transparent)]
 pub struct BatchId(pub u64);
 
@@ -19,7 +21,9 @@ impl std::fmt::Display for BatchId {
 /// Declared in order of severity for an upgrade decision: `max()` over a run is the worst.
 /// Only `Resumed` means "safe to restart"; it needs positive proof (a completed micro-batch
 /// after the restart whose start offsets equal the checkpoint's committed end offsets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// A micro-batch completed after the restart, continuing the checkpoint's batch ids and offsets.
@@ -129,4 +133,9 @@ pub struct Classification {
     pub start_offsets_match: Option<bool>,
     /// One sentence a data engineer can act on.
     pub remedy: String,
+    /// N of Spark's own "Resuming at batch N" line, if logged (context, never proof).
+    pub resuming_at: Option<BatchId>,
+    /// The first Spark error class named by the failure (`STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE`),
+    /// wrappers such as `STREAM_FAILED` skipped.
+    pub error_class: Option<String>,
 }

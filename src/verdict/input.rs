@@ -1,0 +1,153 @@
+//! Feeds a driver log file and an event log (file or directory) to a [`Watcher`]: the file
+//! side of `rehearse classify`. Lines are read as bytes and decoded lossily (a log with a
+//! stray Latin-1 byte is still a log); reading stops as soon as the verdict is certain.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use super::{Classification, Ended, TrialContext, Watcher};
+
+/// Why a log could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file does not exist or cannot be opened.
+    #[error("cannot open {path}")]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A directory was given where a driver log file was expected.
+    #[error("{path} is a directory, not a driver log file\n(hint: give the file holding spark-submit's stderr and stdout)")]
+    IsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// Reading failed midway.
+    #[error("cannot read {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The event log is compressed.
+    #[error("event log {path} is compressed\n(hint: run with spark.eventLog.compress=false, or decompress it first)")]
+    Compressed {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The event log directory holds no event log file.
+    #[error("event log directory {path} holds no event log file")]
+    NoEventLog {
+        /// The directory.
+        path: PathBuf,
+    },
+}
+
+/// Classifies a restart from its driver log file and, optionally, its event log (a file,
+/// or a directory holding one plain or rolling event log).
+pub fn classify_files(
+    driver_log: &Path,
+    event_log: Option<&Path>,
+    ctx: TrialContext,
+) -> Result<Classification, InputError> {
+    let mut w = Watcher::new(ctx);
+    let events = event_log.map(event_log_files).transpose()?;
+    if for_each_line(driver_log, |l| w.push_line(l).is_some())? {
+        return Ok(w.finish(Ended::EndOfInput));
+    }
+    for f in events.unwrap_or_default() {
+        if for_each_line(&f, |l| w.push_event(l).is_some())? {
+            break;
+        }
+    }
+    Ok(w.finish(Ended::EndOfInput))
+}
+
+/// Calls `f` with every line (newline and `\r` stripped, decoded lossily) until it returns
+/// `true`; returns whether it did.
+fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, InputError> {
+    if path.is_dir() {
+        return Err(InputError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    let file = File::open(path).map_err(|source| InputError::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        buf.clear();
+        let n = r
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| InputError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        if f(&String::from_utf8_lossy(&buf)) {
+            return Ok(true);
+        }
+    }
+}
+
+/// The event log files to read, in order: the file itself, or the files of a directory
+/// (rolling event logs `events_<n>_<app>` sort by name; `appstatus_*` markers skipped).
+fn event_log_files(path: &Path) -> Result<Vec<PathBuf>, InputError> {
+    let compressed = |p: &Path| {
+        matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("lz4" | "lzf" | "snappy" | "zstd" | "zst")
+        )
+    };
+    if !path.is_dir() {
+        if compressed(path) {
+            return Err(InputError::Compressed {
+                path: path.to_path_buf(),
+            });
+        }
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut dirs = vec![path.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|source| InputError::Open {
+            path: d.clone(),
+            source,
+        })?;
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name.starts_with("appstatus") {
+                continue;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() && d == path => dirs.push(p),
+                Ok(t) if t.is_file() => files.push(p),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    if let Some(c) = files.iter().find(|f| compressed(f)) {
+        return Err(InputError::Compressed { path: c.clone() });
+    }
+    if files.is_empty() {
+        return Err(InputError::NoEventLog {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(files)
+}

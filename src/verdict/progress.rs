@@ -1,0 +1,195 @@
+//! Streaming query progress (`StreamingQueryProgress`), read from the driver log's
+//! "Streaming query made progress: {json}" (pretty JSON over many lines, any logger:
+//! `MicroBatchExecution` to 3.5, `ProgressReporter` in 4.0, `…streaming.runtime.*` from
+//! 4.1) or from the event log's `QueryProgressEvent`.
+//!
+//! Only reads what a resume proof needs: query id, batch id, whether a batch actually ran,
+//! and each source's start offset. Offsets may be nested JSON (the log) or a JSON string
+//! (the event log's Jackson form); both are normalised to a `serde_json::Value`.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What one progress report says, as far as it is visible.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Progress {
+    /// `id`: the query id (the checkpoint's `metadata` id when the checkpoint was used).
+    pub id: Option<String>,
+    /// `runId`: new on every start.
+    pub run_id: Option<String>,
+    /// `batchId` (absent in Spark 2.1/2.2).
+    pub batch_id: Option<u64>,
+    /// Whether a micro-batch ran in this trigger (`Some(false)`: an idle trigger's report).
+    pub executed: bool,
+    /// `sources[i].startOffset`, normalised; `None` when the log did not show them.
+    pub start_offsets: Option<Vec<Option<Value>>>,
+}
+
+/// Tracks `{…}` nesting over the lines of a pretty-printed JSON document.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct JsonDepth {
+    depth: i64,
+    started: bool,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonDepth {
+    /// Feeds one chunk; returns `true` once the top-level value has closed.
+    pub fn feed(&mut self, chunk: &str) -> bool {
+        for b in chunk.bytes() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    self.started = true;
+                }
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.started && self.depth <= 0 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+}
+
+/// Normalises an offset as printed: a JSON string holding JSON becomes that JSON.
+pub(crate) fn normalise_offset(v: &Value) -> Option<Value> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(serde_json::from_str(s).unwrap_or_else(|_| v.clone())),
+        other => Some(other.clone()),
+    }
+}
+
+impl Progress {
+    /// Reads a complete progress JSON object.
+    pub fn from_json(v: &Value) -> Progress {
+        let num = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0);
+        let sources = v.get("sources").and_then(Value::as_array);
+        let rows_in_sources: i64 = sources
+            .map(|s| s.iter().map(|s| num(s.get("numInputRows"))).sum())
+            .unwrap_or(0);
+        let added_batch = v
+            .get("durationMs")
+            .and_then(Value::as_object)
+            .is_some_and(|d| d.contains_key("addBatch"));
+        let stateful = v
+            .get("stateOperators")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty());
+        // An idle trigger (no batch ran) reports numInputRows 0, no stateOperators (before
+        // any batch of this run) and no `addBatch` duration; a batch that ran shows one of them.
+        let executed =
+            added_batch || stateful || num(v.get("numInputRows")) > 0 || rows_in_sources > 0;
+        Progress {
+            id: v.get("id").and_then(Value::as_str).map(str::to_owned),
+            run_id: v.get("runId").and_then(Value::as_str).map(str::to_owned),
+            batch_id: v.get("batchId").and_then(Value::as_u64),
+            executed,
+            start_offsets: sources.map(|s| {
+                s.iter()
+                    .map(|s| s.get("startOffset").and_then(normalise_offset))
+                    .collect()
+            }),
+        }
+    }
+
+    /// Reads the text after "made progress: ": a complete JSON object, or (when the log was
+    /// cut) whatever fields are visible — then the start offsets count as not shown.
+    pub fn from_text(text: &str) -> Progress {
+        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
+            if v.is_object() {
+                return Progress::from_json(&v);
+            }
+        }
+        static FIELDS: OnceLock<[Regex; 4]> = OnceLock::new();
+        let [id, run, batch, rows] = FIELDS.get_or_init(|| {
+            [
+                Regex::new(r#""id"\s*:\s*"([^"]+)""#).expect("compiles"),
+                Regex::new(r#""runId"\s*:\s*"([^"]+)""#).expect("compiles"),
+                Regex::new(r#""batchId"\s*:\s*(\d+)"#).expect("compiles"),
+                Regex::new(r#""numInputRows"\s*:\s*(\d+)"#).expect("compiles"),
+            ]
+        });
+        let cap = |re: &Regex| re.captures(text).map(|c| c[1].to_owned());
+        let rows: i64 = cap(rows).and_then(|r| r.parse().ok()).unwrap_or(0);
+        Progress {
+            id: cap(id),
+            run_id: cap(run),
+            batch_id: cap(batch).and_then(|b| b.parse().ok()),
+            executed: rows > 0
+                || text.contains("\"numRowsTotal\"")
+                || text.contains("\"addBatch\""),
+            start_offsets: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_and_string_offsets_normalise_alike() {
+        let nested = Progress::from_text(
+            r#"{"id":"q","runId":"r","batchId":4,"numInputRows":3,"sources":[{"description":"KafkaV2[Subscribe[t]]","startOffset":{"t":{"0":42,"1":7}},"endOffset":{"t":{"0":45,"1":7}},"numInputRows":3}]}"#,
+        );
+        let string = Progress::from_json(&serde_json::json!({
+            "id":"q","runId":"r","batchId":4,
+            "sources":[{"startOffset":"{\"t\":{\"1\":7,\"0\":42}}","numInputRows":3}]
+        }));
+        assert_eq!(nested.start_offsets, string.start_offsets);
+        assert!(nested.executed && string.executed);
+        assert_eq!(nested.batch_id, Some(4));
+    }
+
+    #[test]
+    fn idle_trigger_is_not_a_batch() {
+        let p = Progress::from_json(&serde_json::json!({
+            "id":"q","batchId":4,"numInputRows":0,"stateOperators":[],
+            "durationMs":{"latestOffset":3,"triggerExecution":3},
+            "sources":[{"startOffset":{"logOffset":2},"endOffset":{"logOffset":2},"numInputRows":0}]
+        }));
+        assert!(!p.executed);
+        let no_data_batch = Progress::from_json(&serde_json::json!({
+            "id":"q","batchId":6,"numInputRows":0,"stateOperators":[{"numRowsTotal":4}],
+            "sources":[{"startOffset":{"logOffset":4},"numInputRows":0}]
+        }));
+        assert!(no_data_batch.executed);
+    }
+
+    #[test]
+    fn cut_progress_keeps_ids_but_not_offsets() {
+        let p = Progress::from_text("{\n  \"batchId\" : 4,\n  \"numInputRows\" : 10,\n    \"startOffset\" : {\n  ...[progress JSON trimmed]");
+        assert_eq!(p.batch_id, Some(4));
+        assert!(p.executed);
+        assert_eq!(p.start_offsets, None);
+    }
+
+    #[test]
+    fn depth_tracker_ignores_braces_in_strings() {
+        let mut d = JsonDepth::default();
+        assert!(!d.feed("{"));
+        assert!(!d.feed("  \"description\" : \"FileStreamSource[{x}]\","));
+        assert!(!d.feed("  \"sources\" : [ {"));
+        assert!(!d.feed("  } ]"));
+        assert!(d.feed("}"));
+    }
+}

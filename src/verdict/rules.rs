@@ -1,0 +1,432 @@
+//! The verdict rules as data: loads and validates a rule table (by default the embedded
+//! `default-rules.toml`) and matches a failure text against it.
+//!
+//! A rule only names what a failed restart was. It never decides `resumed` (that needs
+//! positive proof, see `classify.rs`) nor `timeout` (how a trial ended); the loader
+//! rejects rows that try. Matching is done on rare events (a failure block), never per
+//! log line, so clarity wins over speed here.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use super::Verdict;
+
+/// The rule table compiled into the binary (`src/verdict/default-rules.toml`).
+pub const DEFAULT_RULES_TOML: &str = include_str!("default-rules.toml");
+
+/// One row of the rule table: what it matches, the verdict it gives, and why.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Stable name, shown with the verdict.
+    pub id: String,
+    /// The verdict this rule gives.
+    pub verdict: Verdict,
+    /// The Spark versions that print the text.
+    pub spark: String,
+    /// Where the text comes from (Spark file and version, JIRA, connector file).
+    pub source: String,
+    /// One sentence a data engineer can act on.
+    pub remedy: String,
+    error_class: Vec<Regex>,
+    exception: Vec<Regex>,
+    message: Vec<Regex>,
+    frame: Vec<Regex>,
+}
+
+/// A validated rule table; order is priority (the first matching row wins).
+#[derive(Debug, Clone)]
+pub struct RuleTable {
+    rules: Vec<Rule>,
+}
+
+/// Why a rule table could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    /// The text is not TOML of the expected shape.
+    #[error("rule table is not valid TOML of the expected shape")]
+    Toml(#[source] toml::de::Error),
+    /// A row is invalid (the message names the row and the problem).
+    #[error("rule `{id}`: {problem}")]
+    Invalid {
+        /// The row's id (or its position when the id is empty).
+        id: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A pattern of a row does not compile.
+    #[error("rule `{id}`: {field} pattern `{pattern}` does not compile")]
+    Regex {
+        /// The row's id.
+        id: String,
+        /// `message`, `frame`, `exception` or `error_class`.
+        field: &'static str,
+        /// The pattern as written.
+        pattern: String,
+        /// The regex error.
+        #[source]
+        source: regex::Error,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    rule: Vec<RawRule>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    verdict: Verdict,
+    #[serde(default)]
+    error_class: Vec<String>,
+    #[serde(default)]
+    exception: Vec<String>,
+    #[serde(default)]
+    message: Vec<String>,
+    #[serde(default)]
+    frame: Vec<String>,
+    #[serde(default)]
+    spark: String,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    remedy: String,
+}
+
+/// The text a rule is matched against: the lines of one failure (exception, message,
+/// `Caused by` chain, frames), plus the error-class hint from the event log.
+#[derive(Debug, Clone, Default)]
+pub struct FailureText {
+    /// The lines, verbatim.
+    pub lines: Vec<String>,
+    /// `QueryTerminatedEvent.errorClassOnException`, consulted only when no row matches the text.
+    pub error_class_hint: Option<String>,
+}
+
+/// A row that matched, and the lines that made it match.
+#[derive(Debug, Clone)]
+pub struct RuleMatch<'t> {
+    /// The row.
+    pub rule: &'t Rule,
+    /// Indexes into [`FailureText::lines`] of the lines that matched the row's patterns.
+    pub lines: Vec<usize>,
+    /// Whether the row matched only through the event log's error-class hint.
+    pub by_hint: bool,
+}
+
+impl RuleTable {
+    /// The embedded default table, compiled once.
+    pub fn default_table() -> &'static RuleTable {
+        static TABLE: OnceLock<RuleTable> = OnceLock::new();
+        TABLE.get_or_init(|| {
+            RuleTable::parse(DEFAULT_RULES_TOML)
+                .expect("the embedded default-rules.toml is validated by a unit test")
+        })
+    }
+
+    /// Parses and validates a rule table written like `default-rules.toml`.
+    pub fn parse(text: &str) -> Result<RuleTable, RulesError> {
+        let raw: RawTable = toml::from_str(text).map_err(RulesError::Toml)?;
+        let mut rules = Vec::with_capacity(raw.rule.len());
+        let mut seen = std::collections::HashSet::new();
+        for (i, r) in raw.rule.into_iter().enumerate() {
+            let id = if r.id.trim().is_empty() {
+                format!("#{}", i + 1)
+            } else {
+                r.id.clone()
+            };
+            let invalid = |problem: &str| RulesError::Invalid {
+                id: id.clone(),
+                problem: problem.to_owned(),
+            };
+            if r.id.trim().is_empty() {
+                return Err(invalid("has no id"));
+            }
+            if !seen.insert(r.id.clone()) {
+                return Err(invalid("id is used by an earlier row"));
+            }
+            if matches!(r.verdict, Verdict::Resumed | Verdict::Timeout) {
+                return Err(invalid(
+                    "a rule cannot give `resumed` (needs proof from progress) or `timeout`",
+                ));
+            }
+            if r.source.trim().is_empty() {
+                return Err(invalid("has no source (Spark file and version, or JIRA)"));
+            }
+            if r.spark.trim().is_empty() {
+                return Err(invalid("names no Spark versions"));
+            }
+            if r.remedy.trim().is_empty() {
+                return Err(invalid("has no remedy"));
+            }
+            if r.error_class.is_empty()
+                && r.exception.is_empty()
+                && r.message.is_empty()
+                && r.frame.is_empty()
+            {
+                return Err(invalid(
+                    "matches nothing (no error_class, exception, message or frame)",
+                ));
+            }
+            let compile = |field: &'static str, pattern: &str, re: String| {
+                Regex::new(&re).map_err(|source| RulesError::Regex {
+                    id: id.clone(),
+                    field,
+                    pattern: pattern.to_owned(),
+                    source,
+                })
+            };
+            let mut error_class = Vec::new();
+            for c in &r.error_class {
+                if c.is_empty()
+                    || !c.trim_end_matches('*').chars().all(|ch| {
+                        ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_' || ch == '.'
+                    })
+                {
+                    return Err(invalid(&format!("error_class `{c}` is not an error class (UPPER_SNAKE, optional .SUB, optional trailing *)")));
+                }
+                let re = match c.strip_suffix('*') {
+                    Some(prefix) => format!(r"\[{}[A-Z0-9_.]*\]", regex::escape(prefix)),
+                    None => format!(r"\[{}(?:\.[A-Z0-9_]+)?\]", regex::escape(c)),
+                };
+                error_class.push(compile("error_class", c, re)?);
+            }
+            let mut exception = Vec::new();
+            for e in &r.exception {
+                if e.is_empty() || e.contains(char::is_whitespace) {
+                    return Err(invalid(&format!("exception `{e}` is not a class name")));
+                }
+                let re = format!(r"(?m)(?:^|[\s.(:$])(?:{})(?::|\s*$)", regex::escape(e));
+                exception.push(compile("exception", e, re)?);
+            }
+            let mut message = Vec::new();
+            for m in &r.message {
+                message.push(compile("message", m, m.clone())?);
+            }
+            let mut frame = Vec::new();
+            for f in &r.frame {
+                frame.push(compile("frame", f, f.clone())?);
+            }
+            rules.push(Rule {
+                id: r.id,
+                verdict: r.verdict,
+                spark: r.spark,
+                source: r.source,
+                remedy: r.remedy,
+                error_class,
+                exception,
+                message,
+                frame,
+            });
+        }
+        if rules.is_empty() {
+            return Err(RulesError::Invalid {
+                id: "-".into(),
+                problem: "the table has no rules".into(),
+            });
+        }
+        Ok(RuleTable { rules })
+    }
+
+    /// The rows, in priority order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The first row matching `text`; when none matches the text, the first row whose
+    /// `error_class` matches the event log's hint (and that has no other matcher).
+    pub fn first_match<'t>(&'t self, text: &FailureText) -> Option<RuleMatch<'t>> {
+        let joined = text.lines.join("\n");
+        let frames: Vec<(usize, &str)> = text
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| is_frame(l))
+            .map(|(i, l)| (i, l.as_str()))
+            .collect();
+        for rule in &self.rules {
+            if let Some(lines) = rule.matches(text, &joined, &frames) {
+                return Some(RuleMatch {
+                    rule,
+                    lines,
+                    by_hint: false,
+                });
+            }
+        }
+        let hint = text.error_class_hint.as_deref()?;
+        let bracketed = format!("[{hint}]");
+        self.rules
+            .iter()
+            .find(|r| {
+                !r.error_class.is_empty()
+                    && r.exception.is_empty()
+                    && r.message.is_empty()
+                    && r.frame.is_empty()
+                    && r.error_class.iter().any(|re| re.is_match(&bracketed))
+            })
+            .map(|rule| RuleMatch {
+                rule,
+                lines: Vec::new(),
+                by_hint: true,
+            })
+    }
+}
+
+impl Rule {
+    /// Every given matcher kind must match (any pattern within a kind); returns the lines
+    /// that matched.
+    fn matches(
+        &self,
+        text: &FailureText,
+        joined: &str,
+        frames: &[(usize, &str)],
+    ) -> Option<Vec<usize>> {
+        let mut hit_lines = Vec::new();
+        for kind in [&self.error_class, &self.exception, &self.message] {
+            if kind.is_empty() {
+                continue;
+            }
+            let mut any = false;
+            for re in kind.iter() {
+                if let Some(m) = re.find(joined) {
+                    any = true;
+                    hit_lines.push(line_of(joined, m.start(), &text.lines));
+                }
+            }
+            if !any {
+                return None;
+            }
+        }
+        if !self.frame.is_empty() {
+            let hit = frames
+                .iter()
+                .find(|(_, l)| self.frame.iter().any(|re| re.is_match(l)))?;
+            hit_lines.push(hit.0);
+        }
+        hit_lines.sort_unstable();
+        hit_lines.dedup();
+        Some(hit_lines)
+    }
+}
+
+/// Index of the line holding byte `pos` of `joined` (the lines joined by `\n`).
+fn line_of(joined: &str, pos: usize, lines: &[String]) -> usize {
+    let idx = joined.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count();
+    idx.min(lines.len().saturating_sub(1))
+}
+
+/// A Java stack frame line: `at pkg.Class.method(File.java:12)`, any indentation.
+pub(crate) fn is_frame(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("at ") && t.contains('(')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> FailureText {
+        FailureText {
+            lines: s.lines().map(str::to_owned).collect(),
+            error_class_hint: None,
+        }
+    }
+
+    #[test]
+    fn default_table_loads_and_every_row_is_documented() {
+        let table = RuleTable::parse(DEFAULT_RULES_TOML).expect("default rules load");
+        assert!(table.rules().len() > 30);
+        for r in table.rules() {
+            assert!(!r.source.trim().is_empty(), "{} has no source", r.id);
+            assert!(!r.remedy.trim().is_empty(), "{} has no remedy", r.id);
+            assert!(!r.spark.trim().is_empty(), "{} names no versions", r.id);
+            assert!(
+                r.remedy.ends_with('.'),
+                "{}: remedy is one sentence ending in '.'",
+                r.id
+            );
+        }
+    }
+
+    #[test]
+    fn rows_that_claim_resumed_are_rejected() {
+        let err = RuleTable::parse(
+            "[[rule]]\nid='x'\nverdict='resumed'\nmessage=['progress']\nspark='all'\nsource='s'\nremedy='r.'\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("cannot give `resumed`"), "{err}");
+    }
+
+    #[test]
+    fn rows_without_a_source_are_rejected() {
+        let err = RuleTable::parse(
+            "[[rule]]\nid='x'\nverdict='plan-change'\nmessage=['a']\nspark='all'\nremedy='r.'\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no source"), "{err}");
+    }
+
+    #[test]
+    fn bad_regex_names_the_row() {
+        let err = RuleTable::parse(
+            "[[rule]]\nid='broken'\nverdict='plan-change'\nmessage=['(']\nspark='all'\nsource='s'\nremedy='r.'\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("broken"), "{err}");
+    }
+
+    #[test]
+    fn error_class_matches_class_and_subclass() {
+        let t = RuleTable::default_table();
+        let m = t
+            .first_match(&text("java.lang.IllegalStateException: Failed to read log file /c/offsets/3. [INVALID_LOG_VERSION.MAX_SUPPORTED_VERSION] UnsupportedLogVersion. The maximum supported log version is v1, but encountered v99. SQLSTATE: KD002"))
+            .unwrap();
+        assert_eq!(m.rule.id, "log-version-too-new-4x");
+        assert_eq!(m.rule.verdict, Verdict::OffsetLogError);
+    }
+
+    #[test]
+    fn json_parse_error_is_recognised_by_its_frame() {
+        let t = RuleTable::default_table();
+        let m = t
+            .first_match(&text(
+                "com.fasterxml.jackson.core.io.JsonEOFException: Unexpected end-of-input in field name\n\tat com.fasterxml.jackson.core.base.ParserMinimalBase._reportInvalidEOF(ParserMinimalBase.java:682)\n\tat org.apache.spark.sql.execution.streaming.CommitLog.deserialize(CommitLog.scala:61)",
+            ))
+            .unwrap();
+        assert_eq!(m.rule.id, "log-file-json-unreadable");
+        // Without the frame, a JSON error says nothing about the checkpoint.
+        assert!(t
+            .first_match(&text("com.fasterxml.jackson.core.io.JsonEOFException: Unexpected end-of-input in field name"))
+            .is_none());
+    }
+
+    #[test]
+    fn benign_version_change_warnings_match_nothing() {
+        let t = RuleTable::default_table();
+        for l in [
+            "WARN OffsetSeqMetadata: Conf 'spark.sql.streaming.stateStore.encodingFormat' was not found in the offset log, using default value 'unsaferow'",
+            "WARN OffsetSeqMetadata: Updating the value of conf 'spark.sql.streaming.stateStore.providerClass' in current session from 'a' to 'b'.",
+            "WARN HDFSBackedStateStoreProvider: The state for version 4 doesn't exist in loadedMaps. Reading snapshot file and delta files if needed...Note that this is normal for the first batch of starting query.",
+            "WARN StateMetadataPartitionReader: Failed to find operator metadata for path=file:/c with exception=java.io.FileNotFoundException: File file:/c/state/0/_metadata/metadata does not exist",
+        ] {
+            assert!(t.first_match(&text(l)).is_none(), "{l}");
+        }
+    }
+
+    #[test]
+    fn hint_is_used_only_when_text_says_nothing() {
+        let t = RuleTable::default_table();
+        let mut ft = text("org.apache.spark.SparkException: something opaque");
+        ft.error_class_hint = Some("STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE".into());
+        let m = t.first_match(&ft).unwrap();
+        assert!(m.by_hint);
+        assert_eq!(m.rule.verdict, Verdict::StateStoreError);
+    }
+}

@@ -1,0 +1,767 @@
+//! The incremental watcher a trial feeds while Spark runs: driver-log lines (stderr and
+//! stdout, in any interleaving) and event-log lines go in; a [`Classification`] comes out
+//! as soon as the verdict is certain, or from [`Watcher::finish`] when the driver ended.
+//!
+//! It does not read files, spawn processes or measure time: the caller owns those and says
+//! how the driver ended ([`Ended`]). [`classify`](super::classify()) is this watcher fed a
+//! whole log, so both paths give the same verdict for the same lines.
+//!
+//! # When a verdict is certain
+//!
+//! | line or event                                                               | verdict |
+//! |-----------------------------------------------------------------------------|---------|
+//! | a progress report that proves the resume (see `classify.rs`)                 | `resumed`, at once |
+//! | a progress report with restarted batch ids or other start offsets             | `started-fresh`, at once |
+//! | ERROR "Query … terminated with error" of this query, once its exception and `Caused by` chain ended (the next record starts) | by the rules |
+//! | a PySpark traceback, `Exception in thread "main"` (or the query's stream thread), a JVM/container start failure, once complete | by the rules |
+//! | `QueryTerminatedEvent` of this query with an exception                      | by the rules, at once (the event holds the whole text) |
+//!
+//! Everything else waits for [`Watcher::finish`]. Executor ERRORs are kept (bounded) as
+//! context: tasks are retried, so they alone decide nothing.
+//!
+//! # Speed
+//!
+//! Most lines of a driver log can never matter. Outside an open block, a line costs one
+//! copy into the evidence ring and one SIMD multi-literal search for the anchors
+//! ([`scan::has_anchor`]); only lines with an anchor are parsed.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::classify::{
+    clip, clip_owned, dedup_keep_order, judge_failure, judge_progress, starting_offsets_hint,
+    Ended, ProgressJudgement, RunFacts,
+};
+use super::progress::{JsonDepth, Progress};
+use super::rules::RuleTable;
+use super::scan::{self, Level};
+use super::{BatchId, Classification, TrialContext, Verdict};
+
+/// Recent lines kept verbatim (clipped) as evidence for endings without a decisive line.
+const RECENT_LINES: usize = 32;
+/// Lines kept per failure block (frames beyond [`FRAMES_PER_CAUSE`] per cause are dropped).
+const BLOCK_MAX_LINES: usize = 600;
+/// Frames kept after each exception header / `Caused by`.
+const FRAMES_PER_CAUSE: usize = 40;
+/// Failure blocks kept as context before the decisive one.
+const EARLIER_BLOCKS: usize = 24;
+/// Longest progress JSON collected (bytes); longer reports are read as cut.
+const PROGRESS_MAX_BYTES: usize = 4 << 20;
+
+/// Watches one restart; see the module docs.
+#[derive(Debug)]
+pub struct Watcher {
+    ctx: TrialContext,
+    rules: &'static RuleTable,
+    decided: Option<Classification>,
+    announced: bool,
+    recent: VecDeque<String>,
+    open: Option<Block>,
+    facts: Facts,
+}
+
+#[derive(Debug, Default)]
+struct Facts {
+    driver_started: bool,
+    /// The start line of this query (id = checkpoint's id, or any when unknown).
+    query_start: Option<String>,
+    /// Whether the last "Starting … [id = …]" line was this query's.
+    last_start_is_ours: Option<bool>,
+    /// Ids of other queries seen (bounded).
+    other_ids: Vec<String>,
+    other_evidence: Option<String>,
+    fresh_start: Option<String>,
+    resuming_at: Option<(u64, String)>,
+    first_batch: Option<u64>,
+    unproven: Option<(String, Vec<String>)>,
+    earlier: VecDeque<Vec<String>>,
+    error_class_hint: Option<String>,
+    ended_normally: Option<String>,
+    unmatched_top: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// ERROR "Query … terminated with error" (`ours`: this query's).
+    Termination { ours: bool },
+    /// Python `Traceback (most recent call last):` (PySpark prints it on stdout).
+    Traceback,
+    /// `Exception in thread "…"` (`terminal`: main, or this query's stream thread).
+    ThreadDeath { terminal: bool },
+    /// JVM launcher or container runtime failure.
+    Startup,
+    /// Any other ERROR/FATAL record, or a bare exception / stack frame.
+    Failure,
+    /// A "Streaming query made progress" JSON being collected.
+    Progress,
+}
+
+#[derive(Debug)]
+struct Block {
+    kind: Kind,
+    lines: Vec<String>,
+    frames_run: usize,
+    omitted: usize,
+    json: String,
+    depth: JsonDepth,
+}
+
+impl Block {
+    fn new(kind: Kind, first: &str) -> Block {
+        Block {
+            kind,
+            lines: vec![first.trim_end().to_owned()],
+            frames_run: 0,
+            omitted: 0,
+            json: String::new(),
+            depth: JsonDepth::default(),
+        }
+    }
+
+    fn is_terminal(&self) -> bool {
+        match self.kind {
+            Kind::Termination { ours } => ours,
+            Kind::ThreadDeath { terminal } => terminal,
+            Kind::Traceback | Kind::Startup => true,
+            Kind::Failure | Kind::Progress => false,
+        }
+    }
+
+    /// Adds a continuation line, keeping every message/cause line and a bounded run of frames.
+    fn push(&mut self, line: &str) {
+        if self.lines.len() >= BLOCK_MAX_LINES {
+            self.omitted += 1;
+            return;
+        }
+        if super::rules::is_frame(line) {
+            self.frames_run += 1;
+            if self.frames_run > FRAMES_PER_CAUSE {
+                self.omitted += 1;
+                return;
+            }
+        } else {
+            self.frames_run = 0;
+        }
+        self.lines.push(line.trim_end().to_owned());
+    }
+
+    /// Adds a line of progress JSON; `true` once the JSON object closed.
+    fn push_json(&mut self, line: &str) -> bool {
+        if self.json.len() > PROGRESS_MAX_BYTES {
+            return false;
+        }
+        if self.lines.len() < 64 && (line.contains("\"batchId\"") || line.contains("\"id\"")) {
+            self.lines.push(clip_owned(line));
+        }
+        self.json.push('\n');
+        self.json.push_str(line);
+        self.depth.feed(line)
+    }
+}
+
+impl Watcher {
+    /// A watcher for a restart of the checkpoint described by `ctx`, with the default rules.
+    pub fn new(ctx: TrialContext) -> Watcher {
+        Watcher::with_rules(ctx, RuleTable::default_table())
+    }
+
+    /// A watcher using another rule table (e.g. a scenario's).
+    pub fn with_rules(ctx: TrialContext, rules: &'static RuleTable) -> Watcher {
+        Watcher {
+            ctx,
+            rules,
+            decided: None,
+            announced: false,
+            recent: VecDeque::with_capacity(RECENT_LINES),
+            open: None,
+            facts: Facts::default(),
+        }
+    }
+
+    /// The checkpoint facts this watcher judges against.
+    pub fn context(&self) -> &TrialContext {
+        &self.ctx
+    }
+
+    /// The most recent driver-log lines (clipped), oldest first.
+    pub fn recent_lines(&self) -> impl Iterator<Item = &str> {
+        self.recent.iter().map(String::as_str)
+    }
+
+    /// The verdict, if already certain (it is also returned once by `push_*`).
+    pub fn verdict(&self) -> Option<&Classification> {
+        self.decided.as_ref()
+    }
+
+    /// Feeds one driver-log line (without its newline). Returns the classification the
+    /// first time the verdict becomes certain, `None` otherwise.
+    pub fn push_line(&mut self, line: &str) -> Option<Classification> {
+        if self.decided.is_some() {
+            return None;
+        }
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        self.remember(line);
+        if line.trim_start().starts_with('{') && scan::is_json_record(line) {
+            if scan::has_anchor(line) || self.open.is_some() {
+                if let Some(lines) = scan::json_record_lines(line) {
+                    for l in &lines {
+                        self.feed(l);
+                        if self.decided.is_some() {
+                            break;
+                        }
+                    }
+                    return self.announce();
+                }
+            } else {
+                return None;
+            }
+        }
+        self.feed(line);
+        self.announce()
+    }
+
+    /// Feeds one event-log line (a JSON object). Only `StreamingQueryListener$Query*Event`s
+    /// are read; other events are skipped without parsing.
+    pub fn push_event(&mut self, json_line: &str) -> Option<Classification> {
+        if self.decided.is_some() || !json_line.contains("StreamingQueryListener$Query") {
+            return None;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(json_line.trim()) else {
+            return None;
+        };
+        let event = v.get("Event").and_then(Value::as_str).unwrap_or("");
+        let kind = event.rsplit('$').next().unwrap_or("");
+        let raw = clip_owned(json_line);
+        match kind {
+            "QueryStartedEvent" => {
+                let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+                self.on_query_start(id, format!("event log: {raw}"));
+            }
+            "QueryProgressEvent" => {
+                if let Some(p) = v.get("progress") {
+                    let progress = Progress::from_json(p);
+                    let summary =
+                        format!(
+                        "event log: QueryProgressEvent id={} runId={} batchId={} startOffsets={}",
+                        progress.id.as_deref().unwrap_or("?"),
+                        progress.run_id.as_deref().unwrap_or("?"),
+                        progress.batch_id.map_or_else(|| "?".into(), |b| b.to_string()),
+                        progress
+                            .start_offsets
+                            .as_deref()
+                            .map_or_else(|| "?".into(), super::classify::show_offsets)
+                    );
+                    self.on_progress(progress, vec![summary]);
+                }
+            }
+            "QueryTerminatedEvent" => {
+                let id = v.get("id").and_then(Value::as_str);
+                let ours = match (&self.ctx.query_id, id) {
+                    (Some(want), Some(got)) => want == got,
+                    _ => true,
+                };
+                let hint = v
+                    .get("errorClassOnException")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                match v.get("exception").and_then(Value::as_str) {
+                    Some(exc) if !exc.is_empty() => {
+                        let mut b = Block::new(
+                            Kind::Termination { ours },
+                            "event log: QueryTerminatedEvent with exception",
+                        );
+                        for l in exc.lines() {
+                            b.push(l);
+                        }
+                        if ours {
+                            self.facts.error_class_hint = hint;
+                        }
+                        self.close(b);
+                    }
+                    _ if ours => self.facts.ended_normally = Some(format!("event log: {raw}")),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        self.announce()
+    }
+
+    /// The verdict once the driver ended (or the trial stopped waiting). Returns the
+    /// already-certain verdict if there was one.
+    pub fn finish(mut self, ended: Ended) -> Classification {
+        if let Some(b) = self.open.take() {
+            self.close(b);
+        }
+        if let Some(c) = self.decided.take() {
+            return c;
+        }
+        self.decide_at_end(ended)
+    }
+
+    // ---- internals -------------------------------------------------------------------
+
+    fn announce(&mut self) -> Option<Classification> {
+        match &self.decided {
+            Some(c) if !self.announced => {
+                self.announced = true;
+                Some(c.clone())
+            }
+            _ => None,
+        }
+    }
+
+    fn remember(&mut self, line: &str) {
+        let mut slot = if self.recent.len() == RECENT_LINES {
+            self.recent.pop_front().unwrap_or_default()
+        } else {
+            String::new()
+        };
+        slot.clear();
+        slot.push_str(clip(line));
+        self.recent.push_back(slot);
+    }
+
+    fn feed(&mut self, line: &str) {
+        if let Some(block) = self.open.as_mut() {
+            if !scan::is_record_start(line) {
+                if block.kind == Kind::Progress {
+                    if block.push_json(line) {
+                        let b = self.open.take().expect("open block");
+                        self.close(b);
+                    }
+                } else {
+                    block.push(line);
+                }
+                return;
+            }
+            let b = self.open.take().expect("open block");
+            self.close(b);
+            if self.decided.is_some() {
+                return;
+            }
+        }
+        self.scan(line);
+    }
+
+    /// A line that is not the continuation of an open block.
+    fn scan(&mut self, line: &str) {
+        if !scan::has_anchor(line) {
+            return;
+        }
+        if let Some(h) = scan::parse_header(line) {
+            self.scan_record(line, h.level, h.msg);
+            return;
+        }
+        let t = line.trim_start();
+        if t.starts_with("Traceback (most recent call last)") {
+            self.open = Some(Block::new(Kind::Traceback, line));
+        } else if let Some(rest) = t.strip_prefix("Exception in thread \"") {
+            let thread = rest.split('"').next().unwrap_or("");
+            let terminal = thread == "main"
+                || (thread.starts_with("stream execution thread")
+                    && self.is_ours(scan::parse_pretty_id(thread).0.as_deref()));
+            self.open = Some(Block::new(Kind::ThreadDeath { terminal }, line));
+        } else if t.starts_with("Spark Command:") {
+            self.facts.driver_started = true;
+        } else if scan::is_startup_failure(t) {
+            self.open = Some(Block::new(Kind::Startup, line));
+        } else if super::rules::is_frame(t) || scan::is_exception_header(t) {
+            self.open = Some(Block::new(Kind::Failure, line));
+        }
+    }
+
+    fn scan_record(&mut self, line: &str, level: Level, msg: &str) {
+        if let Some(p) = msg.find("made progress: ") {
+            let mut b = Block::new(Kind::Progress, line);
+            let json = &msg[p + "made progress: ".len()..];
+            b.json.push_str(json);
+            if b.depth.feed(json) {
+                self.close(b);
+            } else {
+                self.open = Some(b);
+            }
+            return;
+        }
+        if msg.starts_with("Running Spark version") {
+            self.facts.driver_started = true;
+            return;
+        }
+        if level >= Level::Error {
+            if msg.contains("terminated with error") {
+                let ours = self.is_ours(scan::parse_pretty_id(msg).0.as_deref());
+                self.open = Some(Block::new(Kind::Termination { ours }, line));
+            } else {
+                self.open = Some(Block::new(Kind::Failure, line));
+            }
+            return;
+        }
+        if msg.starts_with("Starting new streaming query") {
+            if self.facts.last_start_is_ours != Some(false) {
+                self.facts.fresh_start = Some(clip_owned(line));
+            }
+        } else if let Some(rest) = msg.strip_prefix("Resuming at batch ") {
+            if self.facts.last_start_is_ours != Some(false) {
+                let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(n) = n.parse() {
+                    self.facts.resuming_at = Some((n, clip_owned(line)));
+                }
+            }
+        } else if msg.starts_with("Starting ") && msg.contains("[id = ") {
+            let id = scan::parse_pretty_id(msg).0;
+            self.on_query_start(id, clip_owned(line));
+        }
+    }
+
+    fn is_ours(&self, id: Option<&str>) -> bool {
+        match (&self.ctx.query_id, id) {
+            (Some(want), Some(got)) => want == got,
+            _ => true,
+        }
+    }
+
+    fn on_query_start(&mut self, id: Option<String>, evidence: String) {
+        let ours = self.is_ours(id.as_deref());
+        self.facts.last_start_is_ours = Some(ours);
+        if ours {
+            self.facts.query_start.get_or_insert(evidence);
+        } else if let Some(id) = id {
+            self.note_other(id, evidence);
+        }
+    }
+
+    fn note_other(&mut self, id: String, evidence: String) {
+        if self.facts.other_ids.len() < 8 && !self.facts.other_ids.contains(&id) {
+            self.facts.other_ids.push(id);
+        }
+        self.facts.other_evidence.get_or_insert(evidence);
+    }
+
+    fn close(&mut self, b: Block) {
+        match b.kind {
+            Kind::Progress => {
+                let p = Progress::from_text(&b.json);
+                let mut ev = b.lines;
+                if let Some(offs) = &p.start_offsets {
+                    ev.push(format!(
+                        "startOffsets = {}",
+                        super::classify::show_offsets(offs)
+                    ));
+                }
+                self.on_progress(p, ev);
+            }
+            _ if b.is_terminal() => self.decide_failure(b),
+            _ => {
+                if self.facts.earlier.len() == EARLIER_BLOCKS {
+                    self.facts.earlier.pop_front();
+                }
+                self.facts.earlier.push_back(b.lines);
+            }
+        }
+    }
+
+    fn on_progress(&mut self, p: Progress, evidence: Vec<String>) {
+        let resuming_at = self.facts.resuming_at.as_ref().map(|r| r.0);
+        let j = judge_progress(&self.ctx, &p, resuming_at, self.facts.fresh_start.is_some());
+        if j == ProgressJudgement::OtherQuery {
+            if let Some(id) = p.id {
+                self.note_other(id, evidence.first().cloned().unwrap_or_default());
+            }
+            return;
+        }
+        if p.executed && self.facts.first_batch.is_none() {
+            self.facts.first_batch = p.batch_id;
+        }
+        let mut ev = Vec::new();
+        ev.extend(self.facts.query_start.clone());
+        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
+        ev.extend(evidence);
+        match j {
+            ProgressJudgement::Resumed {
+                rule,
+                offsets_match,
+            } => {
+                let remedy = if offsets_match == Some(true) {
+                    ev.push(format!(
+                        "start offsets equal the checkpoint's committed offsets {}",
+                        super::classify::show_offsets(&self.ctx.committed_offsets)
+                    ));
+                    "Safe to restart on this version: the first batch after the restart continued from the checkpoint's committed offsets.".to_owned()
+                } else {
+                    ev.push("start offsets NOT checked: the checkpoint's committed offsets are unknown (give --checkpoint); batch ids continue Spark's own \"Resuming at batch N\"".into());
+                    "Batch ids continue the checkpoint; rerun with --checkpoint to prove the start offsets too before relying on it.".to_owned()
+                };
+                self.decide(Verdict::Resumed, rule, ev, remedy, offsets_match, None);
+            }
+            ProgressJudgement::StartedFresh {
+                rule,
+                reason,
+                offsets_match,
+            } => {
+                ev.extend(self.facts.fresh_start.clone());
+                ev.push(reason);
+                self.decide(
+                    Verdict::StartedFresh,
+                    rule,
+                    ev,
+                    "The restarted query did not use the checkpoint: check that the job's checkpointLocation points at the checkpoint copy and that nothing deletes or replaces it.".into(),
+                    offsets_match,
+                    None,
+                );
+            }
+            ProgressJudgement::NotProof(reason) => self.facts.unproven = Some((reason, ev)),
+            ProgressJudgement::OtherQuery => {}
+        }
+    }
+
+    fn decide_failure(&mut self, b: Block) {
+        let facts = self.run_facts();
+        let earlier: Vec<&[String]> = self.facts.earlier.iter().map(Vec::as_slice).collect();
+        let j = judge_failure(
+            self.rules,
+            &self.ctx,
+            &b.lines,
+            &earlier,
+            self.facts.error_class_hint.as_deref(),
+            facts,
+        );
+        if let Some(fresh) = self.facts.fresh_start.clone() {
+            let mut ev = vec![fresh];
+            ev.extend(j.evidence);
+            ev.push(format!(
+                "the query failed ({} by rule {}) after starting without the checkpoint's offsets",
+                j.verdict, j.rule
+            ));
+            self.decide(
+                Verdict::StartedFresh,
+                "new-query-started",
+                ev,
+                "Spark found no offset log and started a new query: check that the job's checkpointLocation points at the checkpoint copy.".into(),
+                None,
+                j.error_class,
+            );
+            return;
+        }
+        let mut ev = Vec::new();
+        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
+        ev.extend(j.evidence);
+        if b.omitted > 0 {
+            ev.push(format!(
+                "({} stack lines of this failure not kept)",
+                b.omitted
+            ));
+        }
+        self.decide(j.verdict, &j.rule, ev, j.remedy, None, j.error_class);
+    }
+
+    fn run_facts(&self) -> RunFacts {
+        RunFacts {
+            driver_started: self.facts.driver_started,
+            query_started: self.facts.query_start.is_some(),
+        }
+    }
+
+    fn decide(
+        &mut self,
+        verdict: Verdict,
+        rule: &str,
+        mut evidence: Vec<String>,
+        mut remedy: String,
+        start_offsets_match: Option<bool>,
+        error_class: Option<String>,
+    ) {
+        dedup_keep_order(&mut evidence);
+        if matches!(
+            verdict,
+            Verdict::StateStoreError
+                | Verdict::OffsetLogError
+                | Verdict::PlanChange
+                | Verdict::UnclassifiedFailure
+        ) {
+            if let Some(hint) = starting_offsets_hint(&self.ctx) {
+                remedy = format!("{remedy} {hint}");
+            }
+        }
+        self.decided = Some(Classification {
+            verdict,
+            rule: rule.to_owned(),
+            evidence,
+            last_committed_batch: self.ctx.last_committed_batch,
+            first_batch_after_restart: self.facts.first_batch.map(BatchId),
+            start_offsets_match,
+            remedy,
+            resuming_at: self.facts.resuming_at.as_ref().map(|r| BatchId(r.0)),
+            error_class,
+        });
+    }
+
+    /// The driver ended without a certain verdict (decision table in order).
+    fn decide_at_end(mut self, ended: Ended) -> Classification {
+        let ending = match ended {
+            Ended::Exited(Some(c)) => format!("driver exited with code {c}"),
+            Ended::Exited(None) => "driver ended (killed, or exit code unknown)".into(),
+            Ended::TimedOut(secs) => format!("no verdict within {secs} s"),
+            Ended::EndOfInput => "end of the log".into(),
+        };
+        let recent: Vec<String> = self
+            .recent
+            .iter()
+            .rev()
+            .take(6)
+            .rev()
+            .map(|l| clip_owned(l))
+            .collect();
+        // 1. Spark said it started a new query: whatever followed, the checkpoint was not used.
+        if let Some(fresh) = self.facts.fresh_start.clone() {
+            self.decide(
+                Verdict::StartedFresh,
+                "new-query-started",
+                vec![fresh, ending],
+                "Spark found no offset log and started a new query: check that the job's checkpointLocation points at the checkpoint copy.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        // 2. Only other query ids ran: the checkpoint's query never started.
+        if self.ctx.query_id.is_some()
+            && self.facts.query_start.is_none()
+            && !self.facts.other_ids.is_empty()
+        {
+            let mut ev: Vec<String> = self.facts.other_evidence.iter().cloned().collect();
+            ev.push(format!(
+                "the checkpoint's query id is {}, but only {} ran: the checkpoint was not used ({ending})",
+                self.ctx.query_id.as_deref().unwrap_or(""),
+                self.facts.other_ids.join(", ")
+            ));
+            self.decide(
+                Verdict::StartedFresh,
+                "query-id-differs",
+                ev,
+                "The query ran under another id, so it did not read this checkpoint's metadata: check the job's checkpointLocation.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        // 3. Failures seen without a terminal line: the rules over all of them.
+        if !self.facts.earlier.is_empty() {
+            let mut blocks: Vec<Vec<String>> = self.facts.earlier.iter().cloned().collect();
+            let primary = blocks.pop().unwrap_or_default();
+            let refs: Vec<&[String]> = blocks.iter().map(Vec::as_slice).collect();
+            let j = judge_failure(
+                self.rules,
+                &self.ctx,
+                &primary,
+                &refs,
+                self.facts.error_class_hint.as_deref(),
+                self.run_facts(),
+            );
+            if j.rule != "no-rule-matched"
+                && !(j.rule == "failed-before-query-start" && ended == Ended::EndOfInput)
+            {
+                let mut ev = j.evidence;
+                ev.push(format!("({ending}; no query termination line was seen)"));
+                self.decide(j.verdict, &j.rule, ev, j.remedy, None, j.error_class);
+                return self.decided.take().expect("decided");
+            }
+            self.facts.unmatched_top = Some(j.evidence);
+        }
+        let mut ev: Vec<String> = Vec::new();
+        ev.extend(self.facts.query_start.clone());
+        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
+        // 4. Out of time.
+        if let Ended::TimedOut(_) = ended {
+            if let Some((reason, pev)) = self.facts.unproven.clone() {
+                ev.extend(pev);
+                ev.push(format!("not proof of resume: {reason}"));
+            }
+            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+            ev.extend(recent);
+            ev.push(ending);
+            self.decide(
+                Verdict::Timeout,
+                "no-outcome-before-timeout",
+                ev,
+                "No batch completed and no failure was logged in time: raise the trial timeout, make sure the source has new data, and keep INFO logging for org.apache.spark.sql.execution.streaming.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        let exited = matches!(ended, Ended::Exited(_));
+        // 5. Spark never showed up, or the query never started.
+        if exited
+            && !self.facts.driver_started
+            && self.facts.query_start.is_none()
+            && self.facts.unmatched_top.is_none()
+        {
+            ev.extend(recent);
+            ev.push(ending);
+            self.decide(
+                Verdict::EnvironmentError,
+                "spark-did-not-start",
+                ev,
+                "The driver ended without any Spark output: check the Spark image, the launch command and the container logs.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        if exited && self.facts.driver_started && self.facts.query_start.is_none() {
+            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+            ev.extend(recent);
+            ev.push(ending);
+            self.decide(
+                Verdict::EnvironmentError,
+                "failed-before-query-start",
+                ev,
+                "The driver ended before the streaming query started, so the restart was not tested: fix the job or its environment (see the evidence) and rehearse again.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        // 6. An exception no rule knows.
+        if let Some(top) = self.facts.unmatched_top.clone() {
+            ev.extend(top);
+            ev.push(ending);
+            self.decide(
+                Verdict::UnclassifiedFailure,
+                "no-rule-matched",
+                ev,
+                "No rule knows this failure: read the top exception in the evidence, and consider adding a rule for it.".into(),
+                None,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
+        // 7. Progress that proves nothing, or no batch at all: never `resumed`.
+        let (rule, remedy) = if let Some((reason, pev)) = self.facts.unproven.clone() {
+            ev.extend(pev);
+            ev.push(format!("not proof of resume: {reason}"));
+            (
+                "no-resume-proof",
+                "The log does not prove the restart continued the checkpoint: keep INFO logging for org.apache.spark.sql.execution.streaming (uncut progress reports), give --checkpoint and --event-log, and rehearse again.",
+            )
+        } else {
+            (
+                "no-batch-after-restart",
+                "No micro-batch completed after the restart and no failure was logged: make sure the source has new data and that the log keeps INFO for org.apache.spark.sql.execution.streaming.",
+            )
+        };
+        ev.extend(self.facts.ended_normally.clone());
+        ev.extend(recent);
+        ev.push(ending);
+        self.decide(
+            Verdict::UnclassifiedFailure,
+            rule,
+            ev,
+            remedy.into(),
+            None,
+            None,
+        );
+        self.decided.take().expect("decided")
+    }
+}
