@@ -27,7 +27,52 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(rehearse::exit::SUCCESS)
         }
         Command::Images(cmd) => images_cmd::run(cmd),
-        Command::Run(_) | Command::Classify(_) | Command::Gc => {
+        Command::Classify(args) => {
+            use std::io::Write as _;
+            // Until checkpoint::Inspection::trial_context() lands, a small reader in verdict/.
+            let ctx = match &args.checkpoint {
+                Some(dir) => match rehearse::verdict::trial_context_from_dir(dir) {
+                    Ok(ctx) => ctx,
+                    Err(err) => {
+                        let cause = std::error::Error::source(&err)
+                            .map(|c| format!(": {c}"))
+                            .unwrap_or_default();
+                        eprintln!("error: {err}{cause}");
+                        return Ok(rehearse::exit::BAD_INPUT);
+                    }
+                },
+                None => rehearse::verdict::TrialContext::default(),
+            };
+            let c = match rehearse::verdict::classify_files(
+                &args.driver_log,
+                args.event_log.as_deref(),
+                ctx,
+            ) {
+                Ok(c) => c,
+                Err(err) => {
+                    let cause = std::error::Error::source(&err)
+                        .map(|c| format!(": {c}"))
+                        .unwrap_or_default();
+                    eprintln!("error: {err}{cause}");
+                    return Ok(rehearse::exit::BAD_INPUT);
+                }
+            };
+            let mut out = std::io::stdout().lock();
+            let written = if args.json {
+                serde_json::to_writer_pretty(&mut out, &c)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| writeln!(out))
+            } else {
+                rehearse::verdict::write_text(&c, &mut out)
+            };
+            match written {
+                // `rehearse classify … | head` is not a failure.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other?,
+            }
+            Ok(c.verdict.exit_code())
+        }
+        Command::Run(_) | Command::Gc => {
             anyhow::bail!("not built yet")
         }
     }

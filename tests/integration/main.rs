@@ -2,3 +2,4 @@
 //! `docker.rs`-style modules and fail (never skip) when `CI=true` and no engine answers.
 mod images;
 mod report;
+mod classify;
