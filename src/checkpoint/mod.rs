@@ -1,54 +1,55 @@
 //! Read-only model of a Spark Structured Streaming checkpoint (Spark 2.1–4.3).
 //!
-//! Reads a checkpoint; never writes, never follows links out of it.
-//! (Skeleton: the parsers land with issue 2.)
+//! Reads a checkpoint; never writes, never follows links inside it. [`inspect`] lists the
+//! directory once (`loader.rs`, the only code that opens files), parses the logs with pure
+//! parsers (`offsets.rs`, `commits.rs`, `metadata.rs`), and interprets them in a second pass
+//! (`inspect.rs`, `state.rs`, `fingerprint.rs`): batches, Kafka offsets, state, the writer's Spark
+//! version and integrity [`Finding`]s. Renderers (`render.rs`, `json.rs`) turn an [`Inspection`]
+//! into text or the versioned JSON document; they never print by themselves.
+//!
+//! Formats and their sources: spark-checkpoints.md §1–2 of the shared docs.
+
+mod commits;
+mod error;
+mod findings;
+mod fingerprint;
+mod inspect;
+mod json;
+mod loader;
+mod metadata;
+mod model;
+mod offsets;
+mod render;
+mod state;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 pub use crate::verdict::BatchId;
 
 /// Kafka offsets as the Kafka source writes them in the offset log: topic → partition → offset
-/// (`{"topic":{"0":42}}`, KafkaSourceOffset / JsonUtils.scala, Spark 3.5).
+/// (`{"topic":{"0":42}}`, KafkaSourceOffset / JsonUtils.scala).
 pub type KafkaOffsets = BTreeMap<String, BTreeMap<u32, i64>>;
 
-/// What `inspect` found in a checkpoint directory.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Inspection {
-    /// The checkpoint directory that was read.
-    pub path: PathBuf,
-    /// Query id from `metadata`.
-    pub query_id: Option<String>,
-    /// Highest N with `commits/N`.
-    pub last_committed_batch: Option<BatchId>,
-    /// Highest N with `offsets/N` and no `commits/N`.
-    pub pending_batch: Option<BatchId>,
-}
-
-/// Why a checkpoint could not be inspected at all.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
-    /// The path does not exist or is not a directory.
-    #[error("checkpoint {path} cannot be read")]
-    Unreadable {
-        /// The path given.
-        path: PathBuf,
-        /// The I/O cause.
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-/// Inspects the checkpoint at `path`, read-only.
-pub fn inspect(path: &Path) -> Result<Inspection, CheckpointError> {
-    std::fs::read_dir(path).map_err(|source| CheckpointError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(Inspection {
-        path: path.to_path_buf(),
-        query_id: None,
-        last_committed_batch: None,
-        pending_batch: None,
-    })
-}
+pub use commits::{parse_commit_log, CommitLogFile, COMMIT_LOG_MAX_VERSION};
+pub use error::{CheckpointError, ParseError, ParseErrorKind};
+pub use findings::{Finding, Severity};
+pub use fingerprint::{
+    markers, ArtifactMarker, ConfKeyMarker, Evidence, Markers, SparkVersion, WriterVersion,
+};
+pub use inspect::{inspect, LOG_WINDOW};
+pub use json::{to_json, InspectDocument, SCHEMA};
+pub use loader::READ_CAP;
+pub use metadata::{
+    parse_operator_metadata, parse_query_metadata, parse_state_schema, OperatorMetadata,
+    StateSchema, StoreInfo,
+};
+pub use model::{
+    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, Operator, OperatorMetadataFile,
+    PinnedConf, SchemaFile, SourceKind, SourceOffset, WriterSegment,
+};
+pub use offsets::{
+    kafka_offsets_json, parse_offset_log, KafkaSourceOffset, OffsetLogFile, OffsetSeqMetadata,
+    SourceLine, OFFSET_LOG_MAX_VERSION, VOID_OFFSET,
+};
+pub use render::write_text;
+pub use state::{PartitionState, Provider};
