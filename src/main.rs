@@ -22,9 +22,35 @@ fn main() {
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Inspect(args) => {
-            let inspection = rehearse::checkpoint::inspect(&args.checkpoint)?;
-            println!("{}", serde_json::to_string_pretty(&inspection)?);
-            Ok(rehearse::exit::SUCCESS)
+            use std::io::Write as _;
+            let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+                Ok(inspection) => inspection,
+                Err(err) => {
+                    let cause = std::error::Error::source(&err)
+                        .map(|c| format!(": {c}"))
+                        .unwrap_or_default();
+                    eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
+                    return Ok(rehearse::exit::BAD_INPUT);
+                }
+            };
+            let mut out = std::io::stdout().lock();
+            let written = if args.json {
+                serde_json::to_writer_pretty(&mut out, &rehearse::checkpoint::to_json(&inspection))
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| writeln!(out))
+            } else {
+                rehearse::checkpoint::write_text(&inspection, &mut out)
+            };
+            match written {
+                // `rehearse inspect … | head` is not a failure.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other?,
+            }
+            Ok(if inspection.has_errors() {
+                rehearse::exit::FINDINGS
+            } else {
+                rehearse::exit::SUCCESS
+            })
         }
         Command::Images(cmd) => images_cmd::run(cmd),
         Command::Classify(args) => {
