@@ -739,3 +739,46 @@ fn tail(path: &Path, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
+
+/// Baseline for the restart benchmark (`cargo bench --bench restart`): restarts a fresh copy of
+/// `source` on `target` exactly as a trial does (same image, Kafka seeding, submit command) but
+/// with no watcher, and returns the seconds from starting spark-submit to the first
+/// "Streaming query made progress" line — what a bare `spark-submit` restart costs.
+pub async fn bare_restart_seconds(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+) -> Result<f64, TrialError> {
+    let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
+    let app = stage_job(scenario, sandbox.path(), target)?;
+    let ids = TrialIds::new(&scenario.name);
+    let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
+    let result = async {
+        let plan = crate::kafka::plan(&inspection.required_kafka_offsets(), &inspection.kafka_partition_counts(), &scenario.topics);
+        crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        let cmd = submit(scenario, target, &app, &scenario.args, &kafka)?;
+        let started = Instant::now();
+        let spark = runtime::start_spark(&ids, &crate::images::spark_image(target), sandbox.path(), cmd).await?;
+        let mut lines = spark.lines();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
+        let mut seconds = None;
+        while let Ok(Some(line)) = tokio::time::timeout_at(deadline, lines.recv()).await {
+            if line.text.contains("Streaming query made progress") {
+                seconds = Some(started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+        let _ = spark.stop(Duration::from_secs(5)).await;
+        spark.remove().await?;
+        seconds.ok_or_else(|| TrialError::Generation {
+            spark: target.to_string(),
+            reason: "the bare restart printed no progress line before the timeout".into(),
+            log: PathBuf::new(),
+            tail: String::new(),
+        })
+    }
+    .await;
+    kafka.remove().await?;
+    result
+}
