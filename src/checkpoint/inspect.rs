@@ -488,7 +488,13 @@ impl Inspector {
             if name.contains('/') || name.starts_with('.') {
                 continue;
             }
-            match (name.parse::<u64>(), entry.kind) {
+            // Spark's batch ids are Longs: a larger number is not a batch file to it.
+            let id = name
+                .parse::<u64>()
+                .ok()
+                .filter(|id| *id <= i64::MAX as u64)
+                .ok_or(());
+            match (id, entry.kind) {
                 (Ok(id), EntryKind::File) => ids.push(id),
                 (Ok(_), EntryKind::Dir) => odd.push((
                     entry.rel.clone(),
@@ -1278,14 +1284,21 @@ impl Inspector {
         let stores = dir.store_names();
         let mut missing: Vec<String> = Vec::new();
         let mut missing_partitions: Vec<u64> = Vec::new();
-        let count = expected_partitions
-            .unwrap_or(0)
-            .max(dir.partitions.keys().last().map_or(0, |l| l + 1));
-        for p in 0..count {
-            let Some(part) = dir.partitions.get(&p) else {
-                missing_partitions.push(u64::from(p));
-                continue;
-            };
+        // Partition ids come from directory names: never loop up to a huge one, only over what
+        // exists plus (at most 1,000 of) the ids missing below the expected count.
+        let count = expected_partitions.unwrap_or(0).max(
+            dir.partitions
+                .keys()
+                .next_back()
+                .map_or(0, |l| l.saturating_add(1)),
+        );
+        missing_partitions.extend(
+            (0..count)
+                .filter(|p| !dir.partitions.contains_key(p))
+                .take(1000)
+                .map(u64::from),
+        );
+        for (p, part) in &dir.partitions {
             for store in &stores {
                 let file = part
                     .get(store)

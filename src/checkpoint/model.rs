@@ -287,7 +287,12 @@ impl Inspection {
     pub fn kafka_partition_counts(&self) -> BTreeMap<String, u32> {
         self.required_kafka
             .iter()
-            .map(|(topic, parts)| (topic.clone(), parts.keys().next_back().map_or(0, |p| p + 1)))
+            .map(|(topic, parts)| {
+                (
+                    topic.clone(),
+                    parts.keys().next_back().map_or(0, |p| p.saturating_add(1)),
+                )
+            })
             .collect()
     }
 

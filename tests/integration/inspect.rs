@@ -1079,6 +1079,30 @@ fn a_huge_file_where_a_log_belongs_is_not_read() {
 }
 
 #[test]
+fn absurd_batch_and_partition_ids_neither_hang_nor_overflow() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::write(ckpt.join("offsets/99999999999999999999"), "v1\n{}").unwrap();
+    fs::write(ckpt.join("offsets/9223372036854775807"), "v1\n{}\n-").unwrap();
+    fs::create_dir_all(ckpt.join("state/0/4294967295")).unwrap();
+    fs::write(ckpt.join("state/0/4294967295/1.delta"), "").unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert_eq!(doc.latest_batch, Some(i64::MAX as u64));
+    assert_eq!(
+        doc.batches.gaps.len(),
+        1000,
+        "gaps are listed up to a bound"
+    );
+    let codes = doc.codes();
+    for code in [
+        "info:unexpected-entry",
+        "warning:offsets-ahead-of-commits",
+        "error:state-partition-missing",
+    ] {
+        assert!(codes.contains(&code.to_string()), "{code} not in {codes:?}");
+    }
+}
+
+#[test]
 fn a_fifo_where_a_log_belongs_is_reported_not_read() {
     let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
     fs::remove_file(ckpt.join("commits/1")).unwrap();
