@@ -765,3 +765,313 @@ impl Watcher {
         self.decided.take().expect("decided")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const START: &str = "26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = f932]. Use file:/c to store the query checkpoint.";
+    const RESUMING: &str = "26/11/30 13:10:15.945 INFO MicroBatchExecution: Resuming at batch 4 with committed offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}} and available offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":50}}}";
+    const VERSION_WARN: &str = "26/11/30 13:09:06.682 WARN OffsetSeqMetadata: Conf 'spark.sql.streaming.stateStore.encodingFormat' was not found in the offset log, using default value 'unsaferow'";
+
+    fn ctx() -> TrialContext {
+        TrialContext {
+            query_id: Some("347f".into()),
+            last_committed_batch: Some(BatchId(3)),
+            pending_batch: None,
+            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
+            operator_ids: vec![0],
+        }
+    }
+
+    /// A pretty progress report as `ProgressReporter` (4.0) prints it.
+    fn progress(logger: &str, batch: u64, start: &str) -> String {
+        format!(
+            "26/11/30 13:09:12.149 INFO {logger}: Streaming query made progress: {{\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : {batch},\n  \"numInputRows\" : 8,\n  \"durationMs\" : {{\n    \"addBatch\" : 900\n  }},\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {{\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {start},\n    \"endOffset\" : {{\n      \"t\" : {{\n        \"0\" : 50\n      }}\n    }},\n    \"numInputRows\" : 8\n  }} ],\n  \"sink\" : {{\n    \"description\" : \"console\"\n  }}\n}}"
+        )
+    }
+
+    fn run(log: &str, ctx: TrialContext, ended: Ended) -> Classification {
+        let mut w = Watcher::new(ctx);
+        for l in log.lines() {
+            w.push_line(l);
+        }
+        w.finish(ended)
+    }
+
+    const STATE_FAILURE: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
+org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible: [STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema does not match existing state key schema. SQLSTATE: XXKST
+\tat org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker.check(StateSchemaCompatibilityChecker.scala:1)
+26/11/30 13:13:34.339 INFO MicroBatchExecution: Async log purge executor pool for query q [id = 347f, runId = f932] has been shutdown";
+
+    #[test]
+    fn resuming_line_then_failure_is_never_resumed() {
+        let log = format!("{START}\n{RESUMING}\n{STATE_FAILURE}");
+        for ended in [
+            Ended::Exited(Some(1)),
+            Ended::EndOfInput,
+            Ended::TimedOut(60),
+        ] {
+            let c = run(&log, ctx(), ended);
+            assert_eq!(c.verdict, Verdict::StateStoreError, "{c:?}");
+            assert_eq!(c.resuming_at, Some(BatchId(4)));
+            assert_eq!(
+                c.error_class.as_deref(),
+                Some("STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE")
+            );
+        }
+        // Even with nothing after "Resuming" and a clean exit: not resumed.
+        let c = run(
+            &format!("{START}\n{RESUMING}"),
+            ctx(),
+            Ended::Exited(Some(0)),
+        );
+        assert_ne!(c.verdict, Verdict::Resumed);
+        let c = run(
+            &format!("{START}\n{RESUMING}"),
+            TrialContext::default(),
+            Ended::EndOfInput,
+        );
+        assert_ne!(c.verdict, Verdict::Resumed);
+    }
+
+    #[test]
+    fn no_progress_at_all_is_never_resumed() {
+        for ended in [
+            Ended::Exited(Some(0)),
+            Ended::Exited(None),
+            Ended::TimedOut(300),
+            Ended::EndOfInput,
+        ] {
+            for ctx in [ctx(), TrialContext::default()] {
+                let c = run(&format!("{START}\n{VERSION_WARN}"), ctx, ended);
+                assert_ne!(c.verdict, Verdict::Resumed, "{ended:?}");
+            }
+        }
+        assert_eq!(
+            run(START, ctx(), Ended::TimedOut(300)).verdict,
+            Verdict::Timeout
+        );
+        assert_eq!(
+            run("", ctx(), Ended::Exited(Some(127))).verdict,
+            Verdict::EnvironmentError
+        );
+    }
+
+    #[test]
+    fn a_plain_version_change_is_never_plan_change() {
+        let warns = "26/11/30 13:09:06.682 WARN OffsetSeqMetadata: Conf 'spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan' was not found in the offset log, using default value 'true'
+26/11/30 13:09:07.702 WARN StateMetadataPartitionReader: Failed to find operator metadata for path=file:/c with exception=java.io.FileNotFoundException: File file:/c/state/0/_metadata/metadata does not exist
+26/11/30 13:09:07.733 WARN IncrementalExecution: Error reading metadata path for stateful operator. This may due to no prior committed batch, or previously run on lower versions: File file:/c/state/0/_metadata/metadata does not exist
+26/11/30 13:09:11.070 WARN HDFSBackedStateStoreProvider: The state for version 4 doesn't exist in loadedMaps. Reading snapshot file and delta files if needed...Note that this is normal for the first batch of starting query.";
+        let resumed = format!(
+            "{START}\n{VERSION_WARN}\n{warns}\n{RESUMING}\n{}",
+            progress(
+                "ProgressReporter",
+                4,
+                "{\n      \"t\" : {\n        \"0\" : 42\n      }\n    }"
+            )
+        );
+        let c = run(&resumed, ctx(), Ended::Exited(Some(0)));
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+        // Without any progress, the warnings alone decide nothing, and never plan-change.
+        for ended in [
+            Ended::Exited(Some(0)),
+            Ended::Exited(Some(1)),
+            Ended::EndOfInput,
+        ] {
+            let c = run(
+                &format!("{START}\n{VERSION_WARN}\n{warns}\n{RESUMING}"),
+                ctx(),
+                ended,
+            );
+            assert_ne!(c.verdict, Verdict::PlanChange, "{c:?}");
+            assert_ne!(c.verdict, Verdict::Resumed, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn batch_zero_after_committed_batches_is_started_fresh() {
+        let log = format!(
+            "{START}\n26/11/30 13:10:15.945 INFO MicroBatchExecution: Starting new streaming query.\n{}",
+            progress("MicroBatchExecution", 0, "null")
+        );
+        let mut w = Watcher::new(ctx());
+        let mut early = None;
+        for l in log.lines() {
+            early = early.or(w.push_line(l));
+        }
+        let c = early.expect("batch 0 after committed batches is certain at once");
+        assert_eq!(c.verdict, Verdict::StartedFresh);
+        assert_eq!(c.rule, "batch-ids-restarted");
+    }
+
+    #[test]
+    fn right_batch_id_with_wrong_start_offsets_is_not_resumed() {
+        let log = format!(
+            "{START}\n{}",
+            progress(
+                "runtime.ProgressReporter",
+                4,
+                "{\n      \"t\" : {\n        \"0\" : 0\n      }\n    }"
+            )
+        );
+        let c = run(&log, ctx(), Ended::Exited(Some(0)));
+        assert_eq!(c.verdict, Verdict::StartedFresh, "{c:?}");
+        assert_eq!(c.start_offsets_match, Some(false));
+        assert_eq!(c.rule, "start-offsets-differ");
+    }
+
+    #[test]
+    fn progress_is_proof_whatever_logger_prints_it() {
+        for logger in [
+            "MicroBatchExecution",
+            "ProgressReporter",
+            "runtime.ProgressReporter",
+        ] {
+            let log = format!(
+                "{START}\n{RESUMING}\n{}",
+                progress(
+                    logger,
+                    4,
+                    "{\n      \"t\" : {\n        \"0\" : 42\n      }\n    }"
+                )
+            );
+            let mut w = Watcher::new(ctx());
+            let decided = log
+                .lines()
+                .find_map(|l| w.push_line(l))
+                .expect("certain on the progress line");
+            assert_eq!(decided.verdict, Verdict::Resumed, "{logger}");
+            assert_eq!(decided.start_offsets_match, Some(true));
+            assert_eq!(decided.first_batch_after_restart, Some(BatchId(4)));
+        }
+    }
+
+    #[test]
+    fn progress_printing_offsets_as_json_strings_is_read_too() {
+        let log = format!(
+            "{START}\n{}",
+            progress("ProgressReporter", 4, "\"{\\\"t\\\":{\\\"0\\\":42}}\"")
+        );
+        assert_eq!(
+            run(&log, ctx(), Ended::EndOfInput).verdict,
+            Verdict::Resumed
+        );
+    }
+
+    #[test]
+    fn progress_of_another_query_is_not_proof() {
+        let other = progress(
+            "ProgressReporter",
+            4,
+            "{\n      \"t\" : {\n        \"0\" : 42\n      }\n    }",
+        )
+        .replace("347f", "9999");
+        let c = run(
+            &format!("{START}\n{RESUMING}\n{other}"),
+            ctx(),
+            Ended::Exited(Some(0)),
+        );
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:?}");
+    }
+
+    #[test]
+    fn idle_trigger_report_is_not_proof() {
+        let idle = "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {\n  \"id\" : \"347f\",\n  \"batchId\" : 4,\n  \"numInputRows\" : 0,\n  \"durationMs\" : {\n    \"latestOffset\" : 3,\n    \"triggerExecution\" : 3\n  },\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {\n    \"startOffset\" : {\"t\":{\"0\":42}},\n    \"endOffset\" : {\"t\":{\"0\":42}},\n    \"numInputRows\" : 0\n  } ]\n}";
+        let c = run(
+            &format!("{START}\n{RESUMING}\n{idle}"),
+            ctx(),
+            Ended::TimedOut(120),
+        );
+        assert_eq!(c.verdict, Verdict::Timeout, "{c:?}");
+    }
+
+    #[test]
+    fn termination_is_certain_once_its_exception_block_ends() {
+        let mut w = Watcher::new(ctx());
+        let lines: Vec<&str> = STATE_FAILURE.lines().collect();
+        for l in &lines[..lines.len() - 1] {
+            assert!(
+                w.push_line(l).is_none(),
+                "not before the Caused-by chain ended: {l}"
+            );
+        }
+        let c = w
+            .push_line(lines[lines.len() - 1])
+            .expect("certain at the next record");
+        assert_eq!(c.verdict, Verdict::StateStoreError);
+        assert!(w.push_line("anything").is_none(), "announced once");
+    }
+
+    #[test]
+    fn structured_json_layout_is_read_like_the_pattern_layout() {
+        let lines = [
+            r#"{"ts":"2026-11-30T13:10:15.454Z","level":"INFO","msg":"Starting q [id = 347f, runId = f932]. Use file:/c to store the query checkpoint.","context":{},"logger":"org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution"}"#,
+            r#"{"ts":"2026-11-30T13:10:15.945Z","level":"INFO","msg":"Resuming at batch 4 with committed offsets {}","context":{},"logger":"org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution"}"#,
+            r#"{"ts":"2026-11-30T13:10:16.000Z","level":"ERROR","msg":"Query q [id = 347f, runId = f932] terminated with error","context":{},"exception":{"class":"java.lang.IllegalStateException","msg":"Failed to read log file file:/c/commits/3. Incomplete log file in the offset commit log","stacktrace":"java.lang.IllegalStateException: Failed to read log file file:/c/commits/3. Incomplete log file in the offset commit log\n\tat org.apache.spark.sql.execution.streaming.checkpointing.CommitLog.deserialize(CommitLog.scala:61)"},"logger":"org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution"}"#,
+        ];
+        let c = run(&lines.join("\n"), ctx(), Ended::Exited(Some(1)));
+        assert_eq!(c.verdict, Verdict::OffsetLogError, "{c:?}");
+        assert_eq!(c.rule, "log-file-incomplete");
+        let p = format!(
+            r#"{{"ts":"2026-11-30T13:10:17.000Z","level":"INFO","msg":{},"context":{{}},"logger":"org.apache.spark.sql.execution.streaming.runtime.ProgressReporter"}}"#,
+            serde_json::to_string(&format!(
+                "Streaming query made progress: {}",
+                progress("X", 4, "{\"t\":{\"0\":42}}")
+                    .split_once("progress: ")
+                    .unwrap()
+                    .1
+            ))
+            .unwrap()
+        );
+        let c = run(&format!("{}\n{p}", lines[0]), ctx(), Ended::EndOfInput);
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+    }
+
+    #[test]
+    fn pyspark_traceback_alone_is_classified_through_its_wrappers() {
+        let log = "Traceback (most recent call last):
+  File \"/job.py\", line 57, in <module>
+    q.awaitTermination()
+pyspark.errors.exceptions.captured.StreamingQueryException: [STREAM_FAILED] Query [id = 347f, runId = f932] terminated with exception: Job aborted due to stage failure: Task 0 in stage 1.0 failed 1 times, most recent failure: Lost task 0.0 in stage 1.0 (TID 1) (host executor driver): java.lang.IllegalStateException: Error reading delta file file:/c/state/0/0/2.delta of HDFSStateStoreProvider[id = (op=0,part=0),dir = file:/c/state/0/0]: file:/c/state/0/0/2.delta does not exist";
+        let c = run(log, ctx(), Ended::Exited(Some(1)));
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:?}");
+        assert_eq!(c.rule, "state-delta-file-missing");
+        assert!(c.remedy.contains("startingOffsets"), "{}", c.remedy);
+        // The same text for an operator the checkpoint does not have: the query changed.
+        let c = run(
+            &log.replace("state/0/0/2.delta", "state/1/0/1.delta")
+                .replace("op=0", "op=1"),
+            ctx(),
+            Ended::Exited(Some(1)),
+        );
+        assert_eq!(c.verdict, Verdict::PlanChange, "{c:?}");
+        assert_eq!(c.rule, "state-operator-not-in-checkpoint");
+    }
+
+    #[test]
+    fn event_log_failure_uses_error_class_only_as_a_hint() {
+        let mut w = Watcher::new(ctx());
+        let ev = r#"{"Event":"org.apache.spark.sql.streaming.StreamingQueryListener$QueryTerminatedEvent","id":"347f","runId":"f932","exception":"org.apache.spark.SparkException: opaque","errorClassOnException":"CANNOT_LOAD_STATE_STORE.UNCATEGORIZED"}"#;
+        let c = w.push_event(ev).expect("a terminated event is certain");
+        assert_eq!(c.verdict, Verdict::StateStoreError);
+        assert!(
+            c.evidence
+                .iter()
+                .any(|e| e.contains("errorClassOnException")),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn evidence_lines_are_clipped() {
+        let long = format!("{STATE_FAILURE}").replace("SQLSTATE: XXKST", &"x".repeat(5000));
+        let c = run(&long, ctx(), Ended::Exited(Some(1)));
+        assert!(c
+            .evidence
+            .iter()
+            .all(|e| e.len() <= super::super::classify::EVIDENCE_LINE_MAX + 3));
+    }
+}
