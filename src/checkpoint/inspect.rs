@@ -13,21 +13,15 @@ use super::error::{CheckpointError, ParseError, ParseErrorKind};
 use super::findings::{Finding, Severity};
 use super::fingerprint::{self, markers, Observation};
 use super::loader::{self, EntryKind, Listing};
-use super::metadata::{parse_operator_metadata, parse_query_metadata, parse_state_schema};
+use super::metadata::parse_query_metadata;
 use super::model::{
-    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, Operator, OperatorMetadataFile,
-    PinnedConf, SchemaFile, SourceKind, SourceOffset, WriterSegment,
+    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, PinnedConf, WriterSegment,
 };
-use super::offsets::{
-    kafka_offsets_json, offset_shape, parse_offset_log, OffsetLogFile, OffsetShape,
-};
-use super::state::{self, OperatorDir, Provider, StateTree, DEFAULT_STORE};
-use super::{BatchId, KafkaOffsets};
+use super::offsets::{parse_offset_log, OffsetLogFile};
+use super::state;
+use super::BatchId;
 
 const TOP_LEVEL: &[&str] = &["metadata", "offsets", "commits", "sources", "state"];
-const SHUFFLE_PARTITIONS: &str = "spark.sql.shuffle.partitions";
-const PROVIDER_CLASS: &str = "spark.sql.streaming.stateStore.providerClass";
-const JOIN_FORMAT: &str = "spark.sql.streaming.join.stateFormatVersion";
 
 /// How many of the newest offset and commit files are read and checked: Spark's default
 /// `spark.sql.streaming.minBatchesToRetain`, so a checkpoint with default retention is read
@@ -77,13 +71,13 @@ fn check_is_checkpoint(listing: &Listing) -> Result<(), CheckpointError> {
 }
 
 /// A parsed log file, or why it could not be.
-enum Parsed<T> {
+pub(crate) enum Parsed<T> {
     Ok(T),
     Failed,
 }
 
 impl<T> Parsed<T> {
-    fn ok(&self) -> Option<&T> {
+    pub(crate) fn ok(&self) -> Option<&T> {
         match self {
             Parsed::Ok(t) => Some(t),
             Parsed::Failed => None,
@@ -91,20 +85,8 @@ impl<T> Parsed<T> {
     }
 }
 
-/// What the state checks need to know about the logs.
-struct StateContext<'a> {
-    /// `spark.sql.shuffle.partitions` pinned in the latest offset file.
-    expected_partitions: Option<u32>,
-    /// The provider class pinned in the latest offset file, and what it names.
-    conf_provider: Option<(String, Provider)>,
-    conf: Option<&'a BTreeMap<String, String>>,
-    committed: Option<u64>,
-    latest: Option<u64>,
-    commit: Option<&'a CommitLogFile>,
-}
-
-struct Inspector {
-    listing: Listing,
+pub(crate) struct Inspector {
+    pub(crate) listing: Listing,
     findings: Vec<Finding>,
     observations: Vec<Observation>,
 }
@@ -120,14 +102,14 @@ impl Inspector {
 
     /// Whether the listing holds a regular file at `rel`. A linear scan: it is asked about a
     /// handful of files per inspection, and an index of every path would cost more.
-    fn has_file(&self, rel: &str) -> bool {
+    pub(crate) fn has_file(&self, rel: &str) -> bool {
         self.listing
             .entries
             .iter()
             .any(|e| e.kind == EntryKind::File && e.rel == rel)
     }
 
-    fn finding(
+    pub(crate) fn finding(
         &mut self,
         severity: Severity,
         code: &'static str,
@@ -138,7 +120,7 @@ impl Inspector {
             .push(Finding::new(severity, code, file, message));
     }
 
-    fn observe(&mut self, id: &'static str, file: &str, latest: bool) {
+    pub(crate) fn observe(&mut self, id: &'static str, file: &str, latest: bool) {
         self.observations.push(Observation {
             id,
             file: file.to_string(),
@@ -147,7 +129,7 @@ impl Inspector {
     }
 
     /// Reads a small text file; a problem becomes a finding of the given severity.
-    fn read_text(&mut self, rel: &str, severity: Severity, why: &str) -> Option<String> {
+    pub(crate) fn read_text(&mut self, rel: &str, severity: Severity, why: &str) -> Option<String> {
         let bytes = match loader::read_bounded(&self.listing.root, rel) {
             Ok(bytes) => bytes,
             Err(e) => {
@@ -179,7 +161,13 @@ impl Inspector {
         }
     }
 
-    fn parse_failed(&mut self, rel: &str, err: &ParseError, severity: Severity, why: &str) {
+    pub(crate) fn parse_failed(
+        &mut self,
+        rel: &str,
+        err: &ParseError,
+        severity: Severity,
+        why: &str,
+    ) {
         let code = match err.kind {
             ParseErrorKind::Empty => "log-empty",
             ParseErrorKind::UnsupportedVersion { .. } | ParseErrorKind::MalformedVersion(_) => {
@@ -640,13 +628,12 @@ impl Inspector {
                 }
             }
         }
-        if let Some(&first) = inside.first() {
-            let severity =
-                if Some(first) == committed || inside.contains(&committed.unwrap_or(u64::MAX)) {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
+        if !inside.is_empty() {
+            let severity = if committed.is_some_and(|c| inside.contains(&c)) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
             self.finding(
                 severity,
                 "commit-without-offsets",
@@ -707,695 +694,6 @@ impl Inspector {
                 );
             }
             _ => {}
-        }
-    }
-
-    /// Sources at the last committed batch (or the latest batch before any commit). When that
-    /// batch's offset file is missing or damaged, the newest committed batch before it whose file
-    /// parses stands in: a fresh start from there re-processes the batches in between.
-    fn sources(
-        &mut self,
-        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
-        commit_ids: &[u64],
-        latest: Option<u64>,
-    ) -> Vec<SourceOffset> {
-        let committed = commit_ids.last().copied();
-        let Some(wanted) = committed.or(latest) else {
-            return Vec::new();
-        };
-        let is_committed = committed.is_some();
-        let mut batch = wanted;
-        let log = match offsets.get(&wanted).and_then(Parsed::ok) {
-            Some(log) => log,
-            None if is_committed => {
-                let rel = format!("offsets/{wanted}");
-                let fallback = commit_ids
-                    .iter()
-                    .rev()
-                    .skip_while(|c| **c >= wanted)
-                    .find_map(|c| offsets.get(c).and_then(Parsed::ok).map(|log| (*c, log)));
-                let missing = !offsets.contains_key(&wanted);
-                match fallback {
-                    Some((b, log)) => {
-                        self.finding(
-                            if missing { Severity::Error } else { Severity::Warning },
-                            "committed-offsets-fallback",
-                            Some(&rel),
-                            format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes batches {}..{wanted}", if missing { "missing" } else { "unreadable" }, b + 1),
-                        );
-                        batch = b;
-                        log
-                    }
-                    None => {
-                        if missing {
-                            self.finding(
-                                Severity::Error,
-                                "committed-offsets-missing",
-                                Some(&rel),
-                                format!("{rel}, the offsets of the last committed batch, is missing: the committed source positions are unknown"),
-                            );
-                        }
-                        return Vec::new();
-                    }
-                }
-            }
-            None => return Vec::new(),
-        };
-        let mut out = Vec::new();
-        for (index, line) in log.sources().iter().enumerate() {
-            let raw = line.offset_text().map(str::to_string);
-            let mut source = SourceOffset {
-                index,
-                source_id: line.source_id().map(str::to_string),
-                kind: SourceKind::Unknown,
-                batch: BatchId(batch),
-                committed: is_committed,
-                offset: line.offset_json(),
-                raw: raw.clone(),
-                kafka: None,
-                starting_offsets: None,
-                initial_offsets: None,
-            };
-            let rel = format!("offsets/{batch}");
-            match raw.as_deref().map(offset_shape) {
-                Some(OffsetShape::Kafka(k)) => {
-                    let offsets = k.offsets();
-                    source.kind = SourceKind::Kafka;
-                    if offsets.values().flat_map(|p| p.values()).any(|o| *o < 0) {
-                        self.finding(
-                            Severity::Warning,
-                            "kafka-offset-negative",
-                            Some(&rel),
-                            format!("source {index} has a negative Kafka offset in {rel}; Spark writes real offsets (>= 0) there"),
-                        );
-                    }
-                    source.starting_offsets = Some(kafka_offsets_json(&offsets));
-                    source.kafka = Some(offsets);
-                    source.initial_offsets = self.kafka_initial_offsets(index);
-                }
-                Some(OffsetShape::FileLog(n)) => {
-                    source.kind = SourceKind::File;
-                    self.check_file_source_log(index, n);
-                }
-                Some(OffsetShape::RatePerMicroBatch) => source.kind = SourceKind::Rate,
-                Some(OffsetShape::Long(_)) if self.is_rate_source(index) => {
-                    source.kind = SourceKind::Rate
-                }
-                Some(OffsetShape::Other)
-                    if raw.as_deref().is_some_and(|t| {
-                        serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
-                    }) =>
-                {
-                    self.finding(
-                        Severity::Error,
-                        "source-offset-garbled",
-                        Some(&rel),
-                        format!("source {index}'s offset in {rel} is not JSON: the source will fail to read it on restart"),
-                    );
-                }
-                Some(OffsetShape::Long(_) | OffsetShape::Other) => {}
-                None => {}
-            }
-            out.push(source);
-        }
-        out
-    }
-
-    /// `sources/<n>/0` of a Kafka source: a 0x00 byte, `v1\n`, then the initial offsets JSON
-    /// (2.1.1+), or the length-prefixed JSON of 2.1.0.
-    fn kafka_initial_offsets(&mut self, index: usize) -> Option<KafkaOffsets> {
-        let rel = format!("sources/{index}/0");
-        if !self.has_file(&rel) {
-            return None;
-        }
-        let bytes = match loader::read_bounded(&self.listing.root, &rel) {
-            Ok(b) => b,
-            Err(e) => {
-                self.finding(
-                    Severity::Warning,
-                    "file-unreadable",
-                    Some(&rel),
-                    format!("cannot read {rel}: {e}"),
-                );
-                return None;
-            }
-        };
-        let body = bytes.get(1..).unwrap_or_default();
-        let text = String::from_utf8_lossy(body);
-        let json = if let Some(rest) = text.strip_prefix('v') {
-            match rest.split_once('\n') {
-                Some(("1", json)) => json.to_string(),
-                _ => {
-                    self.finding(
-                        Severity::Warning,
-                        "kafka-initial-offsets-version",
-                        Some(&rel),
-                        format!("{rel} does not start with version v1: a Kafka source that needs its initial offsets fails with \"Log file was malformed\" or UnsupportedLogVersion"),
-                    );
-                    return None;
-                }
-            }
-        } else {
-            self.observe("kafka-initial-offset-2-1-0", &rel, false);
-            text.into_owned()
-        };
-        super::offsets::KafkaSourceOffset::parse(json.trim()).map(|k| k.offsets())
-    }
-
-    fn check_file_source_log(&mut self, index: usize, log_offset: i64) {
-        if log_offset < 0 {
-            return;
-        }
-        let base = format!("sources/{index}/{log_offset}");
-        if self.has_file(&base) || self.has_file(&format!("{base}.compact")) {
-            return;
-        }
-        // A compacted log keeps entries of older batches in the next `.compact` file.
-        let dir = format!("sources/{index}/");
-        let has_later_compact = self.listing.entries.iter().any(|e| {
-            e.rel
-                .strip_prefix(&dir)
-                .and_then(|n| n.strip_suffix(".compact"))
-                .and_then(|n| n.parse::<i64>().ok())
-                .is_some_and(|n| n >= log_offset)
-        });
-        if !has_later_compact {
-            self.finding(
-                Severity::Warning,
-                "file-source-log-missing",
-                Some(&base),
-                format!("the file source {index} committed log offset {log_offset}, but {base} (its file list) is missing: Spark cannot tell which input files it already processed"),
-            );
-        }
-    }
-
-    fn is_rate_source(&mut self, index: usize) -> bool {
-        let rel = format!("sources/{index}/0");
-        if !self.has_file(&rel) {
-            return false;
-        }
-        let Ok(bytes) = loader::read_bounded(&self.listing.root, &rel) else {
-            return false;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        text.strip_prefix("v1\n")
-            .is_some_and(|rest| !rest.is_empty() && rest.trim().bytes().all(|b| b.is_ascii_digit()))
-    }
-
-    /// Per topic-partition, the highest offset over every retained offset file; reports offsets
-    /// that went backwards between batches and changes of the source count.
-    fn kafka_across_batches(
-        &mut self,
-        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
-    ) -> KafkaOffsets {
-        let mut required = KafkaOffsets::new();
-        let mut previous: Option<(u64, KafkaOffsets)> = None;
-        let mut went_back: Option<(u64, String, u32, i64, i64)> = None;
-        let mut source_count: Option<(u64, usize)> = None;
-        let mut count_changed: Option<(u64, usize, usize)> = None;
-        for (&id, parsed) in offsets {
-            let Some(log) = parsed.ok() else { continue };
-            match source_count {
-                Some((_, n)) if n != log.sources().len() => {
-                    count_changed = Some((id, n, log.sources().len()));
-                    source_count = Some((id, log.sources().len()));
-                }
-                None => source_count = Some((id, log.sources().len())),
-                _ => {}
-            }
-            let mut this = KafkaOffsets::new();
-            for line in log.sources() {
-                let Some(text) = line.offset_text() else {
-                    continue;
-                };
-                if !text.starts_with('{') {
-                    continue;
-                }
-                let Some(kafka) = super::offsets::KafkaSourceOffset::parse(text) else {
-                    continue;
-                };
-                for (topic, parts) in kafka.offsets() {
-                    let req = required.entry(topic.clone()).or_default();
-                    let cur = this.entry(topic).or_default();
-                    for (p, o) in parts {
-                        req.entry(p).and_modify(|x| *x = (*x).max(o)).or_insert(o);
-                        cur.insert(p, o);
-                    }
-                }
-            }
-            if let Some((_, prev)) = &previous {
-                for (topic, parts) in &this {
-                    for (p, o) in parts {
-                        if let Some(before) = prev.get(topic).and_then(|m| m.get(p)) {
-                            if o < before && went_back.is_none() {
-                                went_back = Some((id, topic.clone(), *p, *before, *o));
-                            }
-                        }
-                    }
-                }
-            }
-            if !this.is_empty() {
-                previous = Some((id, this));
-            }
-        }
-        if let Some((id, topic, p, before, after)) = went_back {
-            self.finding(
-                Severity::Warning,
-                "kafka-offset-went-back",
-                Some(&format!("offsets/{id}")),
-                format!("Kafka offset of {topic}-{p} went back from {before} to {after} at batch {id}: the topic was recreated or the offset log was edited"),
-            );
-        }
-        if let Some((id, before, after)) = count_changed {
-            self.finding(
-                Severity::Info,
-                "source-count-changed",
-                Some(&format!("offsets/{id}")),
-                format!("the number of sources changed from {before} to {after} at batch {id}: the query's plan changed between runs"),
-            );
-        }
-        required
-    }
-
-    fn check_kafka_conflicts(&mut self, sources: &[SourceOffset]) {
-        let mut seen: BTreeMap<(String, u32), (usize, i64)> = BTreeMap::new();
-        for s in sources {
-            for (topic, parts) in s.kafka.iter().flatten() {
-                for (p, o) in parts {
-                    if let Some((other, o2)) = seen.insert((topic.clone(), *p), (s.index, *o)) {
-                        if o2 != *o {
-                            self.finding(
-                                Severity::Warning,
-                                "kafka-sources-overlap",
-                                Some(&format!("offsets/{}", s.batch)),
-                                format!("sources {other} and {} both read {topic}-{p}, at offsets {o2} and {o}: the merged startingOffsets uses the lower one; prefer each source's own", s.index),
-                            );
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn operators(
-        &mut self,
-        tree: &StateTree,
-        conf: Option<&BTreeMap<String, String>>,
-        committed: Option<u64>,
-        latest: Option<u64>,
-        commit: Option<&CommitLogFile>,
-    ) -> Vec<Operator> {
-        for rel in &tree.unknown {
-            self.finding(
-                Severity::Info,
-                "unexpected-entry",
-                Some(rel),
-                format!("{rel} is not an operator directory; Spark ignores it"),
-            );
-        }
-        let expected_partitions = conf
-            .and_then(|c| c.get(SHUFFLE_PARTITIONS))
-            .and_then(|v| v.parse::<u32>().ok());
-        let conf_provider = conf
-            .and_then(|c| c.get(PROVIDER_CLASS))
-            .map(|c| (c.clone(), Provider::from_class(c)));
-        let ids: Vec<u32> = tree.operators.keys().copied().collect();
-        if let Some(missing) =
-            (0..ids.last().map_or(0, |l| l + 1)).find(|i| !tree.operators.contains_key(i))
-        {
-            self.finding(
-                Severity::Warning,
-                "operator-missing",
-                Some(&format!("state/{missing}")),
-                format!("state/ has operators {} but no state/{missing}: stateful operator ids are consecutive, so its state was deleted or never written", list_ids(&ids.iter().map(|&i| u64::from(i)).collect::<Vec<_>>())),
-            );
-        }
-        let ctx = StateContext {
-            expected_partitions,
-            conf_provider,
-            conf,
-            committed,
-            latest,
-            commit,
-        };
-        let mut out = Vec::new();
-        for (&id, dir) in &tree.operators {
-            out.push(self.operator(id, dir, &ctx));
-        }
-        out
-    }
-
-    fn operator(&mut self, id: u32, dir: &OperatorDir, ctx: &StateContext<'_>) -> Operator {
-        let StateContext {
-            conf_provider,
-            conf,
-            ..
-        } = ctx;
-        let op_dir = format!("state/{id}");
-        for rel in dir.unknown.iter().chain(
-            dir.partitions
-                .values()
-                .flat_map(|s| s.values())
-                .flat_map(|f| f.unknown.iter()),
-        ) {
-            self.finding(
-                Severity::Info,
-                "unexpected-entry",
-                Some(rel),
-                format!("{rel} is not a state file Spark writes; Spark ignores it"),
-            );
-        }
-        let provider = dir.provider();
-        let stores = dir.store_names();
-        let partition_states = dir.partition_states();
-        let latest_version = partition_states
-            .iter()
-            .filter_map(|p| p.latest_version)
-            .max();
-        let any_files = |f: &dyn Fn(&state::StoreFiles) -> bool| {
-            dir.partitions.values().flat_map(|s| s.values()).any(f)
-        };
-        let changelog = any_files(&|f| !f.changelogs.is_empty());
-        let unique_ids = any_files(&|f| !f.unique_ids.is_empty());
-        if provider == Provider::Rocksdb {
-            self.observe("rocksdb-files", &op_dir, false);
-        }
-        if changelog {
-            self.observe("rocksdb-changelog", &op_dir, false);
-        }
-        if unique_ids {
-            self.observe("state-unique-id-files", &op_dir, false);
-        }
-        if stores
-            .iter()
-            .any(|s| s.starts_with("left-") || s.starts_with("right-"))
-        {
-            self.observe("join-state-stores", &op_dir, false);
-        }
-        if dir.mixed_providers() {
-            self.finding(
-                Severity::Error,
-                "state-provider-mixed",
-                Some(&op_dir),
-                format!("{op_dir} holds both HDFS-backed (.delta/.snapshot) and RocksDB (.zip/.changelog) files: state from two providers was mixed into one checkpoint"),
-            );
-        }
-        if let (Some((class, wanted)), true) =
-            (conf_provider.as_ref(), provider != Provider::Unknown)
-        {
-            if *wanted != Provider::Unknown && *wanted != provider {
-                self.finding(
-                    Severity::Error,
-                    "state-provider-mismatch",
-                    Some(&op_dir),
-                    format!("the offset log pins the state store provider {class}, but {op_dir} holds {} files: Spark restores the provider from the log and will not find its files", provider.name()),
-                );
-            }
-        }
-
-        // Schema files (partition 0, one per store) and operator metadata.
-        let mut schemas = Vec::new();
-        if let Some(p0) = dir.partitions.get(&0) {
-            for (store, files) in p0 {
-                let Some(rel) = &files.schema_file else {
-                    continue;
-                };
-                self.observe("state-schema-file", rel, false);
-                let schema = match loader::read_bounded(&self.listing.root, rel) {
-                    Ok(bytes) => match parse_state_schema(&bytes) {
-                        Ok(s) => Some(s),
-                        Err(e) => {
-                            self.finding(
-                                Severity::Error,
-                                "state-schema-garbled",
-                                Some(rel),
-                                format!("{rel} is not a readable state schema file ({}): Spark 3.1+ checks the state schema against it on restart and fails", e.kind),
-                            );
-                            None
-                        }
-                    },
-                    Err(e) => {
-                        self.finding(
-                            Severity::Error,
-                            "file-unreadable",
-                            Some(rel),
-                            format!("cannot read {rel}: {e}"),
-                        );
-                        None
-                    }
-                };
-                schemas.push(SchemaFile {
-                    file: rel.clone(),
-                    store: store.clone(),
-                    schema,
-                });
-            }
-        }
-        let operator_metadata = self.operator_metadata(id, dir);
-        if let Some(meta) = &operator_metadata {
-            let declared = meta
-                .metadata
-                .stores
-                .iter()
-                .filter_map(|s| s.partitions)
-                .max();
-            if let Some(n) = declared.filter(|n| *n as usize != dir.partitions.len()) {
-                self.finding(
-                    Severity::Warning,
-                    "operator-metadata-partitions",
-                    Some(&meta.file),
-                    format!(
-                        "{} declares {n} partitions but {op_dir} has {}",
-                        meta.file,
-                        dir.partitions.len()
-                    ),
-                );
-            }
-        }
-        let name = operator_metadata
-            .as_ref()
-            .and_then(|m| m.metadata.operator_name.clone())
-            .or_else(|| {
-                stores
-                    .iter()
-                    .any(|s| s.starts_with("left-"))
-                    .then(|| "join".to_string())
-            });
-        if stores.iter().any(|s| s.starts_with("left-")) {
-            let format = conf.and_then(|c| c.get(JOIN_FORMAT)).map(String::as_str);
-            if conf.is_some() && format.is_none_or(|f| f == "1") {
-                self.finding(
-                    Severity::Warning,
-                    "join-state-format-1",
-                    Some(&op_dir),
-                    format!("{op_dir} is a stream-stream join with state format version 1: if it is an outer join, Spark 3.0+ refuses to restart it (SPARK-26154, \"correctness issue is discovered\")"),
-                );
-            }
-        }
-
-        self.check_state_versions(id, dir, provider, ctx);
-
-        Operator {
-            id,
-            name,
-            partitions: dir.partitions.len() as u32,
-            provider,
-            stores,
-            latest_version,
-            partition_states,
-            changelog_checkpointing: changelog,
-            unique_id_files: unique_ids,
-            schemas,
-            operator_metadata,
-            state_schema_v3_files: dir.state_schema_v3_files,
-        }
-    }
-
-    fn operator_metadata(&mut self, id: u32, dir: &OperatorDir) -> Option<OperatorMetadataFile> {
-        if dir.state_schema_v3_files > 0 {
-            self.observe(
-                "state-schema-v3",
-                &format!("state/{id}/_stateSchema"),
-                false,
-            );
-        }
-        let v2 = dir
-            .metadata_v2
-            .last()
-            .map(|b| format!("state/{id}/_metadata/v2/{b}"));
-        if let Some(rel) = &v2 {
-            self.observe("operator-metadata-v2", rel, false);
-        }
-        if let Some(rel) = &dir.metadata_v1 {
-            self.observe("operator-metadata-v1", rel, false);
-        }
-        let rel = v2.or_else(|| dir.metadata_v1.clone())?;
-        let text = self.read_text(
-            &rel,
-            Severity::Error,
-            "; Spark 4.0+ validates the operators against it on restart",
-        )?;
-        match parse_operator_metadata(&text) {
-            Ok(metadata) => Some(OperatorMetadataFile {
-                file: rel,
-                metadata,
-            }),
-            Err(err) => {
-                self.parse_failed(
-                    &rel,
-                    &err,
-                    Severity::Error,
-                    "; Spark 4.0+ validates the operators against it on restart",
-                );
-                None
-            }
-        }
-    }
-
-    /// The state version a restart loads is `last committed batch + 1`; every partition and store
-    /// must be able to rebuild it from the retained files.
-    fn check_state_versions(
-        &mut self,
-        id: u32,
-        dir: &OperatorDir,
-        provider: Provider,
-        ctx: &StateContext<'_>,
-    ) {
-        let StateContext {
-            expected_partitions,
-            committed,
-            latest,
-            commit,
-            ..
-        } = *ctx;
-        let op_dir = format!("state/{id}");
-        if dir.partitions.is_empty() {
-            self.finding(
-                Severity::Warning,
-                "state-operator-empty",
-                Some(&op_dir),
-                format!("{op_dir} has no partition directories"),
-            );
-            return;
-        }
-        let Some(c) = committed else { return };
-        let version = c + 1;
-        let stores = dir.store_names();
-        let mut missing: Vec<String> = Vec::new();
-        let mut missing_partitions: Vec<u64> = Vec::new();
-        // Partition ids come from directory names: never loop up to a huge one, only over what
-        // exists plus (at most 1,000 of) the ids missing below the expected count.
-        let count = expected_partitions.unwrap_or(0).max(
-            dir.partitions
-                .keys()
-                .next_back()
-                .map_or(0, |l| l.saturating_add(1)),
-        );
-        missing_partitions.extend(
-            (0..count)
-                .filter(|p| !dir.partitions.contains_key(p))
-                .take(1000)
-                .map(u64::from),
-        );
-        for (p, part) in &dir.partitions {
-            for store in &stores {
-                let file = part
-                    .get(store)
-                    .and_then(|f| f.missing_for(version))
-                    .or_else(|| {
-                        (!part.contains_key(store)).then(|| {
-                            format!(
-                                "{version}.{}",
-                                if provider == Provider::Rocksdb {
-                                    "zip"
-                                } else {
-                                    "delta"
-                                }
-                            )
-                        })
-                    });
-                if let Some(file) = file {
-                    let rel =
-                        if store == DEFAULT_STORE && !stores.iter().any(|s| s != DEFAULT_STORE) {
-                            format!("{op_dir}/{p}/{file}")
-                        } else {
-                            format!("{op_dir}/{p}/{store}/{file}")
-                        };
-                    missing.push(rel);
-                }
-            }
-        }
-        if !missing_partitions.is_empty() {
-            self.finding(
-                Severity::Error,
-                "state-partition-missing",
-                Some(&format!("{op_dir}/{}", missing_partitions[0])),
-                format!("{op_dir} lacks partition(s) {} of {count}: Spark cannot load their state for batch {} (state version {version})", list_ids(&missing_partitions), c + 1),
-            );
-        }
-        if let Some(n) = expected_partitions {
-            if let Some(extra) = dir.partitions.keys().find(|p| **p >= n) {
-                self.finding(
-                    Severity::Warning,
-                    "state-partition-extra",
-                    Some(&format!("{op_dir}/{extra}")),
-                    format!("{op_dir} has partition {extra}, but the offset log pins {SHUFFLE_PARTITIONS}={n}"),
-                );
-            }
-        }
-        if !missing.is_empty() {
-            let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
-            let more = if missing.len() > 5 {
-                format!(" and {} more", missing.len() - 5)
-            } else {
-                String::new()
-            };
-            self.finding(
-                Severity::Error,
-                "state-version-missing",
-                Some(&missing[0]),
-                format!("the restart loads state version {version} (last committed batch {c} + 1), but {}{more} {} missing: Spark will fail to load the state store", shown.join(", "), if missing.len() == 1 { "is" } else { "are" }),
-            );
-        }
-        if let Some(n) = latest {
-            if let Some(ahead) = dir
-                .partition_states()
-                .iter()
-                .filter_map(|p| p.latest_version)
-                .find(|v| *v > n + 1)
-            {
-                self.finding(
-                    Severity::Warning,
-                    "state-ahead-of-offsets",
-                    Some(&op_dir),
-                    format!("{op_dir} holds state version {ahead}, beyond the latest batch {n} (+1): the offset log was cut back or the state comes from another copy"),
-                );
-            }
-        }
-        // Checkpoint format v2: the commit names the exact store files to load.
-        if let Some(commit) = commit.filter(|c| c.state_unique_ids.is_some()) {
-            let mut absent = Vec::new();
-            for (&p, part) in &dir.partitions {
-                for uuid in commit.unique_ids(id, p) {
-                    let found = part.values().any(|f| {
-                        f.unique_ids
-                            .iter()
-                            .any(|(v, u)| *v == version && *u == uuid)
-                    });
-                    if !found {
-                        absent.push(format!("{op_dir}/{p}/{version}_{uuid}.*"));
-                    }
-                }
-            }
-            if let Some(first) = absent.first().cloned() {
-                self.finding(
-                    Severity::Error,
-                    "state-unique-id-missing",
-                    Some(&first),
-                    format!("commits/{c} names state files that do not exist ({}): Spark 4.0+ with checkpoint format v2 cannot load them", absent.join(", ")),
-                );
-            }
         }
     }
 
@@ -1510,7 +808,7 @@ fn gaps(ids: &[u64]) -> Vec<u64> {
 }
 
 /// `1, 2, 4..9` for people.
-fn list_ids(ids: &[u64]) -> String {
+pub(crate) fn list_ids(ids: &[u64]) -> String {
     let set: BTreeSet<u64> = ids.iter().copied().collect();
     let mut parts = Vec::new();
     let mut iter = set.into_iter().peekable();

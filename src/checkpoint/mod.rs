@@ -3,7 +3,8 @@
 //! Reads a checkpoint; never writes, never follows links inside it. [`inspect`] lists the
 //! directory once (`loader.rs`, the only code that opens files), parses the logs with pure
 //! parsers (`offsets.rs`, `commits.rs`, `metadata.rs`), and interprets them in a second pass
-//! (`inspect.rs`, `state.rs`, `fingerprint.rs`): batches, Kafka offsets, state, the writer's Spark
+//! (`inspect.rs`, with `sources.rs`, `operators.rs`, `state.rs`, `fingerprint.rs`): batches, Kafka
+//! offsets, state, the writer's Spark
 //! version and integrity [`Finding`]s. Renderers (`render.rs`, `json.rs`) turn an [`Inspection`]
 //! into text or the versioned JSON document; they never print by themselves.
 //!
@@ -19,7 +20,9 @@ mod loader;
 mod metadata;
 mod model;
 mod offsets;
+mod operators;
 mod render;
+mod sources;
 mod state;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,433 @@
+//! Stateful operators of an inspection: provider, partitions, schema and operator metadata files,
+//! and whether the state version a restart loads can be rebuilt from the retained files.
+//!
+//! Part of the interpretation pass of `inspect.rs`; the directory grouping is `state.rs`.
+
+use std::collections::BTreeMap;
+
+use super::commits::CommitLogFile;
+use super::findings::Severity;
+use super::inspect::{list_ids, Inspector};
+use super::loader;
+use super::metadata::{parse_operator_metadata, parse_state_schema};
+use super::model::{Operator, OperatorMetadataFile, SchemaFile};
+use super::state::{self, OperatorDir, Provider, StateTree, DEFAULT_STORE};
+
+const SHUFFLE_PARTITIONS: &str = "spark.sql.shuffle.partitions";
+const PROVIDER_CLASS: &str = "spark.sql.streaming.stateStore.providerClass";
+const JOIN_FORMAT: &str = "spark.sql.streaming.join.stateFormatVersion";
+
+/// What the state checks need to know about the logs.
+struct StateContext<'a> {
+    /// `spark.sql.shuffle.partitions` pinned in the latest offset file.
+    expected_partitions: Option<u32>,
+    /// The provider class pinned in the latest offset file, and what it names.
+    conf_provider: Option<(String, Provider)>,
+    conf: Option<&'a BTreeMap<String, String>>,
+    committed: Option<u64>,
+    latest: Option<u64>,
+    commit: Option<&'a CommitLogFile>,
+}
+
+impl Inspector {
+    pub(crate) fn operators(
+        &mut self,
+        tree: &StateTree,
+        conf: Option<&BTreeMap<String, String>>,
+        committed: Option<u64>,
+        latest: Option<u64>,
+        commit: Option<&CommitLogFile>,
+    ) -> Vec<Operator> {
+        for rel in &tree.unknown {
+            self.finding(
+                Severity::Info,
+                "unexpected-entry",
+                Some(rel),
+                format!("{rel} is not an operator directory; Spark ignores it"),
+            );
+        }
+        let expected_partitions = conf
+            .and_then(|c| c.get(SHUFFLE_PARTITIONS))
+            .and_then(|v| v.parse::<u32>().ok());
+        let conf_provider = conf
+            .and_then(|c| c.get(PROVIDER_CLASS))
+            .map(|c| (c.clone(), Provider::from_class(c)));
+        let ids: Vec<u32> = tree.operators.keys().copied().collect();
+        if let Some(missing) =
+            (0..ids.last().map_or(0, |l| l + 1)).find(|i| !tree.operators.contains_key(i))
+        {
+            self.finding(
+                Severity::Warning,
+                "operator-missing",
+                Some(&format!("state/{missing}")),
+                format!("state/ has operators {} but no state/{missing}: stateful operator ids are consecutive, so its state was deleted or never written", list_ids(&ids.iter().map(|&i| u64::from(i)).collect::<Vec<_>>())),
+            );
+        }
+        let ctx = StateContext {
+            expected_partitions,
+            conf_provider,
+            conf,
+            committed,
+            latest,
+            commit,
+        };
+        let mut out = Vec::new();
+        for (&id, dir) in &tree.operators {
+            out.push(self.operator(id, dir, &ctx));
+        }
+        out
+    }
+
+    fn operator(&mut self, id: u32, dir: &OperatorDir, ctx: &StateContext<'_>) -> Operator {
+        let StateContext {
+            conf_provider,
+            conf,
+            ..
+        } = ctx;
+        let op_dir = format!("state/{id}");
+        for rel in dir.unknown.iter().chain(
+            dir.partitions
+                .values()
+                .flat_map(|s| s.values())
+                .flat_map(|f| f.unknown.iter()),
+        ) {
+            self.finding(
+                Severity::Info,
+                "unexpected-entry",
+                Some(rel),
+                format!("{rel} is not a state file Spark writes; Spark ignores it"),
+            );
+        }
+        let provider = dir.provider();
+        let stores = dir.store_names();
+        let partition_states = dir.partition_states();
+        let latest_version = partition_states
+            .iter()
+            .filter_map(|p| p.latest_version)
+            .max();
+        let any_files = |f: &dyn Fn(&state::StoreFiles) -> bool| {
+            dir.partitions.values().flat_map(|s| s.values()).any(f)
+        };
+        let changelog = any_files(&|f| !f.changelogs.is_empty());
+        let unique_ids = any_files(&|f| !f.unique_ids.is_empty());
+        if provider == Provider::Rocksdb {
+            self.observe("rocksdb-files", &op_dir, false);
+        }
+        if changelog {
+            self.observe("rocksdb-changelog", &op_dir, false);
+        }
+        if unique_ids {
+            self.observe("state-unique-id-files", &op_dir, false);
+        }
+        if stores
+            .iter()
+            .any(|s| s.starts_with("left-") || s.starts_with("right-"))
+        {
+            self.observe("join-state-stores", &op_dir, false);
+        }
+        if dir.mixed_providers() {
+            self.finding(
+                Severity::Error,
+                "state-provider-mixed",
+                Some(&op_dir),
+                format!("{op_dir} holds both HDFS-backed (.delta/.snapshot) and RocksDB (.zip/.changelog) files: state from two providers was mixed into one checkpoint"),
+            );
+        }
+        if let (Some((class, wanted)), true) =
+            (conf_provider.as_ref(), provider != Provider::Unknown)
+        {
+            if *wanted != Provider::Unknown && *wanted != provider {
+                self.finding(
+                    Severity::Error,
+                    "state-provider-mismatch",
+                    Some(&op_dir),
+                    format!("the offset log pins the state store provider {class}, but {op_dir} holds {} files: Spark restores the provider from the log and will not find its files", provider.name()),
+                );
+            }
+        }
+
+        // Schema files (partition 0, one per store) and operator metadata.
+        let mut schemas = Vec::new();
+        if let Some(p0) = dir.partitions.get(&0) {
+            for (store, files) in p0 {
+                let Some(rel) = &files.schema_file else {
+                    continue;
+                };
+                self.observe("state-schema-file", rel, false);
+                let schema = match loader::read_bounded(&self.listing.root, rel) {
+                    Ok(bytes) => match parse_state_schema(&bytes) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            self.finding(
+                                Severity::Error,
+                                "state-schema-garbled",
+                                Some(rel),
+                                format!("{rel} is not a readable state schema file ({}): Spark 3.1+ checks the state schema against it on restart and fails", e.kind),
+                            );
+                            None
+                        }
+                    },
+                    Err(e) => {
+                        self.finding(
+                            Severity::Error,
+                            "file-unreadable",
+                            Some(rel),
+                            format!("cannot read {rel}: {e}"),
+                        );
+                        None
+                    }
+                };
+                schemas.push(SchemaFile {
+                    file: rel.clone(),
+                    store: store.clone(),
+                    schema,
+                });
+            }
+        }
+        let operator_metadata = self.operator_metadata(id, dir);
+        if let Some(meta) = &operator_metadata {
+            let declared = meta
+                .metadata
+                .stores
+                .iter()
+                .filter_map(|s| s.partitions)
+                .max();
+            if let Some(n) = declared.filter(|n| *n as usize != dir.partitions.len()) {
+                self.finding(
+                    Severity::Warning,
+                    "operator-metadata-partitions",
+                    Some(&meta.file),
+                    format!(
+                        "{} declares {n} partitions but {op_dir} has {}",
+                        meta.file,
+                        dir.partitions.len()
+                    ),
+                );
+            }
+        }
+        let name = operator_metadata
+            .as_ref()
+            .and_then(|m| m.metadata.operator_name.clone())
+            .or_else(|| {
+                stores
+                    .iter()
+                    .any(|s| s.starts_with("left-"))
+                    .then(|| "join".to_string())
+            });
+        if stores.iter().any(|s| s.starts_with("left-")) {
+            let format = conf.and_then(|c| c.get(JOIN_FORMAT)).map(String::as_str);
+            if conf.is_some() && format.is_none_or(|f| f == "1") {
+                self.finding(
+                    Severity::Warning,
+                    "join-state-format-1",
+                    Some(&op_dir),
+                    format!("{op_dir} is a stream-stream join with state format version 1: if it is an outer join, Spark 3.0+ refuses to restart it (SPARK-26154, \"correctness issue is discovered\")"),
+                );
+            }
+        }
+
+        self.check_state_versions(id, dir, provider, ctx);
+
+        Operator {
+            id,
+            name,
+            partitions: dir.partitions.len() as u32,
+            provider,
+            stores,
+            latest_version,
+            partition_states,
+            changelog_checkpointing: changelog,
+            unique_id_files: unique_ids,
+            schemas,
+            operator_metadata,
+            state_schema_v3_files: dir.state_schema_v3_files,
+        }
+    }
+
+    fn operator_metadata(&mut self, id: u32, dir: &OperatorDir) -> Option<OperatorMetadataFile> {
+        if dir.state_schema_v3_files > 0 {
+            self.observe(
+                "state-schema-v3",
+                &format!("state/{id}/_stateSchema"),
+                false,
+            );
+        }
+        let v2 = dir
+            .metadata_v2
+            .last()
+            .map(|b| format!("state/{id}/_metadata/v2/{b}"));
+        if let Some(rel) = &v2 {
+            self.observe("operator-metadata-v2", rel, false);
+        }
+        if let Some(rel) = &dir.metadata_v1 {
+            self.observe("operator-metadata-v1", rel, false);
+        }
+        let rel = v2.or_else(|| dir.metadata_v1.clone())?;
+        let text = self.read_text(
+            &rel,
+            Severity::Error,
+            "; Spark 4.0+ validates the operators against it on restart",
+        )?;
+        match parse_operator_metadata(&text) {
+            Ok(metadata) => Some(OperatorMetadataFile {
+                file: rel,
+                metadata,
+            }),
+            Err(err) => {
+                self.parse_failed(
+                    &rel,
+                    &err,
+                    Severity::Error,
+                    "; Spark 4.0+ validates the operators against it on restart",
+                );
+                None
+            }
+        }
+    }
+
+    /// The state version a restart loads is `last committed batch + 1`; every partition and store
+    /// must be able to rebuild it from the retained files.
+    fn check_state_versions(
+        &mut self,
+        id: u32,
+        dir: &OperatorDir,
+        provider: Provider,
+        ctx: &StateContext<'_>,
+    ) {
+        let StateContext {
+            expected_partitions,
+            committed,
+            latest,
+            commit,
+            ..
+        } = *ctx;
+        let op_dir = format!("state/{id}");
+        if dir.partitions.is_empty() {
+            self.finding(
+                Severity::Warning,
+                "state-operator-empty",
+                Some(&op_dir),
+                format!("{op_dir} has no partition directories"),
+            );
+            return;
+        }
+        let Some(c) = committed else { return };
+        let version = c + 1;
+        let stores = dir.store_names();
+        let mut missing: Vec<String> = Vec::new();
+        let mut missing_partitions: Vec<u64> = Vec::new();
+        // Partition ids come from directory names: never loop up to a huge one, only over what
+        // exists plus (at most 1,000 of) the ids missing below the expected count.
+        let count = expected_partitions.unwrap_or(0).max(
+            dir.partitions
+                .keys()
+                .next_back()
+                .map_or(0, |l| l.saturating_add(1)),
+        );
+        missing_partitions.extend(
+            (0..count)
+                .filter(|p| !dir.partitions.contains_key(p))
+                .take(1000)
+                .map(u64::from),
+        );
+        for (p, part) in &dir.partitions {
+            for store in &stores {
+                let file = part
+                    .get(store)
+                    .and_then(|f| f.missing_for(version))
+                    .or_else(|| {
+                        (!part.contains_key(store)).then(|| {
+                            format!(
+                                "{version}.{}",
+                                if provider == Provider::Rocksdb {
+                                    "zip"
+                                } else {
+                                    "delta"
+                                }
+                            )
+                        })
+                    });
+                if let Some(file) = file {
+                    let rel =
+                        if store == DEFAULT_STORE && !stores.iter().any(|s| s != DEFAULT_STORE) {
+                            format!("{op_dir}/{p}/{file}")
+                        } else {
+                            format!("{op_dir}/{p}/{store}/{file}")
+                        };
+                    missing.push(rel);
+                }
+            }
+        }
+        if !missing_partitions.is_empty() {
+            self.finding(
+                Severity::Error,
+                "state-partition-missing",
+                Some(&format!("{op_dir}/{}", missing_partitions[0])),
+                format!("{op_dir} lacks partition(s) {} of {count}: Spark cannot load their state for batch {} (state version {version})", list_ids(&missing_partitions), c + 1),
+            );
+        }
+        if let Some(n) = expected_partitions {
+            if let Some(extra) = dir.partitions.keys().find(|p| **p >= n) {
+                self.finding(
+                    Severity::Warning,
+                    "state-partition-extra",
+                    Some(&format!("{op_dir}/{extra}")),
+                    format!("{op_dir} has partition {extra}, but the offset log pins {SHUFFLE_PARTITIONS}={n}"),
+                );
+            }
+        }
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+            let more = if missing.len() > 5 {
+                format!(" and {} more", missing.len() - 5)
+            } else {
+                String::new()
+            };
+            self.finding(
+                Severity::Error,
+                "state-version-missing",
+                Some(&missing[0]),
+                format!("the restart loads state version {version} (last committed batch {c} + 1), but {}{more} {} missing: Spark will fail to load the state store", shown.join(", "), if missing.len() == 1 { "is" } else { "are" }),
+            );
+        }
+        if let Some(n) = latest {
+            if let Some(ahead) = dir
+                .partition_states()
+                .iter()
+                .filter_map(|p| p.latest_version)
+                .find(|v| *v > n + 1)
+            {
+                self.finding(
+                    Severity::Warning,
+                    "state-ahead-of-offsets",
+                    Some(&op_dir),
+                    format!("{op_dir} holds state version {ahead}, beyond the latest batch {n} (+1): the offset log was cut back or the state comes from another copy"),
+                );
+            }
+        }
+        // Checkpoint format v2: the commit names the exact store files to load.
+        if let Some(commit) = commit.filter(|c| c.state_unique_ids.is_some()) {
+            let mut absent = Vec::new();
+            for (&p, part) in &dir.partitions {
+                for uuid in commit.unique_ids(id, p) {
+                    let found = part.values().any(|f| {
+                        f.unique_ids
+                            .iter()
+                            .any(|(v, u)| *v == version && *u == uuid)
+                    });
+                    if !found {
+                        absent.push(format!("{op_dir}/{p}/{version}_{uuid}.*"));
+                    }
+                }
+            }
+            if let Some(first) = absent.first().cloned() {
+                self.finding(
+                    Severity::Error,
+                    "state-unique-id-missing",
+                    Some(&first),
+                    format!("commits/{c} names state files that do not exist ({}): Spark 4.0+ with checkpoint format v2 cannot load them", absent.join(", ")),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Sources of an inspection: each source's offset at the last committed batch and its kind,
+//! Kafka offsets across the retained batches, and the source-private files under `sources/<n>/`.
+//!
+//! Part of the interpretation pass of `inspect.rs`; reads only through the loader.
+
+use std::collections::BTreeMap;
+
+use super::findings::Severity;
+use super::inspect::{Inspector, Parsed};
+use super::loader;
+use super::model::{SourceKind, SourceOffset};
+use super::offsets::{kafka_offsets_json, offset_shape, OffsetLogFile, OffsetShape};
+use super::{BatchId, KafkaOffsets};
+
+impl Inspector {
+    /// Sources at the last committed batch (or the latest batch before any commit). When that
+    /// batch's offset file is missing or damaged, the newest committed batch before it whose file
+    /// parses stands in: a fresh start from there re-processes the batches in between.
+    pub(crate) fn sources(
+        &mut self,
+        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
+        commit_ids: &[u64],
+        latest: Option<u64>,
+    ) -> Vec<SourceOffset> {
+        let committed = commit_ids.last().copied();
+        let Some(wanted) = committed.or(latest) else {
+            return Vec::new();
+        };
+        let is_committed = committed.is_some();
+        let mut batch = wanted;
+        let log = match offsets.get(&wanted).and_then(Parsed::ok) {
+            Some(log) => log,
+            None if is_committed => {
+                let rel = format!("offsets/{wanted}");
+                let fallback = commit_ids
+                    .iter()
+                    .rev()
+                    .skip_while(|c| **c >= wanted)
+                    .find_map(|c| offsets.get(c).and_then(Parsed::ok).map(|log| (*c, log)));
+                let missing = !offsets.contains_key(&wanted);
+                match fallback {
+                    Some((b, log)) => {
+                        self.finding(
+                            if missing { Severity::Error } else { Severity::Warning },
+                            "committed-offsets-fallback",
+                            Some(&rel),
+                            format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes batches {}..{wanted}", if missing { "missing" } else { "unreadable" }, b + 1),
+                        );
+                        batch = b;
+                        log
+                    }
+                    None => {
+                        if missing {
+                            self.finding(
+                                Severity::Error,
+                                "committed-offsets-missing",
+                                Some(&rel),
+                                format!("{rel}, the offsets of the last committed batch, is missing: the committed source positions are unknown"),
+                            );
+                        }
+                        return Vec::new();
+                    }
+                }
+            }
+            None => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        for (index, line) in log.sources().iter().enumerate() {
+            let raw = line.offset_text().map(str::to_string);
+            let mut source = SourceOffset {
+                index,
+                source_id: line.source_id().map(str::to_string),
+                kind: SourceKind::Unknown,
+                batch: BatchId(batch),
+                committed: is_committed,
+                offset: line.offset_json(),
+                raw: raw.clone(),
+                kafka: None,
+                starting_offsets: None,
+                initial_offsets: None,
+            };
+            let rel = format!("offsets/{batch}");
+            match raw.as_deref().map(offset_shape) {
+                Some(OffsetShape::Kafka(k)) => {
+                    let offsets = k.offsets();
+                    source.kind = SourceKind::Kafka;
+                    if offsets.values().flat_map(|p| p.values()).any(|o| *o < 0) {
+                        self.finding(
+                            Severity::Warning,
+                            "kafka-offset-negative",
+                            Some(&rel),
+                            format!("source {index} has a negative Kafka offset in {rel}; Spark writes real offsets (>= 0) there"),
+                        );
+                    }
+                    source.starting_offsets = Some(kafka_offsets_json(&offsets));
+                    source.kafka = Some(offsets);
+                    source.initial_offsets = self.kafka_initial_offsets(index);
+                }
+                Some(OffsetShape::FileLog(n)) => {
+                    source.kind = SourceKind::File;
+                    self.check_file_source_log(index, n);
+                }
+                Some(OffsetShape::RatePerMicroBatch) => source.kind = SourceKind::Rate,
+                Some(OffsetShape::Long(_)) if self.is_rate_source(index) => {
+                    source.kind = SourceKind::Rate
+                }
+                Some(OffsetShape::Other)
+                    if raw.as_deref().is_some_and(|t| {
+                        serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
+                    }) =>
+                {
+                    self.finding(
+                        Severity::Error,
+                        "source-offset-garbled",
+                        Some(&rel),
+                        format!("source {index}'s offset in {rel} is not JSON: the source will fail to read it on restart"),
+                    );
+                }
+                Some(OffsetShape::Long(_) | OffsetShape::Other) => {}
+                None => {}
+            }
+            out.push(source);
+        }
+        out
+    }
+
+    /// `sources/<n>/0` of a Kafka source: a 0x00 byte, `v1\n`, then the initial offsets JSON
+    /// (2.1.1+), or the length-prefixed JSON of 2.1.0.
+    pub(crate) fn kafka_initial_offsets(&mut self, index: usize) -> Option<KafkaOffsets> {
+        let rel = format!("sources/{index}/0");
+        if !self.has_file(&rel) {
+            return None;
+        }
+        let bytes = match loader::read_bounded(&self.listing.root, &rel) {
+            Ok(b) => b,
+            Err(e) => {
+                self.finding(
+                    Severity::Warning,
+                    "file-unreadable",
+                    Some(&rel),
+                    format!("cannot read {rel}: {e}"),
+                );
+                return None;
+            }
+        };
+        let body = bytes.get(1..).unwrap_or_default();
+        let text = String::from_utf8_lossy(body);
+        let json = if let Some(rest) = text.strip_prefix('v') {
+            match rest.split_once('\n') {
+                Some(("1", json)) => json.to_string(),
+                _ => {
+                    self.finding(
+                        Severity::Warning,
+                        "kafka-initial-offsets-version",
+                        Some(&rel),
+                        format!("{rel} does not start with version v1: a Kafka source that needs its initial offsets fails with \"Log file was malformed\" or UnsupportedLogVersion"),
+                    );
+                    return None;
+                }
+            }
+        } else {
+            self.observe("kafka-initial-offset-2-1-0", &rel, false);
+            text.into_owned()
+        };
+        super::offsets::KafkaSourceOffset::parse(json.trim()).map(|k| k.offsets())
+    }
+
+    pub(crate) fn check_file_source_log(&mut self, index: usize, log_offset: i64) {
+        if log_offset < 0 {
+            return;
+        }
+        let base = format!("sources/{index}/{log_offset}");
+        if self.has_file(&base) || self.has_file(&format!("{base}.compact")) {
+            return;
+        }
+        // A compacted log keeps entries of older batches in the next `.compact` file.
+        let dir = format!("sources/{index}/");
+        let has_later_compact = self.listing.entries.iter().any(|e| {
+            e.rel
+                .strip_prefix(&dir)
+                .and_then(|n| n.strip_suffix(".compact"))
+                .and_then(|n| n.parse::<i64>().ok())
+                .is_some_and(|n| n >= log_offset)
+        });
+        if !has_later_compact {
+            self.finding(
+                Severity::Warning,
+                "file-source-log-missing",
+                Some(&base),
+                format!("the file source {index} committed log offset {log_offset}, but {base} (its file list) is missing: Spark cannot tell which input files it already processed"),
+            );
+        }
+    }
+
+    pub(crate) fn is_rate_source(&mut self, index: usize) -> bool {
+        let rel = format!("sources/{index}/0");
+        if !self.has_file(&rel) {
+            return false;
+        }
+        let Ok(bytes) = loader::read_bounded(&self.listing.root, &rel) else {
+            return false;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        text.strip_prefix("v1\n")
+            .is_some_and(|rest| !rest.is_empty() && rest.trim().bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// Per topic-partition, the highest offset over every retained offset file; reports offsets
+    /// that went backwards between batches and changes of the source count.
+    pub(crate) fn kafka_across_batches(
+        &mut self,
+        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
+    ) -> KafkaOffsets {
+        let mut required = KafkaOffsets::new();
+        let mut previous: Option<(u64, KafkaOffsets)> = None;
+        let mut went_back: Option<(u64, String, u32, i64, i64)> = None;
+        let mut source_count: Option<(u64, usize)> = None;
+        let mut count_changed: Option<(u64, usize, usize)> = None;
+        for (&id, parsed) in offsets {
+            let Some(log) = parsed.ok() else { continue };
+            match source_count {
+                Some((_, n)) if n != log.sources().len() => {
+                    count_changed = Some((id, n, log.sources().len()));
+                    source_count = Some((id, log.sources().len()));
+                }
+                None => source_count = Some((id, log.sources().len())),
+                _ => {}
+            }
+            let mut this = KafkaOffsets::new();
+            for line in log.sources() {
+                let Some(text) = line.offset_text() else {
+                    continue;
+                };
+                if !text.starts_with('{') {
+                    continue;
+                }
+                let Some(kafka) = super::offsets::KafkaSourceOffset::parse(text) else {
+                    continue;
+                };
+                for (topic, parts) in kafka.offsets() {
+                    let req = required.entry(topic.clone()).or_default();
+                    let cur = this.entry(topic).or_default();
+                    for (p, o) in parts {
+                        req.entry(p).and_modify(|x| *x = (*x).max(o)).or_insert(o);
+                        cur.insert(p, o);
+                    }
+                }
+            }
+            if let Some((_, prev)) = &previous {
+                for (topic, parts) in &this {
+                    for (p, o) in parts {
+                        if let Some(before) = prev.get(topic).and_then(|m| m.get(p)) {
+                            if o < before && went_back.is_none() {
+                                went_back = Some((id, topic.clone(), *p, *before, *o));
+                            }
+                        }
+                    }
+                }
+            }
+            if !this.is_empty() {
+                previous = Some((id, this));
+            }
+        }
+        if let Some((id, topic, p, before, after)) = went_back {
+            self.finding(
+                Severity::Warning,
+                "kafka-offset-went-back",
+                Some(&format!("offsets/{id}")),
+                format!("Kafka offset of {topic}-{p} went back from {before} to {after} at batch {id}: the topic was recreated or the offset log was edited"),
+            );
+        }
+        if let Some((id, before, after)) = count_changed {
+            self.finding(
+                Severity::Info,
+                "source-count-changed",
+                Some(&format!("offsets/{id}")),
+                format!("the number of sources changed from {before} to {after} at batch {id}: the query's plan changed between runs"),
+            );
+        }
+        required
+    }
+
+    pub(crate) fn check_kafka_conflicts(&mut self, sources: &[SourceOffset]) {
+        let mut seen: BTreeMap<(String, u32), (usize, i64)> = BTreeMap::new();
+        for s in sources {
+            for (topic, parts) in s.kafka.iter().flatten() {
+                for (p, o) in parts {
+                    if let Some((other, o2)) = seen.insert((topic.clone(), *p), (s.index, *o)) {
+                        if o2 != *o {
+                            self.finding(
+                                Severity::Warning,
+                                "kafka-sources-overlap",
+                                Some(&format!("offsets/{}", s.batch)),
+                                format!("sources {other} and {} both read {topic}-{p}, at offsets {o2} and {o}: the merged startingOffsets uses the lower one; prefer each source's own", s.index),
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
