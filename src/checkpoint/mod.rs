@@ -3,10 +3,10 @@
 //! Reads a checkpoint; never writes, never follows links inside it. [`inspect`] lists the
 //! directory once (`loader.rs`, the only code that opens files), parses the logs with pure
 //! parsers (`offsets.rs`, `commits.rs`, `metadata.rs`), and interprets them in a second pass
-//! (`inspect.rs`, with `sources.rs`, `operators.rs`, `state.rs`, `fingerprint.rs`): batches, Kafka
-//! offsets, state, the writer's Spark
-//! version and integrity [`Finding`]s. Renderers (`render.rs`, `json.rs`) turn an [`Inspection`]
-//! into text or the versioned JSON document; they never print by themselves.
+//! (`inspect.rs`, with `sources.rs`, `operators.rs`, `state.rs`, `fingerprint.rs`): batches,
+//! Kafka offsets, state, the writer's Spark version and integrity [`Finding`]s. Renderers
+//! (`render.rs`, `json.rs`) turn an [`Inspection`] into text or the versioned JSON document; they
+//! never print by themselves.
 //!
 //! Formats and their sources: spark-checkpoints.md §1–2 of the shared docs.
 
