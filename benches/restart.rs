@@ -18,7 +18,13 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     let scenario_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.toml");
     let scenario = Scenario::load(&scenario_path).expect("scenarios/demo.toml");
-    let CheckpointSource::Generate { spark, batches, records_per_batch, extra_args } = scenario.checkpoint.clone() else {
+    let CheckpointSource::Generate {
+        spark,
+        batches,
+        records_per_batch,
+        extra_args,
+    } = scenario.checkpoint.clone()
+    else {
         panic!("demo.toml generates its checkpoint");
     };
     let target = "4.0.1";

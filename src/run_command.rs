@@ -108,7 +108,9 @@ pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
     if args.json {
         report::write(report::ReportFormat::Json, &report, &mut out)?;
     } else {
-        let style = report::TerminalStyle { color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() };
+        let style = report::TerminalStyle {
+            color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        };
         report::write(report::ReportFormat::Terminal(style), &report, &mut out)?;
     }
     out.flush()?;

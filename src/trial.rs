@@ -140,7 +140,10 @@ pub async fn run_trial(
     let mut notes = Vec::new();
     // Production offsets are often far too large to produce: rebase them in the copy, and read
     // the copy back so seeding and the resume proof use the rebased offsets.
-    let rebased = if crate::kafka::rebase_needed(&inspection.required_kafka_offsets(), scenario.rebase_threshold) {
+    let rebased = if crate::kafka::rebase_needed(
+        &inspection.required_kafka_offsets(),
+        scenario.rebase_threshold,
+    ) {
         let r = crate::kafka::rebase(&sandbox.checkpoint())?;
         notes.push(format!(
             "Kafka offsets rebased in the sandbox copy (more than {} records per partition to produce): \
@@ -157,7 +160,11 @@ pub async fn run_trial(
 
     let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
     let result = async {
-        let plan = crate::kafka::plan(&used.required_kafka_offsets(), &used.kafka_partition_counts(), &scenario.topics);
+        let plan = crate::kafka::plan(
+            &used.required_kafka_offsets(),
+            &used.kafka_partition_counts(),
+            &scenario.topics,
+        );
         let mut seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
         seeding.rebased = rebased.is_some();
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
@@ -755,11 +762,21 @@ pub async fn bare_restart_seconds(
     let ids = TrialIds::new(&scenario.name);
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {
-        let plan = crate::kafka::plan(&inspection.required_kafka_offsets(), &inspection.kafka_partition_counts(), &scenario.topics);
+        let plan = crate::kafka::plan(
+            &inspection.required_kafka_offsets(),
+            &inspection.kafka_partition_counts(),
+            &scenario.topics,
+        );
         crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
         let cmd = submit(scenario, target, &app, &scenario.args, &kafka)?;
         let started = Instant::now();
-        let spark = runtime::start_spark(&ids, &crate::images::spark_image(target), sandbox.path(), cmd).await?;
+        let spark = runtime::start_spark(
+            &ids,
+            &crate::images::spark_image(target),
+            sandbox.path(),
+            cmd,
+        )
+        .await?;
         let mut lines = spark.lines();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
         let mut seconds = None;

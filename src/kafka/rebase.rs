@@ -45,7 +45,10 @@ pub enum RebaseError {
 
 /// Whether rebasing is needed: some partition would need more than `threshold` filler records.
 pub fn needed(required: &KafkaOffsets, threshold: u64) -> bool {
-    required.values().flat_map(|p| p.values()).any(|o| *o > 0 && *o as u64 > threshold)
+    required
+        .values()
+        .flat_map(|p| p.values())
+        .any(|o| *o > 0 && *o as u64 > threshold)
 }
 
 /// The base per topic-partition: the lowest offset any retained offset log file names.
@@ -57,7 +60,11 @@ pub fn bases(offsets_dir: &Path) -> Result<KafkaOffsets, RebaseError> {
                 for (topic, parts) in k.offsets() {
                     for (p, o) in parts {
                         if o >= 0 {
-                            let e = bases.entry(topic.clone()).or_default().entry(p).or_insert(o);
+                            let e = bases
+                                .entry(topic.clone())
+                                .or_default()
+                                .entry(p)
+                                .or_insert(o);
                             *e = (*e).min(o);
                         }
                     }
@@ -81,7 +88,11 @@ pub fn rebase(checkpoint: &Path) -> Result<Rebase, RebaseError> {
                 let mut rebased: KafkaSourceOffset = k.clone();
                 for (topic, parts) in k.offsets() {
                     for (p, o) in parts {
-                        let base = bases.get(&topic).and_then(|m| m.get(&p)).copied().unwrap_or(0);
+                        let base = bases
+                            .get(&topic)
+                            .and_then(|m| m.get(&p))
+                            .copied()
+                            .unwrap_or(0);
                         if o >= 0 && base > 0 {
                             rebased.set(&topic, p, o - base);
                             changed = true;
@@ -93,10 +104,14 @@ pub fn rebase(checkpoint: &Path) -> Result<Rebase, RebaseError> {
         }
         if changed {
             let path = dir.join(batch.to_string());
-            std::fs::write(&path, file.to_text()).map_err(|source| RebaseError::Io { path: path.clone(), source })?;
+            std::fs::write(&path, file.to_text()).map_err(|source| RebaseError::Io {
+                path: path.clone(),
+                source,
+            })?;
             let crc = dir.join(format!(".{batch}.crc"));
             if crc.exists() {
-                std::fs::remove_file(&crc).map_err(|source| RebaseError::Io { path: crc, source })?;
+                std::fs::remove_file(&crc)
+                    .map_err(|source| RebaseError::Io { path: crc, source })?;
             }
             files.push(batch);
         }
@@ -105,13 +120,28 @@ pub fn rebase(checkpoint: &Path) -> Result<Rebase, RebaseError> {
 }
 
 fn offset_files(dir: &Path) -> Result<Vec<(u64, crate::checkpoint::OffsetLogFile)>, RebaseError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| RebaseError::Io { path: dir.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| RebaseError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut out = Vec::new();
     for entry in entries.flatten() {
-        let Some(batch) = entry.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else { continue };
+        let Some(batch) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
         let path = entry.path();
-        let text = std::fs::read_to_string(&path).map_err(|source| RebaseError::Io { path: path.clone(), source })?;
-        let file = parse_offset_log(&text).map_err(|e| RebaseError::Parse { path: path.clone(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(&path).map_err(|source| RebaseError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let file = parse_offset_log(&text).map_err(|e| RebaseError::Parse {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         out.push((batch, file));
     }
     out.sort_by_key(|(b, _)| *b);
@@ -129,11 +159,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let offsets = dir.path().join("offsets");
         std::fs::create_dir_all(&offsets).unwrap();
-        std::fs::write(offsets.join("7"), format!("v1\n{META}\n{{\"events\":{{\"1\":9000000100,\"0\":5000000000}}}}")).unwrap();
-        std::fs::write(offsets.join("8"), format!("v1\n{META}\n{{\"events\":{{\"1\":9000000150,\"0\":5000000020}}}}")).unwrap();
+        std::fs::write(
+            offsets.join("7"),
+            format!("v1\n{META}\n{{\"events\":{{\"1\":9000000100,\"0\":5000000000}}}}"),
+        )
+        .unwrap();
+        std::fs::write(
+            offsets.join("8"),
+            format!("v1\n{META}\n{{\"events\":{{\"1\":9000000150,\"0\":5000000020}}}}"),
+        )
+        .unwrap();
         std::fs::write(offsets.join(".8.crc"), [1u8, 2]).unwrap();
         let mut required = KafkaOffsets::new();
-        required.entry("events".into()).or_default().insert(1, 9_000_000_150);
+        required
+            .entry("events".into())
+            .or_default()
+            .insert(1, 9_000_000_150);
         assert!(needed(&required, 2_000_000));
         let r = rebase(dir.path()).unwrap();
         assert_eq!(r.files, vec![7, 8]);
@@ -143,7 +184,10 @@ mod tests {
             format!("v1\n{META}\n{{\"events\":{{\"1\":50,\"0\":20}}}}"),
             "written order and every other byte kept"
         );
-        assert_eq!(std::fs::read_to_string(offsets.join("7")).unwrap(), format!("v1\n{META}\n{{\"events\":{{\"1\":0,\"0\":0}}}}"));
+        assert_eq!(
+            std::fs::read_to_string(offsets.join("7")).unwrap(),
+            format!("v1\n{META}\n{{\"events\":{{\"1\":0,\"0\":0}}}}")
+        );
         assert!(!offsets.join(".8.crc").exists());
     }
 
