@@ -97,7 +97,12 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
-        if f(&String::from_utf8_lossy(&buf)) {
+        // Validating is much faster than the lossy decoder; decode lossily only when needed.
+        let stop = match std::str::from_utf8(&buf) {
+            Ok(line) => f(line),
+            Err(_) => f(&String::from_utf8_lossy(&buf)),
+        };
+        if stop {
             return Ok(true);
         }
     }

@@ -7,9 +7,6 @@
 //! and each source's start offset. Offsets may be nested JSON (the log) or a JSON string
 //! (the event log's Jackson form); both are normalised to a `serde_json::Value`.
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde_json::Value;
 
 /// What one progress report says, as far as it is visible.
@@ -78,6 +75,34 @@ pub(crate) fn normalise_offset(v: &Value) -> Option<Value> {
     }
 }
 
+/// The scalar value of the first `"key" : value` in pretty or compact JSON text (quotes
+/// stripped from strings); `None` when absent.
+fn json_field<'t>(text: &'t str, key: &str) -> Option<&'t str> {
+    let mut from = 0;
+    while let Some(p) = text[from..].find(key) {
+        let at = from + p;
+        from = at + key.len();
+        let quoted = text[..at].ends_with('"') && text[from..].starts_with('"');
+        if !quoted {
+            continue;
+        }
+        let rest = text[from + 1..].trim_start();
+        let Some(rest) = rest.strip_prefix(':') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        return if let Some(s) = rest.strip_prefix('"') {
+            s.find('"').map(|e| &s[..e])
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+                .unwrap_or(rest.len());
+            Some(&rest[..end])
+        };
+    }
+    None
+}
+
 impl Progress {
     /// Reads a complete progress JSON object.
     pub fn from_json(v: &Value) -> Progress {
@@ -119,21 +144,15 @@ impl Progress {
                 return Progress::from_json(&v);
             }
         }
-        static FIELDS: OnceLock<[Regex; 4]> = OnceLock::new();
-        let [id, run, batch, rows] = FIELDS.get_or_init(|| {
-            [
-                Regex::new(r#""id"\s*:\s*"([^"]+)""#).expect("compiles"),
-                Regex::new(r#""runId"\s*:\s*"([^"]+)""#).expect("compiles"),
-                Regex::new(r#""batchId"\s*:\s*(\d+)"#).expect("compiles"),
-                Regex::new(r#""numInputRows"\s*:\s*(\d+)"#).expect("compiles"),
-            ]
-        });
-        let cap = |re: &Regex| re.captures(text).map(|c| c[1].to_owned());
-        let rows: i64 = cap(rows).and_then(|r| r.parse().ok()).unwrap_or(0);
+        // A cut report: read the visible fields by hand (this runs for every report of a
+        // trimmed log, so no regex here).
+        let rows: i64 = json_field(text, "numInputRows")
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0);
         Progress {
-            id: cap(id),
-            run_id: cap(run),
-            batch_id: cap(batch).and_then(|b| b.parse().ok()),
+            id: json_field(text, "id").map(str::to_owned),
+            run_id: json_field(text, "runId").map(str::to_owned),
+            batch_id: json_field(text, "batchId").and_then(|b| b.parse().ok()),
             executed: rows > 0
                 || text.contains("\"numRowsTotal\"")
                 || text.contains("\"addBatch\""),
@@ -181,6 +200,15 @@ mod tests {
         assert_eq!(p.batch_id, Some(4));
         assert!(p.executed);
         assert_eq!(p.start_offsets, None);
+    }
+
+    #[test]
+    fn cut_progress_fields_are_read_by_exact_key() {
+        let t = "{\n  \"runId\" : \"r\",\n  \"id\" : \"q\",\n  \"batchId\" : 12,\n  \"description\" : \"x\"";
+        assert_eq!(json_field(t, "id"), Some("q"));
+        assert_eq!(json_field(t, "runId"), Some("r"));
+        assert_eq!(json_field(t, "batchId"), Some("12"));
+        assert_eq!(json_field(t, "numInputRows"), None);
     }
 
     #[test]

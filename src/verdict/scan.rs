@@ -164,9 +164,23 @@ pub(crate) fn is_startup_failure(line: &str) -> bool {
     .is_match(line)
 }
 
+/// Byte offset of a query's pretty id (`[id = `) in `s`, found with a byte search for `[`.
+pub(crate) fn find_pretty_id(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(p) = b[from..].iter().position(|&c| c == b'[') {
+        let at = from + p;
+        if b[at..].starts_with(b"[id = ") {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
 /// `[id = <uuid>, runId = <uuid>]` as Spark prints a query's pretty id.
 pub(crate) fn parse_pretty_id(s: &str) -> (Option<String>, Option<String>) {
-    let Some(p) = s.find("[id = ") else {
+    let Some(p) = find_pretty_id(s) else {
         return (None, None);
     };
     let rest = &s[p + 6..];

@@ -58,6 +58,8 @@ pub struct Watcher {
     announced: bool,
     recent: VecDeque<String>,
     open: Option<Block>,
+    /// Inside a WARN/DEBUG/TRACE record: its continuation lines are not failure text.
+    skipping: bool,
     facts: Facts,
 }
 
@@ -72,6 +74,11 @@ struct Facts {
     other_ids: Vec<String>,
     other_evidence: Option<String>,
     fresh_start: Option<String>,
+    /// Id of the query of the last "Starting … [id = …]" line.
+    last_start_id: Option<String>,
+    /// "Resuming at batch N" lines, each with the id of the query that printed it.
+    resuming: Vec<(Option<String>, u64, String)>,
+    /// The resume line of this query (the last one when ids are unknown).
     resuming_at: Option<(u64, String)>,
     first_batch: Option<u64>,
     unproven: Option<(String, Vec<String>)>,
@@ -151,7 +158,8 @@ impl Block {
         if self.json.len() > PROGRESS_MAX_BYTES {
             return false;
         }
-        if self.lines.len() < 64 && (line.contains("\"batchId\"") || line.contains("\"id\"")) {
+        let key = line.trim_start();
+        if self.lines.len() < 64 && (key.starts_with("\"batchId\"") || key.starts_with("\"id\"")) {
             self.lines.push(clip_owned(line));
         }
         self.json.push('\n');
@@ -175,6 +183,7 @@ impl Watcher {
             announced: false,
             recent: VecDeque::with_capacity(RECENT_LINES),
             open: None,
+            skipping: false,
             facts: Facts::default(),
         }
     }
@@ -202,7 +211,7 @@ impl Watcher {
         }
         let line = line.strip_suffix('\r').unwrap_or(line);
         self.remember(line);
-        if line.trim_start().starts_with('{') && scan::is_json_record(line) {
+        if line.as_bytes().first() == Some(&b'{') && scan::is_json_record(line) {
             if scan::has_anchor(line) || self.open.is_some() {
                 if let Some(lines) = scan::json_record_lines(line) {
                     for l in &lines {
@@ -341,17 +350,21 @@ impl Watcher {
             if self.decided.is_some() {
                 return;
             }
+        } else if self.skipping && !scan::is_record_start(line) {
+            return;
         }
+        self.skipping = false;
         self.scan(line);
     }
 
-    /// A line that is not the continuation of an open block.
+    /// A line that is not the continuation of an open block. Record headers are judged by
+    /// level and message start alone (no search); other lines only if they hold an anchor.
     fn scan(&mut self, line: &str) {
-        if !scan::has_anchor(line) {
-            return;
-        }
         if let Some(h) = scan::parse_header(line) {
             self.scan_record(line, h.level, h.msg);
+            return;
+        }
+        if !scan::has_anchor(line) {
             return;
         }
         let t = line.trim_start();
@@ -373,21 +386,6 @@ impl Watcher {
     }
 
     fn scan_record(&mut self, line: &str, level: Level, msg: &str) {
-        if let Some(p) = msg.find("made progress: ") {
-            let mut b = Block::new(Kind::Progress, line);
-            let json = &msg[p + "made progress: ".len()..];
-            b.json.push_str(json);
-            if b.depth.feed(json) {
-                self.close(b);
-            } else {
-                self.open = Some(b);
-            }
-            return;
-        }
-        if msg.starts_with("Running Spark version") {
-            self.facts.driver_started = true;
-            return;
-        }
         if level >= Level::Error {
             if msg.contains("terminated with error") {
                 let ours = self.is_ours(scan::parse_pretty_id(msg).0.as_deref());
@@ -397,20 +395,42 @@ impl Watcher {
             }
             return;
         }
-        if msg.starts_with("Starting new streaming query") {
-            if self.facts.last_start_is_ours != Some(false) {
-                self.facts.fresh_start = Some(clip_owned(line));
+        // A WARN's (or DEBUG's) stack trace is not failure text: benign WARNs carry traces
+        // (e.g. 4.0 reading a 3.x checkpoint). INFO records rarely do, so lines after an
+        // INFO line are still looked at (an exception there came from another stream).
+        self.skipping = level != Level::Info;
+        if let Some(json) = msg.strip_prefix("Streaming query made progress: ") {
+            let mut b = Block::new(Kind::Progress, line);
+            b.json.push_str(json);
+            if b.depth.feed(json) {
+                self.close(b);
+            } else {
+                self.open = Some(b);
             }
+        } else if msg.starts_with("Running Spark version") {
+            self.facts.driver_started = true;
         } else if let Some(rest) = msg.strip_prefix("Resuming at batch ") {
             if self.facts.last_start_is_ours != Some(false) {
                 let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
                 if let Ok(n) = n.parse() {
-                    self.facts.resuming_at = Some((n, clip_owned(line)));
+                    let ev = clip_owned(line);
+                    if self.facts.resuming.len() < 64 {
+                        self.facts
+                            .resuming
+                            .push((self.facts.last_start_id.clone(), n, ev.clone()));
+                    }
+                    self.facts.resuming_at = Some((n, ev));
                 }
             }
-        } else if msg.starts_with("Starting ") && msg.contains("[id = ") {
-            let id = scan::parse_pretty_id(msg).0;
-            self.on_query_start(id, clip_owned(line));
+        } else if let Some(rest) = msg.strip_prefix("Starting ") {
+            if rest.starts_with("new streaming query") {
+                if self.facts.last_start_is_ours != Some(false) {
+                    self.facts.fresh_start = Some(clip_owned(line));
+                }
+            } else if scan::find_pretty_id(rest).is_some() {
+                let id = scan::parse_pretty_id(rest).0;
+                self.on_query_start(id, clip_owned(line));
+            }
         }
     }
 
@@ -421,7 +441,28 @@ impl Watcher {
         }
     }
 
+    /// The "Resuming at batch N" of the query a progress report belongs to: matched by id;
+    /// without an id, only when every resume line came from one query.
+    fn resuming_for(&self, id: Option<&str>) -> Option<u64> {
+        let r = &self.facts.resuming;
+        match id {
+            Some(id) if r.iter().any(|(q, _, _)| q.is_some()) => r
+                .iter()
+                .rev()
+                .find(|(q, _, _)| q.as_deref() == Some(id))
+                .map(|(_, n, _)| *n),
+            _ => {
+                let first = r.first()?;
+                r.iter()
+                    .all(|(q, _, _)| *q == first.0)
+                    .then(|| r.last().map(|(_, n, _)| *n))
+                    .flatten()
+            }
+        }
+    }
+
     fn on_query_start(&mut self, id: Option<String>, evidence: String) {
+        self.facts.last_start_id.clone_from(&id);
         let ours = self.is_ours(id.as_deref());
         self.facts.last_start_is_ours = Some(ours);
         if ours {
@@ -462,7 +503,7 @@ impl Watcher {
     }
 
     fn on_progress(&mut self, p: Progress, evidence: Vec<String>) {
-        let resuming_at = self.facts.resuming_at.as_ref().map(|r| r.0);
+        let resuming_at = self.resuming_for(p.id.as_deref());
         let j = judge_progress(&self.ctx, &p, resuming_at, self.facts.fresh_start.is_some());
         if j == ProgressJudgement::OtherQuery {
             if let Some(id) = p.id {
@@ -472,6 +513,11 @@ impl Watcher {
         }
         if p.executed && self.facts.first_batch.is_none() {
             self.facts.first_batch = p.batch_id;
+        }
+        if let ProgressJudgement::NotProof(reason) = j {
+            // The common case in a long log: keep only the last one, without copying context.
+            self.facts.unproven = Some((reason, evidence));
+            return;
         }
         let mut ev = Vec::new();
         ev.extend(self.facts.query_start.clone());
@@ -510,8 +556,7 @@ impl Watcher {
                     None,
                 );
             }
-            ProgressJudgement::NotProof(reason) => self.facts.unproven = Some((reason, ev)),
-            ProgressJudgement::OtherQuery => {}
+            ProgressJudgement::NotProof(_) | ProgressJudgement::OtherQuery => {}
         }
     }
 
@@ -978,6 +1023,39 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
     }
 
     #[test]
+    fn resume_line_of_one_query_is_not_proof_for_another() {
+        // No checkpoint given: only Spark's own resume line ties a batch to the checkpoint,
+        // and it must be the resume line of the query that made the progress.
+        let other_start = START
+            .replace("347f", "9999")
+            .replace("Starting q ", "Starting other ");
+        let other = progress(
+            "ProgressReporter",
+            4,
+            "{\n      \"t\" : {\n        \"0\" : 42\n      }\n    }",
+        )
+        .replace("347f", "9999");
+        let log = format!("{START}\n{RESUMING}\n{other_start}\n{other}");
+        let c = run(&log, TrialContext::default(), Ended::Exited(Some(0)));
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:?}");
+        // Its own resume line makes it continuity proof (offsets unchecked).
+        let log = format!("{other_start}\n{}\n{other}", RESUMING);
+        let c = run(&log, TrialContext::default(), Ended::Exited(Some(0)));
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+        assert_eq!(c.start_offsets_match, None);
+    }
+
+    #[test]
+    fn a_warn_with_a_stack_trace_is_not_failure_text() {
+        let log = format!(
+            "{START}\n26/11/30 13:10:18.793 WARN TaskSetManager: Lost task 0.0 in stage 1.0 (TID 1): retrying\njava.lang.IllegalStateException: Error reading delta file file:/c/state/0/0/2.delta of HDFSStateStoreProvider[id = (op=0,part=0),dir = file:/c/state/0/0]: file:/c/state/0/0/2.delta does not exist\n\tat org.apache.spark.Foo.bar(Foo.scala:1)"
+        );
+        let c = run(&log, ctx(), Ended::Exited(Some(0)));
+        assert_eq!(c.verdict, Verdict::UnclassifiedFailure, "{c:?}");
+        assert_eq!(c.rule, "no-batch-after-restart");
+    }
+
+    #[test]
     fn idle_trigger_report_is_not_proof() {
         let idle = "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {\n  \"id\" : \"347f\",\n  \"batchId\" : 4,\n  \"numInputRows\" : 0,\n  \"durationMs\" : {\n    \"latestOffset\" : 3,\n    \"triggerExecution\" : 3\n  },\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {\n    \"startOffset\" : {\"t\":{\"0\":42}},\n    \"endOffset\" : {\"t\":{\"0\":42}},\n    \"numInputRows\" : 0\n  } ]\n}";
         let c = run(
@@ -1067,7 +1145,7 @@ pyspark.errors.exceptions.captured.StreamingQueryException: [STREAM_FAILED] Quer
 
     #[test]
     fn evidence_lines_are_clipped() {
-        let long = format!("{STATE_FAILURE}").replace("SQLSTATE: XXKST", &"x".repeat(5000));
+        let long = STATE_FAILURE.replace("SQLSTATE: XXKST", &"x".repeat(5000));
         let c = run(&long, ctx(), Ended::Exited(Some(1)));
         assert!(c
             .evidence
