@@ -55,15 +55,14 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Images(cmd) => images_cmd::run(cmd),
         Command::Classify(args) => {
             use std::io::Write as _;
-            // Until checkpoint::Inspection::trial_context() lands, a small reader in verdict/.
             let ctx = match &args.checkpoint {
-                Some(dir) => match rehearse::verdict::trial_context_from_dir(dir) {
-                    Ok(ctx) => ctx,
+                Some(dir) => match rehearse::checkpoint::inspect(dir) {
+                    Ok(inspection) => inspection.trial_context(),
                     Err(err) => {
                         let cause = std::error::Error::source(&err)
                             .map(|c| format!(": {c}"))
                             .unwrap_or_default();
-                        eprintln!("error: {err}{cause}");
+                        eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
                         return Ok(rehearse::exit::BAD_INPUT);
                     }
                 },

@@ -3,12 +3,11 @@
 //! This module only declares and re-exports; rules live in `rules.rs` (data, embedded from
 //! `default-rules.toml`), the pure classifier in `classify.rs`, the incremental watcher that
 //! a running trial feeds line by line in `watch.rs`; `scan.rs` recognises log lines and
-//! `progress.rs` reads progress reports. `context.rs` reads the little a classifier needs
-//! from a checkpoint directory until `checkpoint::Inspection` provides it; `input.rs` feeds
-//! log files to a watcher and `render.rs` prints a classification as text.
+//! `progress.rs` reads progress reports; `input.rs` feeds log files to a watcher and
+//! `render.rs` prints a classification as text. The checkpoint facts come from
+//! `checkpoint::Inspection::trial_context()`.
 
 mod classify;
-mod context;
 mod input;
 mod progress;
 mod render;
@@ -22,7 +21,6 @@ mod verdict;
 mod watch;
 
 pub use classify::{classify, Ended};
-pub use context::{trial_context_from_dir, ContextError};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};

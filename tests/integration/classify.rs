@@ -20,8 +20,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use rehearse::verdict::{
-    classify, trial_context_from_dir, BatchId, Classification, Ended, TrialContext, Verdict,
-    Watcher,
+    classify, BatchId, Classification, Ended, TrialContext, Verdict, Watcher,
 };
 use serde_json::json;
 
@@ -110,7 +109,9 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
     files.sort();
     let pristine = corpus.join("checkpoints/3.5.3-aggregation");
     let mut ctx = if pristine.is_dir() && pristine_tree(&pristine) == files {
-        trial_context_from_dir(&pristine).expect("pristine checkpoint readable")
+        rehearse::checkpoint::inspect(&pristine)
+            .expect("pristine checkpoint readable")
+            .trial_context()
     } else {
         let ids = |dir: &str| -> Vec<u64> {
             files
