@@ -53,6 +53,16 @@ image_label() {
 # up_to_date TAG HASH: true if TAG exists and was built from HASH.
 up_to_date() { [ "$(image_label "$1")" = "$2" ]; }
 
+# lock NAME: hold an exclusive lock on $WORK/NAME.lock until the script ends, so that two builds of
+# one image (two rehearse processes, or CI and a developer) wait for each other instead of racing.
+lock() {
+	exec {lock_fd}>"$WORK/$1.lock"
+	flock "$lock_fd"
+}
+
+# build_base SUITE: base.sh under a lock of its own (released when the base is there).
+build_base() { (flock 8 && bash "$RECIPE_DIR/base.sh" "$1") 8>"$WORK/base-$1.lock"; }
+
 # Debian mirror that this machine's apt already uses (deb822 first, then one-line sources.list).
 debian_mirror() {
 	local m=${MIRROR:-}

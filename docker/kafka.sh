@@ -33,6 +33,11 @@ if up_to_date "$tag" "$hash"; then
 fi
 need_root
 need_docker
+lock "kafka-$v"
+if up_to_date "$tag" "$hash"; then
+	log "$tag was built meanwhile by another process"
+	exit 0
+fi
 t0=$(date +%s)
 ctx=$WORK/kafka-$v
 rm -rf "$ctx"
@@ -44,7 +49,7 @@ cp "$RECIPE_DIR/kafka-log4j2.properties" "$ctx/config/rehearse-log4j2.properties
 cp "$RECIPE_DIR/kafka-tools-log4j2.properties" "$ctx/config/rehearse-tools-log4j2.properties"
 
 if [ "$source_kind" = packages ]; then
-	bash "$RECIPE_DIR/base.sh" bookworm
+	build_base bookworm
 	if [ "$major" -ge 4 ]; then
 		# Kafka 4 logs through log4j 2 (KIP-653); the jars name no binding, the distribution adds it.
 		logging='<dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>2.24.3</version></dependency>

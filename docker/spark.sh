@@ -36,9 +36,14 @@ if up_to_date "$tag" "$hash"; then
 fi
 need_root
 need_docker
+lock "spark-$v"
+if up_to_date "$tag" "$hash"; then
+	log "$tag was built meanwhile by another process"
+	exit 0
+fi
 t0=$(date +%s)
 if [ "$source_kind" = packages ]; then
-	bash "$RECIPE_DIR/base.sh" "$suite"
+	build_base "$suite"
 fi
 
 # --- the pyspark sdist first: a version PyPI does not have is the likeliest mistake -----------
