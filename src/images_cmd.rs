@@ -42,7 +42,10 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
                     Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
                     Err(err) => {
                         eprintln!("error: {err}");
-                        return Ok(rehearse::exit::ENVIRONMENT);
+                        return Ok(match err {
+                            images::ImageError::InvalidVersion { .. } => rehearse::exit::USAGE,
+                            _ => rehearse::exit::ENVIRONMENT,
+                        });
                     }
                 }
             }

@@ -57,7 +57,7 @@ fn images_build_rejects_nonsense_versions() {
         .expect("run rehearse images build");
     assert_eq!(
         out.status.code(),
-        Some(rehearse::exit::ENVIRONMENT),
+        Some(rehearse::exit::USAGE),
         "{out:?}"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid version '3.5;rm'"));
