@@ -16,7 +16,7 @@ use crate::runtime::{self, KafkaContainer, SparkContainer, TrialIds};
 use crate::sandbox::{Sandbox, SandboxError};
 use crate::scenario::{fill, Job, Placeholders, Scenario};
 use crate::spark::{self, Submit, SANDBOX_MOUNT};
-use crate::verdict::{Classification, Ended, Watcher};
+use crate::verdict::{Classification, Ended, TrialContext, Verdict, Watcher};
 
 /// Something that happened during a trial or a generation, in the past tense.
 #[derive(Debug, Clone)]
@@ -167,6 +167,10 @@ pub async fn run_trial(
         );
         let mut seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
         seeding.rebased = rebased.is_some();
+        let required = used.required_kafka_offsets();
+        let topics: Vec<String> = required.keys().cloned().collect();
+        let ends = crate::kafka::end_offsets(&kafka.host_bootstrap, &topics).await?;
+        let kafka_short = kafka_shortfall(&ends, &required);
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
 
         let mut args = scenario.args.clone();
@@ -179,8 +183,9 @@ pub async fn run_trial(
         let classification = watch(
             &spark,
             sandbox.path(),
-            Watcher::new(used.trial_context()),
+            used.trial_context(),
             scenario.timeout_seconds,
+            kafka_short,
         )
         .await;
         let seconds = started.elapsed().as_secs_f64();
@@ -337,47 +342,155 @@ fn submit(
 
 /// Feeds the driver log and the event log to the watcher until it is certain, the container
 /// exits, or the timeout passes. Every line is also appended to `logs/driver.log`.
+///
+/// `kafka_short` is the harness's own evidence that the sandbox Kafka ends below offsets the
+/// checkpoint needs. Then a `resumed` is not final: Spark can re-run what Kafka still holds
+/// before it reads past the end, so the driver is watched on (at most [`SHORT_KAFKA_GRACE`]) for
+/// Spark's own data-loss failure, and the verdict is `kafka-data-loss` either way.
 async fn watch(
     spark: &SparkContainer,
     sandbox: &Path,
-    mut watcher: Watcher,
+    ctx: TrialContext,
     timeout_seconds: u64,
+    kafka_short: Option<String>,
 ) -> Classification {
-    let mut lines = spark.lines();
-    let mut log = std::fs::File::create(sandbox.join("logs/driver.log")).ok();
-    let mut events = EventLogTail::new(sandbox.join("eventlog"));
+    let mut stream = DriverStream {
+        lines: spark.lines(),
+        log: std::fs::File::create(sandbox.join("logs/driver.log")).ok(),
+        events: EventLogTail::new(sandbox.join("eventlog")),
+        pending: std::collections::VecDeque::new(),
+        tick: tokio::time::interval(Duration::from_millis(500)),
+    };
     let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_seconds);
-    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut watcher = Watcher::new(ctx.clone());
+    let first = loop {
+        match stream.next(deadline).await {
+            Next::Line(text) => {
+                if let Some(c) = watcher.push_line(&text) {
+                    break c;
+                }
+            }
+            Next::Event(event) => {
+                if let Some(c) = watcher.push_event(&event) {
+                    break c;
+                }
+            }
+            Next::Exited => break watcher.finish(Ended::Exited(exit_code_after_exit(spark).await)),
+            Next::TimedOut => break watcher.finish(Ended::TimedOut(timeout_seconds)),
+        }
+    };
+    let Some(short) = kafka_short else {
+        return first;
+    };
+    if first.verdict != Verdict::Resumed {
+        return first;
+    }
+    // Collect what the driver says after the re-run batch, then judge those lines alone.
+    let grace = deadline.min(tokio::time::Instant::now() + SHORT_KAFKA_GRACE);
+    let mut after = Vec::new();
     loop {
-        tokio::select! {
-            line = lines.recv() => match line {
-                Some(line) => {
-                    if let Some(f) = log.as_mut() {
-                        let _ = writeln!(f, "{}", line.text);
-                    }
-                    if let Some(c) = watcher.push_line(&line.text) {
-                        return c;
-                    }
-                }
-                None => {
-                    // Both streams ended: the driver exited. Read what the event log still holds.
-                    for event in events.read_new() {
-                        if let Some(c) = watcher.push_event(&event) {
-                            return c;
+        match stream.next(grace).await {
+            Next::Line(text) => after.push(text),
+            Next::Event(_) => {}
+            Next::Exited | Next::TimedOut => break,
+        }
+    }
+    let spark_says =
+        crate::verdict::classify(after.iter().map(String::as_str), std::iter::empty(), &ctx);
+    let mut evidence = vec![short];
+    let rule = if spark_says.verdict == Verdict::KafkaDataLoss {
+        evidence.extend(spark_says.evidence);
+        spark_says.rule
+    } else {
+        evidence.push(format!(
+            "Spark re-ran the batches Kafka still holds (first: {}) and gave no data-loss error within {} s; \
+             a production restart with this Kafka would miss the records the checkpoint points past",
+            first.first_batch_after_restart.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+            SHORT_KAFKA_GRACE.as_secs()
+        ));
+        "kafka-short-of-checkpoint".to_string()
+    };
+    Classification {
+        verdict: Verdict::KafkaDataLoss,
+        rule,
+        evidence,
+        remedy: "Kafka no longer holds records the checkpoint needs (retention, or a recreated topic): \
+                 restore them, or restart on a fresh checkpoint with startingOffsets at what Kafka still has, accepting the loss."
+            .to_string(),
+        ..first
+    }
+}
+
+/// How long a trial watches on after a `resumed` when Kafka is short of the checkpoint.
+const SHORT_KAFKA_GRACE: Duration = Duration::from_secs(60);
+
+/// The harness's evidence that Kafka ends below what the checkpoint needs, if it does:
+/// one line naming each short topic-partition.
+fn kafka_shortfall(ends: &KafkaOffsets, required: &KafkaOffsets) -> Option<String> {
+    let mut short = Vec::new();
+    for (topic, parts) in required {
+        for (p, need) in parts {
+            let end = ends.get(topic).and_then(|m| m.get(p)).copied().unwrap_or(0);
+            if end < *need {
+                short.push(format!(
+                    "{topic}/{p} ends at {end}, the checkpoint needs {need}"
+                ));
+            }
+        }
+    }
+    (!short.is_empty()).then(|| {
+        format!(
+            "sandbox Kafka is short of the checkpoint's offsets: {}",
+            short.join("; ")
+        )
+    })
+}
+
+enum Next {
+    Line(String),
+    Event(String),
+    Exited,
+    TimedOut,
+}
+
+/// The driver's output as one ordered stream: log lines (also written to `logs/driver.log`),
+/// new event-log lines every half second, then the end.
+struct DriverStream {
+    lines: tokio::sync::mpsc::Receiver<crate::runtime::LogLine>,
+    log: Option<std::fs::File>,
+    events: EventLogTail,
+    pending: std::collections::VecDeque<String>,
+    tick: tokio::time::Interval,
+}
+
+impl DriverStream {
+    async fn next(&mut self, deadline: tokio::time::Instant) -> Next {
+        loop {
+            if let Some(e) = self.pending.pop_front() {
+                return Next::Event(e);
+            }
+            tokio::select! {
+                line = self.lines.recv() => match line {
+                    Some(line) => {
+                        if let Some(f) = self.log.as_mut() {
+                            let _ = writeln!(f, "{}", line.text);
                         }
+                        return Next::Line(line.text);
                     }
-                    let code = exit_code_after_exit(spark).await;
-                    return watcher.finish(Ended::Exited(code));
-                }
-            },
-            _ = tick.tick() => {
-                for event in events.read_new() {
-                    if let Some(c) = watcher.push_event(&event) {
-                        return c;
+                    None => {
+                        // Both streams ended: the driver exited. The event log may still hold more.
+                        self.pending.extend(self.events.read_new());
+                        return match self.pending.pop_front() {
+                            Some(e) => Next::Event(e),
+                            None => Next::Exited,
+                        };
                     }
-                }
-                if tokio::time::Instant::now() >= deadline {
-                    return watcher.finish(Ended::TimedOut(timeout_seconds));
+                },
+                _ = self.tick.tick() => {
+                    self.pending.extend(self.events.read_new());
+                    if self.pending.is_empty() && tokio::time::Instant::now() >= deadline {
+                        return Next::TimedOut;
+                    }
                 }
             }
         }
@@ -798,4 +911,47 @@ pub async fn bare_restart_seconds(
     .await;
     kafka.remove().await?;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offsets(rows: &[(&str, u32, i64)]) -> KafkaOffsets {
+        let mut out = KafkaOffsets::new();
+        for (t, p, o) in rows {
+            out.entry(t.to_string()).or_default().insert(*p, *o);
+        }
+        out
+    }
+
+    #[test]
+    fn kafka_short_of_the_checkpoint_is_named_per_partition() {
+        let required = offsets(&[("events", 0, 15), ("events", 1, 15)]);
+        assert_eq!(
+            kafka_shortfall(&offsets(&[("events", 0, 20), ("events", 1, 15)]), &required),
+            None
+        );
+        let short =
+            kafka_shortfall(&offsets(&[("events", 0, 5), ("events", 1, 20)]), &required).unwrap();
+        assert!(
+            short.contains("events/0 ends at 5, the checkpoint needs 15"),
+            "{short}"
+        );
+        assert!(!short.contains("events/1"), "{short}");
+        let missing = kafka_shortfall(&KafkaOffsets::new(), &required).unwrap();
+        assert!(missing.contains("events/1 ends at 0"), "{missing}");
+    }
+
+    #[test]
+    fn generation_waits_for_the_offsets_of_every_round() {
+        let scenario_dir = tempfile::tempdir().unwrap();
+        std::fs::write(scenario_dir.path().join("job.py"), "").unwrap();
+        let text = "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n[[topics]]\nname = \"a\"\npartitions = 3\n";
+        let s = Scenario::parse(text, &scenario_dir.path().join("s.toml")).unwrap();
+        assert_eq!(
+            expected_offsets(&s, 10),
+            offsets(&[("a", 0, 10), ("a", 1, 10), ("a", 2, 10)])
+        );
+    }
 }
