@@ -508,6 +508,40 @@ fn pristine_fixtures_are_described_as_spark_wrote_them() {
     }
 }
 
+/// Kafka-source checkpoints written by rehearse's own harness (`generate-kafka.sh`): real Spark
+/// of each version reading a real Kafka 3.9.1 broker, windowed count, 3 data batches of 5
+/// records into each of 2 partitions, stopped by the harness (so a pending batch may be left).
+const KAFKA: &[&str] = &["3.3.4/kafka-agg", "3.5.3/kafka-agg", "4.0.1/kafka-agg"];
+
+#[test]
+fn kafka_fixtures_give_offsets_partitions_and_starting_offsets() {
+    let expected = serde_json::json!({"events": {"0": 15, "1": 15}});
+    for case in KAFKA {
+        let path = fixture(case);
+        let doc = inspect(&path, true).code(0).doc();
+        let kinds: Vec<&str> = doc.sources.iter().map(|s| s.kind.as_str()).collect();
+        assert_eq!(kinds, ["kafka"], "{case}");
+        assert_eq!(doc.sources[0].offsets, expected, "{case}");
+        assert_eq!(
+            doc.starting_offsets.as_deref(),
+            Some(r#"{"events":{"0":15,"1":15}}"#),
+            "{case}"
+        );
+        assert!(doc.last_committed_batch.is_some_and(|b| b >= 2), "{case}");
+        let inspection = checkpoint::inspect(&path).unwrap();
+        assert_eq!(
+            inspection.kafka_partition_counts(),
+            BTreeMap::from([("events".to_string(), 2)]),
+            "{case}"
+        );
+        let required = inspection.required_kafka_offsets();
+        assert!(required["events"].values().all(|o| *o >= 15), "{case}");
+        let ctx = inspection.trial_context();
+        assert_eq!(ctx.committed_offsets, vec![Some(expected.clone())], "{case}");
+        assert_eq!(ctx.operator_ids, vec![0], "{case}");
+    }
+}
+
 #[test]
 fn every_fixture_directory_is_covered_by_a_test_row() {
     let mut dirs = Vec::new();
@@ -526,8 +560,9 @@ fn every_fixture_directory_is_covered_by_a_test_row() {
     }
     dirs.sort();
     for dir in dirs {
-        let covered =
-            PRISTINE.iter().any(|e| e.case == dir) || DAMAGED.iter().any(|d| d.case == dir);
+        let covered = PRISTINE.iter().any(|e| e.case == dir)
+            || DAMAGED.iter().any(|d| d.case == dir)
+            || KAFKA.contains(&dir.as_str());
         assert!(covered, "fixture {dir} has no row in PRISTINE or DAMAGED");
     }
 }
