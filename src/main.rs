@@ -2,6 +2,7 @@
 
 mod cli;
 mod images_cmd;
+mod run_command;
 
 use clap::Parser;
 
@@ -13,7 +14,7 @@ fn main() {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            rehearse::exit::BAD_INPUT
+            run_command::exit_code_for(&err)
         }
     };
     std::process::exit(code);
@@ -52,7 +53,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 rehearse::exit::SUCCESS
             })
         }
-        Command::Images(cmd) => images_cmd::run(cmd),
+        Command::Run(args) => run_command::run(args, cli.verbose),
+        Command::Gc => run_command::gc(),
         Command::Classify(args) => {
             use std::io::Write as _;
             let ctx = match &args.checkpoint {
@@ -97,8 +99,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(c.verdict.exit_code())
         }
-        Command::Run(_) | Command::Gc => {
-            anyhow::bail!("not built yet")
-        }
+        Command::Images(cmd) => images_cmd::run(cmd),
     }
 }
