@@ -49,20 +49,124 @@ pub enum Ended {
 }
 
 /// Classifies a finished restart from its driver log lines (stderr and stdout, in any
-/// interleaving) and, optionally, the event log's lines.
+/// interleaving) and, optionally, the event log's lines. See [`CompleteLog`] for how a
+/// failure after a proven resume is judged.
 pub fn classify<'a, L, E>(driver_log: L, event_log: E, ctx: &TrialContext) -> Classification
 where
     L: IntoIterator<Item = &'a str>,
     E: IntoIterator<Item = &'a str>,
 {
-    let mut w = Watcher::new(ctx.clone());
+    let mut log = CompleteLog::new(ctx.clone());
     for line in driver_log {
-        w.push_line(line);
+        if log.push_line(line) {
+            break;
+        }
     }
     for line in event_log {
-        w.push_event(line);
+        if log.push_event(line) {
+            break;
+        }
     }
-    w.finish(Ended::EndOfInput)
+    log.finish()
+}
+
+/// A whole log read after the fact (`rehearse classify`), as opposed to a live trial, which
+/// stops the driver at the first certain verdict.
+///
+/// A [`Watcher`] reads until its first certain verdict. When that is `resumed`, the rest of
+/// the log is still read: if the same run later fails for certain (a later batch reading past
+/// Kafka's end, a state error on a later batch…), the failure is the verdict, with the resume
+/// as evidence — a query that resumed and then died is not a safe restart. Later progress
+/// reports are read by a fresh watcher each time, so they never end the search.
+pub struct CompleteLog {
+    ctx: TrialContext,
+    first: Watcher,
+    after: Option<Watcher>,
+    resumed: Option<Classification>,
+    decided: Option<Classification>,
+}
+
+impl CompleteLog {
+    /// Starts reading a log of a restart of the checkpoint described by `ctx`.
+    pub fn new(ctx: TrialContext) -> CompleteLog {
+        CompleteLog {
+            first: Watcher::new(ctx.clone()),
+            ctx,
+            after: None,
+            resumed: None,
+            decided: None,
+        }
+    }
+
+    /// Reads one driver-log line; `true` once the verdict is final and the rest can be skipped.
+    pub fn push_line(&mut self, line: &str) -> bool {
+        self.push(|w| w.push_line(line))
+    }
+
+    /// Reads one event-log line; `true` once the verdict is final.
+    pub fn push_event(&mut self, line: &str) -> bool {
+        self.push(|w| w.push_event(line))
+    }
+
+    fn push(&mut self, mut feed: impl FnMut(&mut Watcher) -> Option<Classification>) -> bool {
+        if self.decided.is_some() {
+            return true;
+        }
+        match (&self.resumed, self.after.as_mut()) {
+            (None, _) => match feed(&mut self.first) {
+                Some(c) if c.verdict == Verdict::Resumed => {
+                    self.resumed = Some(c);
+                    self.after = Some(Watcher::new(self.ctx.clone()));
+                }
+                Some(c) => self.decided = Some(c),
+                None => {}
+            },
+            (Some(resumed), Some(after)) => match feed(after) {
+                Some(c) if is_failure(c.verdict) => {
+                    self.decided = Some(failed_after_resume(resumed, c))
+                }
+                Some(_) => self.after = Some(Watcher::new(self.ctx.clone())),
+                None => {}
+            },
+            (Some(_), None) => {}
+        }
+        self.decided.is_some()
+    }
+
+    /// The verdict once the whole log was read.
+    pub fn finish(self) -> Classification {
+        match (self.decided, self.resumed) {
+            (Some(c), _) => c,
+            (None, Some(resumed)) => resumed,
+            (None, None) => self.first.finish(Ended::EndOfInput),
+        }
+    }
+}
+
+/// Verdicts that say the run failed (as opposed to progress judgements).
+fn is_failure(v: Verdict) -> bool {
+    !matches!(
+        v,
+        Verdict::Resumed | Verdict::StartedFresh | Verdict::Timeout
+    )
+}
+
+fn failed_after_resume(resumed: &Classification, failure: Classification) -> Classification {
+    let batch = resumed
+        .first_batch_after_restart
+        .map(|b| b.to_string())
+        .unwrap_or_else(|| "-".into());
+    let mut evidence = vec![format!(
+        "the query resumed (batch {batch}, rule {}), then the same run failed:",
+        resumed.rule
+    )];
+    evidence.extend(failure.evidence);
+    Classification {
+        evidence,
+        first_batch_after_restart: resumed.first_batch_after_restart,
+        start_offsets_match: resumed.start_offsets_match,
+        ..failure
+    }
 }
 
 /// What one progress report proves.

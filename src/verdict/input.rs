@@ -1,4 +1,4 @@
-//! Feeds a driver log file and an event log (file or directory) to a [`Watcher`]: the file
+//! Feeds a driver log file and an event log (file or directory) to a [`CompleteLog`]: the file
 //! side of `rehearse classify`. Lines are read as bytes and decoded lossily (a log with a
 //! stray Latin-1 byte is still a log); reading stops as soon as the verdict is certain.
 
@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::{Classification, Ended, TrialContext, Watcher};
+use super::classify::CompleteLog;
+use super::{Classification, TrialContext};
 
 /// Why a log could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -56,17 +57,17 @@ pub fn classify_files(
     event_log: Option<&Path>,
     ctx: TrialContext,
 ) -> Result<Classification, InputError> {
-    let mut w = Watcher::new(ctx);
+    let mut log = CompleteLog::new(ctx);
     let events = event_log.map(event_log_files).transpose()?;
-    if for_each_line(driver_log, |l| w.push_line(l).is_some())? {
-        return Ok(w.finish(Ended::EndOfInput));
+    if for_each_line(driver_log, |l| log.push_line(l))? {
+        return Ok(log.finish());
     }
     for f in events.unwrap_or_default() {
-        if for_each_line(&f, |l| w.push_event(l).is_some())? {
+        if for_each_line(&f, |l| log.push_event(l))? {
             break;
         }
     }
-    Ok(w.finish(Ended::EndOfInput))
+    Ok(log.finish())
 }
 
 /// Calls `f` with every line (newline and `\r` stripped, decoded lossily) until it returns

@@ -20,7 +20,7 @@ mod scan;
 mod verdict;
 mod watch;
 
-pub use classify::{classify, Ended};
+pub use classify::{classify, CompleteLog, Ended};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};

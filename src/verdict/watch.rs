@@ -1153,3 +1153,63 @@ pyspark.errors.exceptions.captured.StreamingQueryException: [STREAM_FAILED] Quer
             .all(|e| e.len() <= super::super::classify::EVIDENCE_LINE_MAX + 3));
     }
 }
+
+#[cfg(test)]
+mod complete_log_tests {
+    //! `classify` over a whole log: a failure of the same run after a proven resume wins.
+    use serde_json::json;
+
+    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
+
+    const START: &str = "26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = f932]. Use file:/c to store the query checkpoint.";
+    const RESUMING: &str = "26/11/30 13:10:15.945 INFO MicroBatchExecution: Resuming at batch 4 with committed offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}} and available offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}}";
+    const DATA_LOSS: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
+java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5, some data may have been missed.
+\tat org.apache.spark.sql.kafka010.KafkaMicroBatchStream.reportDataLoss(KafkaMicroBatchStream.scala:1)
+26/11/30 13:13:34.339 INFO MicroBatchExecution: Async log purge executor pool for query q [id = 347f, runId = f932] has been shutdown";
+
+    fn ctx() -> TrialContext {
+        TrialContext {
+            query_id: Some("347f".into()),
+            last_committed_batch: Some(BatchId(3)),
+            pending_batch: None,
+            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
+            operator_ids: vec![0],
+        }
+    }
+
+    fn progress(batch: u64, start: u64, end: u64) -> String {
+        format!(
+            "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {{\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : {batch},\n  \"numInputRows\" : 8,\n  \"durationMs\" : {{\n    \"addBatch\" : 900\n  }},\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {{\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {{\n      \"t\" : {{\n        \"0\" : {start}\n      }}\n    }},\n    \"endOffset\" : {{\n      \"t\" : {{\n        \"0\" : {end}\n      }}\n    }},\n    \"numInputRows\" : 8\n  }} ],\n  \"sink\" : {{\n    \"description\" : \"console\"\n  }}\n}}"
+        )
+    }
+
+    #[test]
+    fn resumed_then_data_loss_on_a_later_batch_is_kafka_data_loss() {
+        let log = format!(
+            "{START}\n{RESUMING}\n{}\n{}\n{DATA_LOSS}",
+            progress(4, 42, 50),
+            progress(5, 50, 60)
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::KafkaDataLoss, "{c:#?}");
+        assert_eq!(c.first_batch_after_restart, Some(BatchId(4)));
+        assert_eq!(c.start_offsets_match, Some(true));
+        assert!(
+            c.evidence[0].contains("resumed (batch 4"),
+            "{:?}",
+            c.evidence
+        );
+    }
+
+    #[test]
+    fn resumed_with_a_clean_rest_of_the_log_stays_resumed() {
+        let log = format!(
+            "{START}\n{RESUMING}\n{}\n{}",
+            progress(4, 42, 50),
+            progress(5, 50, 60)
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+}
