@@ -9,6 +9,15 @@ use clap::Parser;
 use cli::{Cli, Command};
 
 fn main() {
+    // A panic is a bug in rehearse: say so and exit with the documented code, not Rust's 101.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default_hook(info);
+        eprintln!(
+            "error: this is a bug in rehearse; please report it with the command and input above"
+        );
+        std::process::exit(rehearse::exit::INTERNAL);
+    }));
     let cli = Cli::parse();
     let code = match run(cli) {
         Ok(code) => code,

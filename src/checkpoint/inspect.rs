@@ -795,11 +795,12 @@ fn commit_log_info(batch: u64, commit: &CommitLogFile) -> CommitLogInfo {
     }
 }
 
-/// Ids missing between the first and the last of a sorted list.
+/// Ids missing between the first and the last of a sorted list. Equal neighbours (`4` and
+/// `04` both parse as batch 4) are no gap.
 fn gaps(ids: &[u64]) -> Vec<u64> {
     let mut out = Vec::new();
     for pair in ids.windows(2) {
-        let missing = pair[1] - pair[0] - 1;
+        let missing = pair[1].saturating_sub(pair[0]).saturating_sub(1);
         if missing > 0 {
             out.extend((pair[0] + 1..pair[1]).take(1000usize.saturating_sub(out.len())));
         }
@@ -839,5 +840,13 @@ mod tests {
         assert_eq!(gaps(&[1, 2, 4]), vec![3]);
         assert!(gaps(&[5, 6, 7]).is_empty());
         assert_eq!(list_ids(&[1, 2, 3, 5, 7, 8]), "1..3, 5, 7..8");
+    }
+}
+
+#[cfg(test)]
+mod gap_tests {
+    #[test]
+    fn duplicate_batch_ids_are_no_gap_and_no_panic() {
+        assert_eq!(super::gaps(&[0, 0, 1, 4, 4]), vec![2, 3]);
     }
 }

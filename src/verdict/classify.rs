@@ -116,7 +116,13 @@ impl CompleteLog {
             (None, _) => match feed(&mut self.first) {
                 Some(c) if c.verdict == Verdict::Resumed => {
                     self.resumed = Some(c);
-                    self.after = Some(Watcher::new(self.ctx.clone()));
+                    // The line that completed the proof may also open the next record (an
+                    // ERROR header closing a cut progress report): the after-watcher reads it too.
+                    let mut after = Watcher::new(self.ctx.clone());
+                    if let Some(f) = feed(&mut after).filter(|f| is_failure(f.verdict)) {
+                        self.decided = self.resumed.as_ref().map(|r| failed_after_resume(r, f));
+                    }
+                    self.after = Some(after);
                 }
                 Some(c) => self.decided = Some(c),
                 None => {}
@@ -137,7 +143,18 @@ impl CompleteLog {
     pub fn finish(self) -> Classification {
         match (self.decided, self.resumed) {
             (Some(c), _) => c,
-            (None, Some(resumed)) => resumed,
+            (None, Some(resumed)) => match self.after {
+                // A failure block at the very end of the log is closed by the end of input.
+                Some(after) if after.has_open_block() => {
+                    let c = after.finish(Ended::EndOfInput);
+                    if is_failure(c.verdict) {
+                        failed_after_resume(&resumed, c)
+                    } else {
+                        resumed
+                    }
+                }
+                _ => resumed,
+            },
             (None, None) => self.first.finish(Ended::EndOfInput),
         }
     }

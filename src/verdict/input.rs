@@ -3,7 +3,7 @@
 //! stray Latin-1 byte is still a log); reading stops as soon as the verdict is certain.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::classify::CompleteLog;
@@ -24,6 +24,12 @@ pub enum InputError {
     /// A directory was given where a driver log file was expected.
     #[error("{path} is a directory, not a driver log file\n(hint: give the file holding spark-submit's stderr and stdout)")]
     IsDirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// Not a regular file (a FIFO, a device): reading it could block forever or never end.
+    #[error("{path} is not a regular file\n(hint: save the log to a file first, e.g. `spark-submit … > driver.log 2>&1`)")]
+    NotAFile {
         /// The path given.
         path: PathBuf,
     },
@@ -70,6 +76,9 @@ pub fn classify_files(
     Ok(log.finish())
 }
 
+/// Longest line handed to the classifier (bytes); longer lines are cut.
+const MAX_LINE: usize = 1 << 20;
+
 /// Calls `f` with every line (newline and `\r` stripped, decoded lossily) until it returns
 /// `true`; returns whether it did.
 fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, InputError> {
@@ -78,22 +87,47 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
             path: path.to_path_buf(),
         });
     }
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            return Err(InputError::NotAFile {
+                path: path.to_path_buf(),
+            })
+        }
+        _ => {}
+    }
     let file = File::open(path).map_err(|source| InputError::Open {
         path: path.to_path_buf(),
         source,
     })?;
     let mut r = BufReader::with_capacity(1 << 20, file);
     let mut buf = Vec::with_capacity(4096);
+    let read_err = |source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
     loop {
         buf.clear();
-        let n = r
+        // Bounded: a line longer than MAX_LINE is cut there and the rest of it skipped, so a
+        // file without newlines cannot exhaust memory.
+        let n = (&mut r)
+            .take(MAX_LINE as u64)
             .read_until(b'\n', &mut buf)
-            .map_err(|source| InputError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(read_err)?;
         if n == 0 {
             return Ok(false);
+        }
+        if buf.len() == MAX_LINE && buf.last() != Some(&b'\n') {
+            let mut skip = Vec::new();
+            loop {
+                skip.clear();
+                let m = (&mut r)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut skip)
+                    .map_err(read_err)?;
+                if m == 0 || skip.last() == Some(&b'\n') {
+                    break;
+                }
+            }
         }
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();

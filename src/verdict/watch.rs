@@ -297,6 +297,12 @@ impl Watcher {
         self.announce()
     }
 
+    /// Whether a failure block (exception, traceback) is open: read, but not yet closed by the
+    /// next log record. [`Watcher::finish`] judges it.
+    pub fn has_open_block(&self) -> bool {
+        self.open.is_some()
+    }
+
     /// The verdict once the driver ended (or the trial stopped waiting). Returns the
     /// already-certain verdict if there was one.
     pub fn finish(mut self, ended: Ended) -> Classification {
@@ -1211,5 +1217,36 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
         );
         let c = classify(log.lines(), std::iter::empty(), &ctx());
         assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+}
+
+#[cfg(test)]
+mod complete_log_eof_tests {
+    //! Found by the breaker: a failure that is the last thing in the log, and an ERROR header
+    //! that closes a cut progress report, must still beat the resume proof before them.
+    use serde_json::json;
+
+    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
+
+    fn ctx() -> TrialContext {
+        TrialContext {
+            query_id: Some("347f".into()),
+            last_committed_batch: Some(BatchId(3)),
+            pending_batch: None,
+            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
+            operator_ids: vec![0],
+        }
+    }
+
+    const PROGRESS: &str = "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : 4,\n  \"numInputRows\" : 8,\n  \"durationMs\" : {\n    \"addBatch\" : 900\n  },\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {\n      \"t\" : {\n        \"0\" : 42\n      }\n    },\n    \"endOffset\" : {\n      \"t\" : {\n        \"0\" : 50\n      }\n    },\n    \"numInputRows\" : 8\n  } ],\n  \"sink\" : {\n    \"description\" : \"console\"\n  }\n}";
+    const FAILURE_AT_EOF: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
+org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible: [STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema does not match existing state key schema. SQLSTATE: XXKST
+\tat org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker.check(StateSchemaCompatibilityChecker.scala:1)";
+
+    #[test]
+    fn failure_as_the_last_lines_of_the_log_beats_an_earlier_resume() {
+        let log = format!("{PROGRESS}\n{FAILURE_AT_EOF}");
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
     }
 }
