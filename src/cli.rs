@@ -36,7 +36,8 @@ pub enum Command {
     /// Build or list the local Spark and Kafka images trials run in.
     #[command(subcommand)]
     Images(ImagesCommand),
-    /// Remove containers and networks left behind by interrupted trials.
+    /// Remove containers and networks left behind by interrupted trials (containers of
+    /// rehearse processes still running on this host are kept).
     Gc,
 }
 

@@ -98,7 +98,7 @@ pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
             r = run_scenario(&scenario, &settings, verbose) => r,
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted: removing rehearse containers");
-                let _ = rehearse::runtime::gc().await;
+                let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
                 std::process::exit(130);
             }
         }
@@ -212,7 +212,7 @@ fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Resu
 /// `rehearse gc`.
 pub fn gc() -> anyhow::Result<i32> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let removed = runtime.block_on(rehearse::runtime::gc())?;
+    let removed = runtime.block_on(rehearse::runtime::gc(rehearse::runtime::GcScope::Orphans))?;
     if removed.is_empty() {
         println!("nothing to remove");
     }

@@ -13,6 +13,8 @@ use tokio::sync::mpsc;
 pub const LABEL_MANAGED: &str = "org.rehearse.managed";
 /// Label holding the trial id.
 pub const LABEL_TRIAL: &str = "org.rehearse.trial";
+/// Label holding the pid of the rehearse process that started the container.
+pub const LABEL_PID: &str = "org.rehearse.pid";
 
 /// Kafka container port for containers on the trial network (docker/README.md contract).
 const KAFKA_INTERNAL_PORT: u16 = 9092;
@@ -80,9 +82,10 @@ impl TrialIds {
         format!("rehearse-{}", self.trial)
     }
 
-    fn labels(&self) -> [(String, String); 3] {
+    fn labels(&self) -> [(String, String); 4] {
         [
             (LABEL_MANAGED.to_string(), "true".to_string()),
+            (LABEL_PID.to_string(), std::process::id().to_string()),
             (LABEL_TRIAL.to_string(), self.trial.clone()),
             ("org.rehearse.scenario".to_string(), self.scenario.clone()),
         ]
@@ -285,9 +288,19 @@ pub async fn start_spark(
     Ok(SparkContainer { container })
 }
 
-/// Removes every container labelled [`LABEL_MANAGED`] and every network named `rehearse-*`
-/// with no containers left. Returns what was removed.
-pub async fn gc() -> Result<Vec<String>, RuntimeError> {
+/// Which leftovers [`gc`] removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcScope {
+    /// Containers started by this process (Ctrl-C during a run).
+    ThisProcess,
+    /// Containers whose rehearse process is gone (`rehearse gc`): live rehearsals elsewhere on
+    /// this host are left alone.
+    Orphans,
+}
+
+/// Removes rehearse containers in `scope`, then every network named `rehearse-*` with no
+/// containers left. Returns what was removed.
+pub async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
     use std::collections::HashMap;
     use testcontainers::bollard::query_parameters::{
         ListContainersOptionsBuilder, ListNetworksOptions, RemoveContainerOptionsBuilder,
@@ -306,8 +319,16 @@ pub async fn gc() -> Result<Vec<String>, RuntimeError> {
         ))
         .await
         .map_err(|e| RuntimeError::Engine(e.to_string()))?;
+    let me = std::process::id().to_string();
     for c in list {
-        if let Some(id) = c.id {
+        let pid = c.labels.as_ref().and_then(|l| l.get(LABEL_PID)).cloned();
+        let wanted = match scope {
+            GcScope::ThisProcess => pid.as_deref() == Some(me.as_str()),
+            GcScope::Orphans => {
+                !pid.is_some_and(|p| p != me && Path::new("/proc").join(&p).exists())
+            }
+        };
+        if let (true, Some(id)) = (wanted, c.id) {
             docker
                 .remove_container(
                     &id,
@@ -330,6 +351,7 @@ pub async fn gc() -> Result<Vec<String>, RuntimeError> {
         .map_err(|e| RuntimeError::Engine(e.to_string()))?;
     for n in networks {
         if let Some(name) = n.name.filter(|n| n.starts_with("rehearse-")) {
+            // Removing a network that still has containers fails: live trials keep theirs.
             if docker.remove_network(&name).await.is_ok() {
                 removed.push(format!("network {name}"));
             }

@@ -8,6 +8,6 @@
 mod containers;
 
 pub use containers::{
-    free_port, gc, start_kafka, start_spark, KafkaContainer, LogLine, RuntimeError, SparkContainer,
-    Stream, TrialIds, LABEL_MANAGED, LABEL_TRIAL,
+    free_port, gc, start_kafka, start_spark, GcScope, KafkaContainer, LogLine, RuntimeError,
+    SparkContainer, Stream, TrialIds, LABEL_MANAGED, LABEL_PID, LABEL_TRIAL,
 };
