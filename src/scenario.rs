@@ -327,9 +327,17 @@ impl Scenario {
         };
         if !job_path.is_file() {
             return Err(invalid(format!(
-                "job file {} does not exist",
+                "job file {} does not exist or is not a file",
                 job_path.display()
             )));
+        }
+        if let CheckpointSource::Path(p) = &checkpoint {
+            if !p.is_dir() {
+                return Err(invalid(format!(
+                    "checkpoint.path {} is not a directory\n(hint: give the query's checkpointLocation, copied locally)",
+                    p.display()
+                )));
+            }
         }
         if file.targets.is_empty() {
             return Err(invalid(
@@ -405,6 +413,28 @@ impl Scenario {
             })?;
             expect.insert(target.clone(), v);
         }
+        if let Some(k) = &file.kafka_version {
+            check_version(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
+        }
+        // Every placeholder must resolve now, before any container starts.
+        let probe = Placeholders {
+            checkpoint: String::new(),
+            bootstrap_servers: String::new(),
+            output: String::new(),
+        };
+        let generate_args = match &checkpoint {
+            CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
+            CheckpointSource::Path(_) => &[],
+        };
+        for arg in file
+            .job
+            .args
+            .iter()
+            .chain(&file.job.restart_args)
+            .chain(generate_args)
+        {
+            fill(arg, &probe, &topics).map_err(|m| invalid(format!("[job] args: {m}")))?;
+        }
         let name = file.name.clone().unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -439,8 +469,7 @@ impl Scenario {
 /// A Spark version as images and PyPI name it: digits and dots, e.g. `3.5.3`.
 pub fn check_version(v: &str) -> Result<(), String> {
     let parts: Vec<&str> = v.split('.').collect();
-    if parts.len() >= 2
-        && parts.len() <= 3
+    if parts.len() == 3
         && parts
             .iter()
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
@@ -536,8 +565,15 @@ template = "u{n}"
     fn rejects_bad_scenarios_with_the_key_named() {
         let dir = tempfile::tempdir().unwrap();
         write_job(dir.path());
+        std::fs::create_dir(dir.path().join("x")).unwrap();
         let path = dir.path().join("s.toml");
         let cases = [
+            // Found by the breaker: these passed load and failed minutes later, or with exit 4.
+            ("targets = [\"3.5\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "not a Spark version"),
+            ("targets = [\"4.0.1\"]\nkafka_version = \"3.9;rm\"\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "kafka_version"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\nargs = [\"{topic.evnets}\"]\n", "evnets"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"nope\"\n[job]\nfile = \"job.py\"\n", "checkpoint.path"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"x\"\n", "not a file"),
             ("targets = []\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "targets"),
             ("targets = [\"4.0.1\"]\n[checkpoint]\n[job]\nfile = \"job.py\"\n", "exactly one"),
             ("targets = [\"4.0.1\"]\nbogus = 1\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "bogus"),
