@@ -385,7 +385,25 @@ pub(crate) fn judge_failure(
         Some(found) => finish_match(ctx, &text, found),
         None => {
             let top = top_exception_lines(&text.lines);
-            let (verdict, rule, remedy) = if facts.driver_started && !facts.query_started {
+            // A Python traceback with nothing of Spark in it, before Spark's driver said a word:
+            // the job died before it could restart anything (found by the breaker).
+            let job_died_first = !facts.driver_started
+                && !facts.query_started
+                && text
+                    .lines
+                    .iter()
+                    .any(|l| l.starts_with("Traceback (most recent call last)"))
+                && !text
+                    .lines
+                    .iter()
+                    .any(|l| l.contains("py4j") || l.contains("org.apache.spark"));
+            let (verdict, rule, remedy) = if job_died_first {
+                (
+                    Verdict::EnvironmentError,
+                    "job-failed-before-spark-started",
+                    "The job failed in Python before Spark started, so the restart was not tested: fix the job (see the traceback) and rehearse again.",
+                )
+            } else if facts.driver_started && !facts.query_started {
                 (
                     Verdict::EnvironmentError,
                     "failed-before-query-start",

@@ -1249,4 +1249,12 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
         let c = classify(log.lines(), std::iter::empty(), &ctx());
         assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
     }
+
+    #[test]
+    fn a_job_dying_in_python_before_spark_started_is_an_environment_error() {
+        let log = "Traceback (most recent call last):\n  File \"/sandbox/job/broken.py\", line 3, in <module>\n    raise RuntimeError(\"broken\")\nRuntimeError: broken";
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::EnvironmentError, "{c:#?}");
+        assert_eq!(c.rule, "job-failed-before-spark-started");
+    }
 }
