@@ -83,6 +83,7 @@ pub struct CompleteLog {
     first: Watcher,
     after: Option<Watcher>,
     resumed: Option<Classification>,
+    resumed_run: Option<String>,
     decided: Option<Classification>,
 }
 
@@ -94,6 +95,7 @@ impl CompleteLog {
             ctx,
             after: None,
             resumed: None,
+            resumed_run: None,
             decided: None,
         }
     }
@@ -116,6 +118,7 @@ impl CompleteLog {
             (None, _) => match feed(&mut self.first) {
                 Some(c) if c.verdict == Verdict::Resumed => {
                     self.resumed = Some(c);
+                    self.resumed_run = self.first.current_run().map(str::to_owned);
                     // The line that completed the proof may also open the next record (an
                     // ERROR header closing a cut progress report): the after-watcher reads it too.
                     let mut after = Watcher::new(self.ctx.clone());
@@ -127,13 +130,29 @@ impl CompleteLog {
                 Some(c) => self.decided = Some(c),
                 None => {}
             },
-            (Some(resumed), Some(after)) => match feed(after) {
-                Some(c) if is_failure(c.verdict) => {
-                    self.decided = Some(failed_after_resume(resumed, c))
+            (Some(resumed), Some(after)) => {
+                let judged = feed(after);
+                if after.current_run().is_some()
+                    && after.current_run() != self.resumed_run.as_deref()
+                {
+                    // Our query started again (a later run in the same log): the earlier run's
+                    // resume says nothing about it. Judge the new run from its start line on.
+                    self.first = self
+                        .after
+                        .take()
+                        .unwrap_or_else(|| Watcher::new(self.ctx.clone()));
+                    self.resumed = None;
+                    self.resumed_run = None;
+                    return false;
                 }
-                Some(_) => self.after = Some(Watcher::new(self.ctx.clone())),
-                None => {}
-            },
+                match judged {
+                    Some(c) if is_failure(c.verdict) => {
+                        self.decided = Some(failed_after_resume(resumed, c))
+                    }
+                    Some(_) => self.after = Some(Watcher::new(self.ctx.clone())),
+                    None => {}
+                }
+            }
             (Some(_), None) => {}
         }
         self.decided.is_some()

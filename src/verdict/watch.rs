@@ -70,6 +70,8 @@ struct Facts {
     query_start: Option<String>,
     /// Whether the last "Starting … [id = …]" line was this query's.
     last_start_is_ours: Option<bool>,
+    /// runId of the latest start of our query (driver log or QueryStartedEvent).
+    our_run: Option<String>,
     /// Ids of other queries seen (bounded).
     other_ids: Vec<String>,
     other_evidence: Option<String>,
@@ -245,7 +247,8 @@ impl Watcher {
         match kind {
             "QueryStartedEvent" => {
                 let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-                self.on_query_start(id, format!("event log: {raw}"));
+                let run = v.get("runId").and_then(Value::as_str).map(str::to_owned);
+                self.on_query_start(id, run, format!("event log: {raw}"));
             }
             "QueryProgressEvent" => {
                 if let Some(p) = v.get("progress") {
@@ -295,6 +298,11 @@ impl Watcher {
             _ => {}
         }
         self.announce()
+    }
+
+    /// runId of the latest start of the checkpoint's query seen so far.
+    pub fn current_run(&self) -> Option<&str> {
+        self.facts.our_run.as_deref()
     }
 
     /// Whether a failure block (exception, traceback) is open: read, but not yet closed by the
@@ -434,8 +442,8 @@ impl Watcher {
                     self.facts.fresh_start = Some(clip_owned(line));
                 }
             } else if scan::find_pretty_id(rest).is_some() {
-                let id = scan::parse_pretty_id(rest).0;
-                self.on_query_start(id, clip_owned(line));
+                let (id, run) = scan::parse_pretty_id(rest);
+                self.on_query_start(id, run, clip_owned(line));
             }
         }
     }
@@ -467,11 +475,12 @@ impl Watcher {
         }
     }
 
-    fn on_query_start(&mut self, id: Option<String>, evidence: String) {
+    fn on_query_start(&mut self, id: Option<String>, run: Option<String>, evidence: String) {
         self.facts.last_start_id.clone_from(&id);
         let ours = self.is_ours(id.as_deref());
         self.facts.last_start_is_ours = Some(ours);
         if ours {
+            self.facts.our_run = run;
             self.facts.query_start.get_or_insert(evidence);
         } else if let Some(id) = id {
             self.note_other(id, evidence);
@@ -509,6 +518,17 @@ impl Watcher {
     }
 
     fn on_progress(&mut self, p: Progress, evidence: Vec<String>) {
+        // A report of an earlier run of our query (logs concatenated, or an event log of
+        // several runs) proves nothing about the run that started last.
+        if let (Some(ours), Some(run)) = (&self.facts.our_run, &p.run_id) {
+            if ours != run {
+                self.facts.unproven = Some((
+                    format!("a progress report of run {run}, not of the run started last ({ours})"),
+                    evidence,
+                ));
+                return;
+            }
+        }
         let resuming_at = self.resuming_for(p.id.as_deref());
         let j = judge_progress(&self.ctx, &p, resuming_at, self.facts.fresh_start.is_some());
         if j == ProgressJudgement::OtherQuery {
@@ -1256,5 +1276,33 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
         let c = classify(log.lines(), std::iter::empty(), &ctx());
         assert_eq!(c.verdict, Verdict::EnvironmentError, "{c:#?}");
         assert_eq!(c.rule, "job-failed-before-spark-started");
+    }
+
+    fn start(run: &str) -> String {
+        format!("26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = {run}]. Use file:/c to store the query checkpoint.")
+    }
+
+    #[test]
+    fn an_earlier_run_that_resumed_does_not_vouch_for_a_later_failing_run() {
+        // Two runs concatenated: f932 resumed, then d00d started again and failed at EOF.
+        let failure = FAILURE_AT_EOF.replace("f932", "d00d");
+        let log = format!(
+            "{}\n{PROGRESS}\n{}\n{failure}",
+            start("f932"),
+            start("d00d")
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
+        // With no failure at all, the later run has no proof of its own.
+        let log = format!("{}\n{PROGRESS}\n{}", start("f932"), start("d00d"));
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+
+    #[test]
+    fn progress_of_another_run_than_the_one_started_is_not_proof() {
+        let log = format!("{}\n{PROGRESS}", start("d00d"));
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
     }
 }
