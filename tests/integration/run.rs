@@ -154,6 +154,43 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Rehearses a restart of `source` on `target` (extra job keys, extra topic keys) and checks
+/// what every trial must keep: the source byte-identical and `source_untouched` reported.
+fn restart(
+    tmp: &Path,
+    source: &Path,
+    target: &str,
+    job_extra: &str,
+    topic_extra: &str,
+) -> (Trial, i32, String) {
+    let before = hash_tree(source);
+    let s = scenario(
+        tmp,
+        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        target,
+        job_extra,
+        topic_extra,
+    );
+    let (mut report, code, stderr) = rehearse(&s);
+    let t = report.trials.remove(0);
+    assert_eq!(t.target_version, target);
+    assert!(t.source_untouched, "{stderr}");
+    assert_eq!(
+        hash_tree(source),
+        before,
+        "source checkpoint must be byte-identical"
+    );
+    (t, code, stderr)
+}
+
+fn assert_verdict(t: &Trial, verdict: &str, stderr: &str) {
+    assert_eq!(
+        t.verdict, verdict,
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
+}
+
 #[test]
 fn e2e_checkpoint_from_3_5_resumes_on_4_0_with_matching_offsets() {
     if !docker_available() {
@@ -161,32 +198,12 @@ fn e2e_checkpoint_from_3_5_resumes_on_4_0_with_matching_offsets() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let source = source_checkpoint(tmp.path());
-    let before = hash_tree(&source);
-    let s = scenario(
-        tmp.path(),
-        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
-        "4.0.1",
-        "",
-        "",
-    );
-    let (report, code, stderr) = rehearse(&s);
-    let t = &report.trials[0];
-    assert_eq!(t.target_version, "4.0.1");
-    assert_eq!(
-        t.verdict, "resumed",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
+    let (t, code, stderr) = restart(tmp.path(), &source, "4.0.1", "", "");
+    assert_verdict(&t, "resumed", &stderr);
     assert_eq!(t.start_offsets_match, Some(true));
     assert!(t.first_batch_after_restart > t.last_committed_batch);
     assert!(t.seconds_to_verdict > 0.0);
-    assert!(t.source_untouched);
     assert_eq!(code, 0);
-    assert_eq!(
-        hash_tree(&source),
-        before,
-        "source checkpoint must be byte-identical"
-    );
 }
 
 #[test]
@@ -196,24 +213,15 @@ fn e2e_grouping_key_added_is_a_state_store_error() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let source = source_checkpoint(tmp.path());
-    let before = hash_tree(&source);
-    let s = scenario(
+    let (t, code, stderr) = restart(
         tmp.path(),
-        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        &source,
         "3.5.3",
         "restart_args = [\"--extra-key\"]",
         "",
     );
-    let (report, code, stderr) = rehearse(&s);
-    let t = &report.trials[0];
-    assert_eq!(
-        t.verdict, "state-store-error",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
-    assert_ne!(code, 0);
-    assert!(t.source_untouched);
-    assert_eq!(hash_tree(&source), before);
+    assert_verdict(&t, "state-store-error", &stderr);
+    assert_eq!(code, 17, "exit code of state-store-error (README)");
 }
 
 #[test]
@@ -235,22 +243,8 @@ fn e2e_offset_log_header_v99_is_an_offset_log_error() {
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replacen("v1", "v99", 1)).unwrap();
     let _ = std::fs::remove_file(source.join("offsets").join(format!(".{last}.crc")));
-    let before = hash_tree(&source);
-    let s = scenario(
-        tmp.path(),
-        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
-        "4.0.1",
-        "",
-        "",
-    );
-    let (report, _, stderr) = rehearse(&s);
-    let t = &report.trials[0];
-    assert_eq!(
-        t.verdict, "offset-log-error",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
-    assert_eq!(hash_tree(&source), before);
+    let (t, _, stderr) = restart(tmp.path(), &source, "4.0.1", "", "");
+    assert_verdict(&t, "offset-log-error", &stderr);
 }
 
 #[test]
@@ -260,23 +254,15 @@ fn e2e_job_writing_its_checkpoint_elsewhere_started_fresh() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let source = source_checkpoint(tmp.path());
-    let before = hash_tree(&source);
     // argparse keeps the last --checkpoint: the restarted job ignores the sandbox copy.
-    let s = scenario(
+    let (t, _, stderr) = restart(
         tmp.path(),
-        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        &source,
         "4.0.1",
         "restart_args = [\"--checkpoint\", \"/tmp/elsewhere\"]",
         "",
     );
-    let (report, _, stderr) = rehearse(&s);
-    let t = &report.trials[0];
-    assert_eq!(
-        t.verdict, "started-fresh",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
-    assert_eq!(hash_tree(&source), before);
+    assert_verdict(&t, "started-fresh", &stderr);
 }
 
 #[test]
@@ -286,20 +272,12 @@ fn e2e_kafka_seeded_short_of_the_checkpoint_is_kafka_data_loss() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let source = source_checkpoint(tmp.path());
-    let before = hash_tree(&source);
-    let s = scenario(
+    let (t, _, stderr) = restart(
         tmp.path(),
-        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        &source,
         "4.0.1",
         "",
         "fill_to_checkpoint = false",
     );
-    let (report, _, stderr) = rehearse(&s);
-    let t = &report.trials[0];
-    assert_eq!(
-        t.verdict, "kafka-data-loss",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
-    assert_eq!(hash_tree(&source), before);
+    assert_verdict(&t, "kafka-data-loss", &stderr);
 }
