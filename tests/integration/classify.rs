@@ -19,9 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use rehearse::verdict::{
-    classify, BatchId, Classification, Ended, TrialContext, Verdict, Watcher,
-};
+use rehearse::verdict::{classify, BatchId, Classification, Ended, TrialContext, Verdict, Watcher};
 use serde_json::json;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases");

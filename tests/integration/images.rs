@@ -55,11 +55,7 @@ fn images_build_rejects_nonsense_versions() {
         .args(["images", "build", "--spark", "3.5;rm"])
         .output()
         .expect("run rehearse images build");
-    assert_eq!(
-        out.status.code(),
-        Some(rehearse::exit::USAGE),
-        "{out:?}"
-    );
+    assert_eq!(out.status.code(), Some(rehearse::exit::USAGE), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid version '3.5;rm'"));
 }
 

@@ -537,7 +537,11 @@ fn kafka_fixtures_give_offsets_partitions_and_starting_offsets() {
         let required = inspection.required_kafka_offsets();
         assert!(required["events"].values().all(|o| *o >= 15), "{case}");
         let ctx = inspection.trial_context();
-        assert_eq!(ctx.committed_offsets, vec![Some(expected.clone())], "{case}");
+        assert_eq!(
+            ctx.committed_offsets,
+            vec![Some(expected.clone())],
+            "{case}"
+        );
         assert_eq!(ctx.operator_ids, vec![0], "{case}");
     }
 }
