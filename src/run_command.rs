@@ -154,13 +154,19 @@ async fn run_scenario(
             records_per_batch,
             extra_args,
         } => {
-            eprintln!("generating the source checkpoint with Spark {spark} ({batches} batches)");
             let g = Generate {
                 spark: spark.clone(),
                 batches: *batches,
                 records_per_batch: *records_per_batch,
                 extra_args: extra_args.clone(),
             };
+            match trial::cached_checkpoint(scenario, &g) {
+                Some(path) => eprintln!(
+                    "using the source checkpoint generated earlier with Spark {spark}: {} (remove it to generate anew)",
+                    path.display()
+                ),
+                None => eprintln!("generating the source checkpoint with Spark {spark} ({batches} data batches)"),
+            }
             trial::generate_checkpoint(scenario, &g, &mut on_event).await?
         }
     };

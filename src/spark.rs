@@ -97,6 +97,10 @@ pub fn harness_conf(version: &str) -> BTreeMap<String, String> {
     let mut conf = BTreeMap::new();
     conf.insert("spark.ui.enabled".into(), "false".into());
     conf.insert("spark.eventLog.enabled".into(), "true".into());
+    // Plain, single-file event logs: Spark 4.0 made rolling, zstd-compressed event logs the
+    // default, which the watcher (and `rehearse classify --event-log`) cannot follow.
+    conf.insert("spark.eventLog.compress".into(), "false".into());
+    conf.insert("spark.eventLog.rolling.enabled".into(), "false".into());
     conf.insert(
         "spark.eventLog.dir".into(),
         format!("file://{SANDBOX_MOUNT}/eventlog"),

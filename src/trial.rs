@@ -570,11 +570,14 @@ impl EventLogTail {
     }
 }
 
-/// Where generated source checkpoints are cached: `$REHEARSE_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/rehearse`, else `~/.cache/rehearse`.
+/// Where generated source checkpoints are cached: `$REHEARSE_CACHE_DIR`, else `$REHEARSE_CACHE`
+/// (the root image builds use too), else `$XDG_CACHE_HOME/rehearse`, else `~/.cache/rehearse`;
+/// checkpoints live under `checkpoints/<scenario>-<version>-<key>/`.
 pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("REHEARSE_CACHE_DIR") {
-        return PathBuf::from(d);
+    for var in ["REHEARSE_CACHE_DIR", "REHEARSE_CACHE"] {
+        if let Some(d) = std::env::var_os(var).filter(|d| !d.is_empty()) {
+            return PathBuf::from(d);
+        }
     }
     if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
         return PathBuf::from(d).join("rehearse");
@@ -583,6 +586,15 @@ pub fn cache_dir() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir)
         .join(".cache/rehearse")
+}
+
+/// The cached source checkpoint for `g`, if an earlier run generated it.
+pub fn cached_checkpoint(scenario: &Scenario, g: &Generate) -> Option<PathBuf> {
+    let key = generation_key(scenario, g).ok()?;
+    let dir = cache_dir().join("checkpoints").join(key);
+    dir.join("complete")
+        .exists()
+        .then(|| dir.join("checkpoint"))
 }
 
 /// What a generation run needs.
