@@ -5,3 +5,4 @@ mod images;
 mod inspect;
 mod report;
 mod run;
+mod trial_logs;
