@@ -959,6 +959,7 @@ mod tests {
     fn generation_waits_for_the_offsets_of_every_round() {
         let scenario_dir = tempfile::tempdir().unwrap();
         std::fs::write(scenario_dir.path().join("job.py"), "").unwrap();
+        std::fs::create_dir(scenario_dir.path().join("x")).unwrap();
         let text = "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n[[topics]]\nname = \"a\"\npartitions = 3\n";
         let s = Scenario::parse(text, &scenario_dir.path().join("s.toml")).unwrap();
         assert_eq!(
