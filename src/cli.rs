@@ -19,9 +19,6 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
-    /// Print debug logs of rehearse itself to stderr (and hide progress bars).
-    #[arg(long, short, global = true, env = "REHEARSE_VERBOSE")]
-    pub verbose: bool,
 }
 
 /// The subcommands.

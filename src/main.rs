@@ -62,7 +62,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 rehearse::exit::SUCCESS
             })
         }
-        Command::Run(args) => run_command::run(args, cli.verbose),
+        Command::Run(args) => run_command::run(args),
         Command::Gc => run_command::gc(),
         Command::Classify(args) => {
             use std::io::Write as _;

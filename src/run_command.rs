@@ -39,9 +39,8 @@ pub fn exit_code_for(err: &anyhow::Error) -> i32 {
     exit::BAD_INPUT
 }
 
-fn progress(verbose: bool) -> impl FnMut(TrialEvent) + Send {
-    let show = !verbose && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-    let _ = show;
+/// Progress of a run as one line per event on stderr (stdout carries the report).
+fn progress() -> impl FnMut(TrialEvent) + Send {
     move |event: TrialEvent| {
         let line = match event {
             TrialEvent::SandboxCreated { path, files } => format!(
@@ -80,7 +79,7 @@ fn progress(verbose: bool) -> impl FnMut(TrialEvent) + Send {
 }
 
 /// `rehearse run SCENARIO`.
-pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
+pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let mut scenario = Scenario::load(&args.scenario)?;
     if !args.targets.is_empty() {
         for t in &args.targets {
@@ -95,7 +94,7 @@ pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
     };
     let report = runtime.block_on(async {
         tokio::select! {
-            r = run_scenario(&scenario, &settings, verbose) => r,
+            r = run_scenario(&scenario, &settings) => r,
             _ = tokio::signal::ctrl_c() => {
                 eprintln!("interrupted: removing rehearse containers");
                 let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
@@ -131,12 +130,8 @@ pub fn run(args: RunArgs, verbose: bool) -> anyhow::Result<i32> {
     Ok(report::exit_code(&report))
 }
 
-async fn run_scenario(
-    scenario: &Scenario,
-    settings: &TrialSettings,
-    verbose: bool,
-) -> anyhow::Result<RunReport> {
-    let mut on_event = progress(verbose);
+async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::Result<RunReport> {
+    let mut on_event = progress();
     let mut versions: Vec<String> = scenario.targets.clone();
     let (source, source_version) = match &scenario.checkpoint {
         CheckpointSource::Path(p) => (p.clone(), None),
