@@ -160,17 +160,8 @@ pub async fn run_trial(
 
     let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
     let result = async {
-        let plan = crate::kafka::plan(
-            &used.required_kafka_offsets(),
-            &used.kafka_partition_counts(),
-            &scenario.topics,
-        );
-        let mut seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        let (mut seeding, kafka_short) = seed_for(&kafka, used, scenario).await?;
         seeding.rebased = rebased.is_some();
-        let required = used.required_kafka_offsets();
-        let topics: Vec<String> = required.keys().cloned().collect();
-        let ends = crate::kafka::end_offsets(&kafka.host_bootstrap, &topics).await?;
-        let kafka_short = kafka_shortfall(&ends, &required);
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
 
         let mut args = scenario.args.clone();
@@ -230,6 +221,26 @@ pub async fn run_trial(
         sandbox: kept,
         notes,
     })
+}
+
+/// Seeds the trial's Kafka for `inspection` (the checkpoint the restart will read) and returns
+/// the seeding summary and, when the broker still ends below the checkpoint's offsets (topics
+/// the scenario leaves short), the harness's evidence of it.
+async fn seed_for(
+    kafka: &KafkaContainer,
+    inspection: &Inspection,
+    scenario: &Scenario,
+) -> Result<(SeedingSummary, Option<String>), TrialError> {
+    let required = inspection.required_kafka_offsets();
+    let plan = crate::kafka::plan(
+        &required,
+        &inspection.kafka_partition_counts(),
+        &scenario.topics,
+    );
+    let seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+    let topics: Vec<String> = required.keys().cloned().collect();
+    let ends = crate::kafka::end_offsets(&kafka.host_bootstrap, &topics).await?;
+    Ok((seeding, kafka_shortfall(&ends, &required)))
 }
 
 async fn start_ready_kafka(
@@ -887,12 +898,7 @@ pub async fn bare_restart_seconds(
     let ids = TrialIds::new(&scenario.name);
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {
-        let plan = crate::kafka::plan(
-            &inspection.required_kafka_offsets(),
-            &inspection.kafka_partition_counts(),
-            &scenario.topics,
-        );
-        crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
+        seed_for(&kafka, inspection, scenario).await?;
         let cmd = submit(scenario, target, &app, &scenario.args, &kafka)?;
         let started = Instant::now();
         let spark = runtime::start_spark(
