@@ -91,6 +91,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let settings = TrialSettings {
         report_dir: args.report_dir.clone(),
         keep: args.keep,
+        spark_memory_mb: None,
     };
     let report = runtime.block_on(async {
         tokio::select! {

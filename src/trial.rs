@@ -114,6 +114,8 @@ pub struct TrialSettings {
     pub report_dir: Option<PathBuf>,
     /// Keep sandboxes after the trial.
     pub keep: bool,
+    /// Memory cap of each Spark container in MiB (`rehearse matrix` sets it; `None`: no cap).
+    pub spark_memory_mb: Option<u64>,
 }
 
 /// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as
@@ -126,6 +128,32 @@ pub async fn run_trial(
     settings: &TrialSettings,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<TrialReport, TrialError> {
+    run_trial_with(scenario, source, inspection, target, settings, None, on_event).await
+}
+
+/// A Kafka broker shared by several trials (a suite): its topics for this trial's checkpoint
+/// were already seeded (`seeding` says how), so the trial only checks the broker is not short.
+pub struct SharedKafka<'a> {
+    /// The broker.
+    pub kafka: &'a KafkaContainer,
+    /// Its Docker network, which the trial's Spark container joins.
+    pub network: &'a str,
+    /// How the topics of this checkpoint were seeded.
+    pub seeding: SeedingSummary,
+}
+
+/// [`run_trial`] on a broker of its own (`shared` = `None`), or on a suite's shared broker.
+/// With a shared broker the sandbox copy is never rebased (the suite seeded the topics for the
+/// checkpoint as it is).
+pub async fn run_trial_with(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+    settings: &TrialSettings,
+    shared: Option<SharedKafka<'_>>,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<TrialReport, TrialError> {
     let mut sandbox = Sandbox::create(
         source,
         settings.report_dir.as_deref(),
@@ -136,11 +164,15 @@ pub async fn run_trial(
         files: sandbox.source_hashes.files.len(),
     });
     let app = stage_job(scenario, sandbox.path(), target)?;
-    let ids = TrialIds::new(&scenario.name);
+    let ids = match &shared {
+        Some(s) => TrialIds::joining(&scenario.name, s.network),
+        None => TrialIds::new(&scenario.name),
+    };
     let mut notes = Vec::new();
     // Production offsets are often far too large to produce: rebase them in the copy, and read
     // the copy back so seeding and the resume proof use the rebased offsets.
-    let rebased = if crate::kafka::rebase_needed(
+    let rebased = if shared.is_none()
+        && crate::kafka::rebase_needed(
         &inspection.required_kafka_offsets(),
         scenario.rebase_threshold,
     ) {
@@ -158,18 +190,34 @@ pub async fn run_trial(
     };
     let used = rebased.as_ref().unwrap_or(inspection);
 
-    let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
+    let (own_kafka, preseeded) = match shared {
+        Some(s) => (None, Some((s.kafka, s.seeding))),
+        None => (Some(start_ready_kafka(&ids, scenario, on_event).await?), None),
+    };
+    let Some(kafka) = own_kafka.as_ref().or(preseeded.as_ref().map(|(k, _)| *k)) else {
+        // Unreachable: exactly one of the two is set just above.
+        return Err(TrialError::Args {
+            scenario: scenario.file.clone(),
+            message: "internal: a trial without a Kafka broker".into(),
+        });
+    };
     let result = async {
-        let (mut seeding, kafka_short) = seed_for(&kafka, used, scenario).await?;
+        let (mut seeding, kafka_short) = match preseeded {
+            Some((_, seeding)) => {
+                let short = kafka_short_of(kafka, used).await?;
+                (seeding, short)
+            }
+            None => seed_for(kafka, used, scenario).await?,
+        };
         seeding.rebased = rebased.is_some();
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
 
         let mut args = scenario.args.clone();
         args.extend(scenario.restart_args.iter().cloned());
-        let cmd = submit(scenario, target, &app, &args, &kafka)?;
+        let cmd = submit(scenario, target, &app, &args, kafka)?;
         let image = crate::images::spark_image(target);
         let started = Instant::now();
-        let spark = runtime::start_spark(&ids, &image, sandbox.path(), cmd).await?;
+        let spark = runtime::start_spark(&ids, &image, sandbox.path(), cmd, settings.spark_memory_mb).await?;
         on_event(TrialEvent::SparkStarted { image });
         let classification = watch(
             &spark,
@@ -185,7 +233,9 @@ pub async fn run_trial(
         Ok::<_, TrialError>((classification, seconds, seeding))
     }
     .await;
-    kafka.remove().await?;
+    if let Some(k) = own_kafka {
+        k.remove().await?;
+    }
     let (classification, seconds, seeding) = result?;
     on_event(TrialEvent::VerdictReached {
         target: target.to_string(),
@@ -238,12 +288,23 @@ async fn seed_for(
         &scenario.topics,
     );
     let seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan).await?;
-    let topics: Vec<String> = required.keys().cloned().collect();
-    let ends = crate::kafka::end_offsets(&kafka.host_bootstrap, &topics).await?;
-    Ok((seeding, kafka_shortfall(&ends, &required)))
+    Ok((seeding, kafka_short_of(kafka, inspection).await?))
 }
 
-async fn start_ready_kafka(
+/// The harness's evidence that `kafka` ends below the offsets `inspection` needs, if it does.
+async fn kafka_short_of(
+    kafka: &KafkaContainer,
+    inspection: &Inspection,
+) -> Result<Option<String>, TrialError> {
+    let required = inspection.required_kafka_offsets();
+    let topics: Vec<String> = required.keys().cloned().collect();
+    let ends = crate::kafka::end_offsets(&kafka.host_bootstrap, &topics).await?;
+    Ok(kafka_shortfall(&ends, &required))
+}
+
+/// Starts the scenario's Kafka image on `ids.network` and waits until it answers a metadata
+/// request (at most 120 s); removes it again if it never does.
+pub async fn start_ready_kafka(
     ids: &TrialIds,
     scenario: &Scenario,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
@@ -630,6 +691,17 @@ pub async fn generate_checkpoint(
     g: &Generate,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<PathBuf, TrialError> {
+    generate_checkpoint_with(scenario, g, None, on_event).await
+}
+
+/// [`generate_checkpoint`] on a broker of its own (`shared` = `None`) or on a suite's broker
+/// and network (`(kafka, network)`); the scenario's topics must then be the generation's alone.
+pub async fn generate_checkpoint_with(
+    scenario: &Scenario,
+    g: &Generate,
+    shared: Option<(&KafkaContainer, &str)>,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<PathBuf, TrialError> {
     let key = generation_key(scenario, g)?;
     let dest = cache_dir().join("checkpoints").join(&key);
     if dest.join("complete").exists() {
@@ -645,10 +717,20 @@ pub async fn generate_checkpoint(
         &format!("{}-generate-{}", scenario.name, g.spark),
     )?;
     let app = stage_job(scenario, work.path(), &g.spark)?;
-    let ids = TrialIds::new(&scenario.name);
-    let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
-    let result = generate_with(scenario, g, &ids, &kafka, &app, work.path(), on_event).await;
-    kafka.remove().await?;
+    let result = match shared {
+        Some((kafka, network)) => {
+            let ids = TrialIds::joining(&scenario.name, network);
+            generate_with(scenario, g, &ids, kafka, &app, work.path(), on_event).await
+        }
+        None => {
+            let ids = TrialIds::new(&scenario.name);
+            let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
+            let result =
+                generate_with(scenario, g, &ids, &kafka, &app, work.path(), on_event).await;
+            kafka.remove().await?;
+            result
+        }
+    };
     if let Err(e) = result {
         work.keep();
         return Err(e);
@@ -729,7 +811,7 @@ async fn generate_with(
     args.extend(g.extra_args.iter().cloned());
     let cmd = submit(scenario, &g.spark, app, &args, kafka)?;
     let image = crate::images::spark_image(&g.spark);
-    let spark = runtime::start_spark(ids, &image, work, cmd).await?;
+    let spark = runtime::start_spark(ids, &image, work, cmd, None).await?;
     on_event(TrialEvent::SparkStarted { image });
     let log_path = work.join("logs/driver.log");
     let outcome = follow_generation(
@@ -906,6 +988,7 @@ pub async fn bare_restart_seconds(
             &crate::images::spark_image(target),
             sandbox.path(),
             cmd,
+            None,
         )
         .await?;
         let mut lines = spark.lines();

@@ -61,6 +61,9 @@ pub struct TrialIds {
     pub trial: String,
     /// Scenario name, as a label.
     pub scenario: String,
+    /// The Docker network the trial's containers join: its own (`rehearse-<trial>`), or a
+    /// suite's network shared with one Kafka broker ([`TrialIds::joining`]).
+    pub network: String,
 }
 
 impl TrialIds {
@@ -72,14 +75,19 @@ impl TrialIds {
             .unwrap_or(0);
         let id = format!("{:x}{:x}", std::process::id(), nanos & 0xffff_ffff);
         TrialIds {
+            network: format!("rehearse-{id}"),
             trial: id,
             scenario: scenario.to_string(),
         }
     }
 
-    /// The trial's Docker network.
-    pub fn network(&self) -> String {
-        format!("rehearse-{}", self.trial)
+    /// A new id for a trial of `scenario` whose containers join `network` (a suite's network,
+    /// where one Kafka broker serves every trial).
+    pub fn joining(scenario: &str, network: &str) -> TrialIds {
+        TrialIds {
+            network: network.to_string(),
+            ..TrialIds::new(scenario)
+        }
     }
 
     fn labels(&self) -> [(String, String); 4] {
@@ -155,7 +163,7 @@ pub async fn start_kafka(ids: &TrialIds, image: &str) -> Result<KafkaContainer, 
     let name = format!("rehearse-kafka-{}", ids.trial);
     let (repo, tag) = split_tag(image);
     let container = GenericImage::new(repo, tag)
-        .with_network(ids.network())
+        .with_network(ids.network.clone())
         .with_container_name(&name)
         .with_labels(ids.labels())
         .with_env_var("KAFKA_INTERNAL_HOST", &name)
@@ -259,12 +267,14 @@ impl SparkContainer {
 
 /// Starts `image` (a `rehearse/spark:<v>` tag) running `cmd`, with `sandbox` bind-mounted at
 /// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
-/// writes stays removable by the user.
+/// writes stays removable by the user. `memory_mb` caps the container's memory (MiB; Docker
+/// `--memory`), so parallel trials of a suite stay within the machine's budget.
 pub async fn start_spark(
     ids: &TrialIds,
     image: &str,
     sandbox: &Path,
     cmd: Vec<String>,
+    memory_mb: Option<u64>,
 ) -> Result<SparkContainer, RuntimeError> {
     use std::os::unix::fs::MetadataExt;
     let (repo, tag) = split_tag(image);
@@ -272,7 +282,7 @@ pub async fn start_spark(
         .map(|m| format!("{}:{}", m.uid(), m.gid()))
         .unwrap_or_else(|_| "0:0".into());
     let container = GenericImage::new(repo, tag)
-        .with_network(ids.network())
+        .with_network(ids.network.clone())
         .with_container_name(format!("rehearse-spark-{}", ids.trial))
         .with_labels(ids.labels())
         .with_mount(Mount::bind_mount(
@@ -281,6 +291,11 @@ pub async fn start_spark(
         ))
         .with_user(owner)
         .with_cmd(cmd)
+        .with_host_config_modifier(move |host| {
+            if let Some(mb) = memory_mb {
+                host.memory = Some((mb * 1024 * 1024) as i64);
+            }
+        })
         .with_startup_timeout(Duration::from_secs(60))
         .start()
         .await
