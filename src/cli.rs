@@ -28,6 +28,9 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Rehearse a scenario: restart its checkpoint on each target Spark version and give verdicts.
     Run(RunArgs),
+    /// Run a suite: query shapes × providers × source versions × target versions, as a grid of
+    /// verdicts (`rehearse matrix merge` joins the JSON reports of shards).
+    Matrix(MatrixArgs),
     /// Classify a driver log of a restart run by hand, with the rules a trial uses.
     Classify(ClassifyArgs),
     /// Build or list the local Spark and Kafka images trials run in.
@@ -71,6 +74,72 @@ pub struct RunArgs {
     /// Also write a Markdown report (fit for a CI job summary) to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+}
+
+/// `rehearse matrix`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct MatrixArgs {
+    /// `merge`: join shard reports instead of running a suite.
+    #[command(subcommand)]
+    pub command: Option<MatrixCommand>,
+    /// The suite file (TOML; see scenarios/README.md, "Suites").
+    #[arg(required = true)]
+    pub suite: Option<PathBuf>,
+    /// Cells run at once (default: what free memory holds at --spark-memory each, at most the
+    /// CPU count, at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
+    /// Run only the I-th of N deterministic slices (by source checkpoint), e.g. 2/4.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Memory cap of each Spark container, MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
+    pub spark_memory: u64,
+    /// Keep every trial's sandbox and print its path in the reports.
+    #[arg(long, env = "REHEARSE_KEEP")]
+    pub keep: bool,
+    /// Where sandboxes are created (default: the system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Report outputs.
+    #[command(flatten)]
+    pub output: MatrixOutput,
+}
+
+/// `rehearse matrix merge`.
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Join the JSON reports of a suite's shards into one report.
+    Merge(MergeArgs),
+}
+
+/// `rehearse matrix merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports (schema "rehearse.matrix/v1") of shards of one suite.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Report outputs.
+    #[command(flatten)]
+    pub output: MatrixOutput,
+}
+
+/// Where a matrix report goes: the grid (or JSON) on stdout, and files.
+#[derive(Debug, Args)]
+pub struct MatrixOutput {
+    /// Print the versioned JSON report (schema "rehearse.matrix/v1") on stdout instead of the grid.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write JUnit XML (one test case per cell) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write a Markdown summary (fit for a CI job summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML page (grid coloured by verdict, evidence per cell) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// `rehearse classify`.

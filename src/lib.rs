@@ -16,6 +16,7 @@ pub mod checkpoint;
 pub mod exit;
 pub mod images;
 pub mod kafka;
+pub mod matrix;
 pub mod report;
 pub mod runtime;
 pub mod sandbox;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod images_cmd;
+mod matrix_command;
 mod run_command;
 
 use clap::Parser;
@@ -63,6 +64,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             })
         }
         Command::Run(args) => run_command::run(args),
+        Command::Matrix(args) => matrix_command::run(args),
         Command::Gc => run_command::gc(),
         Command::Classify(args) => {
             use std::io::Write as _;

@@ -191,7 +191,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
     })
 }
 
-fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
+pub(crate) fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
     let mut progress = |line: &str| eprintln!("  {line}");
     rehearse::images::ensure_kafka(
         kafka_version,

@@ -290,14 +290,26 @@ pub fn produce(
     Ok(())
 }
 
-/// Executes a plan: create topics, produce filler then fresh records, partition by partition.
+/// Executes a plan on a broker that may already hold some of its topics (a suite's shared
+/// broker, where the generation of the checkpoint produced them): creates the missing topics,
+/// reads each partition's end offset, produces filler records from there up to the plan's
+/// filler offset, then the fresh records. On an empty broker this is the whole plan.
 pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, KafkaError> {
     let topics: Vec<(String, u32)> = plan
         .topics
         .iter()
         .map(|t| (t.name.clone(), t.partitions))
         .collect();
-    create_topics(bootstrap, &topics).await?;
+    let names: Vec<String> = topics.iter().map(|(n, _)| n.clone()).collect();
+    let existing = end_offsets(bootstrap, &names).await?;
+    let missing: Vec<(String, u32)> = topics
+        .iter()
+        .filter(|(n, _)| !existing.contains_key(n))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        create_topics(bootstrap, &missing).await?;
+    }
     let bootstrap_owned = bootstrap.to_string();
     let plan = plan.clone();
     tokio::task::spawn_blocking(move || {
@@ -307,15 +319,22 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
         };
         for t in &plan.topics {
             for p in &t.per_partition {
+                let end = existing
+                    .get(&t.name)
+                    .and_then(|m| m.get(&p.partition))
+                    .copied()
+                    .unwrap_or(0)
+                    .max(0) as u64;
+                let filler = p.filler.saturating_sub(end);
                 produce(
                     &bootstrap_owned,
                     &t.name,
                     p.partition,
                     &t.records,
-                    0,
-                    p.filler + p.fresh,
+                    end,
+                    filler + p.fresh,
                 )?;
-                summary.filler_records += p.filler;
+                summary.filler_records += filler;
                 summary.fresh_records += p.fresh;
             }
         }

@@ -12,6 +12,7 @@ mod format;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
 mod model;
 pub mod terminal;
 #[cfg(test)]

@@ -1,0 +1,700 @@
+//! Suite files (TOML): query shapes × state store providers × source versions × target
+//! versions, with the verdict expected per cell. Documented for users in `scenarios/README.md`.
+//!
+//! Like scenarios, parsed in two passes: [`SuiteFile`] mirrors the TOML (`deny_unknown_fields`),
+//! then [`Suite::load`] validates it, loads every shape's scenario, and fails before any
+//! container starts.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::scenario::{check_version, CheckpointSource, Scenario, ScenarioError};
+use crate::verdict::Verdict;
+
+/// `spark.sql.streaming.stateStore.providerClass` (SQLConf.scala, Spark 3.0–4.x).
+pub const PROVIDER_CONF: &str = "spark.sql.streaming.stateStore.providerClass";
+
+/// The state store providers a suite can name, as data: `(name in suite files, provider class,
+/// first Spark version that ships it, source)`. `hdfs` sets no conf: it is Spark's default, as
+/// in most production jobs.
+pub const PROVIDERS: &[(&str, Option<&str>, &str, &str)] = &[
+    (
+        "hdfs",
+        None,
+        "2.2.0",
+        "HDFSBackedStateStoreProvider.scala; the default of spark.sql.streaming.stateStore.providerClass (SQLConf.scala)",
+    ),
+    (
+        "rocksdb",
+        Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"),
+        "3.2.0",
+        "RocksDBStateStoreProvider.scala, added in Spark 3.2.0 (SPARK-34198)",
+    ),
+];
+
+/// The TOML document, field for field.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteFile {
+    /// Suite name for reports (default: the file stem).
+    pub name: Option<String>,
+    /// Spark versions that write the source checkpoints.
+    pub sources: Vec<String>,
+    /// Spark versions the checkpoints are restarted on (default: `sources`).
+    pub targets: Option<Vec<String>>,
+    /// State store providers (`hdfs`, `rocksdb`; default `["hdfs"]`).
+    pub providers: Option<Vec<String>>,
+    /// Seconds per trial from submit to verdict (default: each shape scenario's).
+    pub timeout_seconds: Option<u64>,
+    /// The query shapes.
+    pub shapes: Vec<ShapeSpec>,
+    /// Expected verdicts; a cell without a matching row expects `resumed`.
+    #[serde(default)]
+    pub expect: Vec<ExpectSpec>,
+}
+
+/// `[[shapes]]`: one query shape, given as a scenario file whose `[checkpoint.generate]`
+/// describes how to write its source checkpoint.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShapeSpec {
+    /// Shape name (default: the scenario's name).
+    pub name: Option<String>,
+    /// The scenario file (relative to the suite file).
+    pub scenario: PathBuf,
+    /// Oldest Spark version that can run the shape (e.g. `3.4.0` for applyInPandasWithState);
+    /// cells with an older source or target are not applicable.
+    pub min_spark: Option<String>,
+}
+
+/// `[[expect]]`: the verdict expected for every cell the row matches; an omitted key matches
+/// any value. The first matching row wins.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSpec {
+    /// Shape name.
+    pub shape: Option<String>,
+    /// Provider name.
+    pub provider: Option<String>,
+    /// Source version.
+    pub source: Option<String>,
+    /// Target version.
+    pub target: Option<String>,
+    /// The verdict (`resumed`, `state-store-error`, …).
+    pub verdict: String,
+    /// Why (cited in reports): a Spark JIRA, a release note.
+    pub reason: Option<String>,
+}
+
+/// A validated shape.
+#[derive(Debug, Clone)]
+pub struct Shape {
+    /// Name used in reports and topic names.
+    pub name: String,
+    /// The loaded scenario (its targets and `[expect]` are ignored: the suite decides).
+    pub scenario: Scenario,
+    /// Oldest Spark version that can run the shape.
+    pub min_spark: Option<String>,
+}
+
+/// A validated expectation row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expectation {
+    /// Shape, provider, source, target: `None` matches any.
+    pub shape: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Source version.
+    pub source: Option<String>,
+    /// Target version.
+    pub target: Option<String>,
+    /// Expected verdict.
+    pub verdict: Verdict,
+    /// Why.
+    pub reason: Option<String>,
+}
+
+/// A validated suite.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    /// Name for reports.
+    pub name: String,
+    /// The suite file.
+    pub file: PathBuf,
+    /// Shapes in file order.
+    pub shapes: Vec<Shape>,
+    /// Provider names in file order.
+    pub providers: Vec<String>,
+    /// Source versions in file order.
+    pub sources: Vec<String>,
+    /// Target versions in file order.
+    pub targets: Vec<String>,
+    /// Per-trial timeout override.
+    pub timeout_seconds: Option<u64>,
+    /// Expectation rows in file order.
+    pub expect: Vec<Expectation>,
+}
+
+/// One cell of the grid: a shape's checkpoint written by `source` with `provider`, restarted
+/// on `target`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CellKey {
+    /// Shape name.
+    pub shape: String,
+    /// Provider name.
+    pub provider: String,
+    /// Source version.
+    pub source: String,
+    /// Target version.
+    pub target: String,
+}
+
+impl CellKey {
+    /// `shape/provider/source->target`: unique in a suite, stable across runs and shards.
+    pub fn id(&self) -> String {
+        format!(
+            "{}/{}/{}->{}",
+            self.shape, self.provider, self.source, self.target
+        )
+    }
+}
+
+/// The cells that share one source checkpoint: (shape, provider, source) and its targets.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Index of the shape in [`Suite::shapes`].
+    pub shape: usize,
+    /// Provider name.
+    pub provider: String,
+    /// Source version.
+    pub source: String,
+    /// Target versions, in suite order.
+    pub targets: Vec<String>,
+}
+
+/// Why a suite file was rejected. Messages name the file and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The file could not be read.
+    #[error("cannot read suite {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Malformed TOML or unknown keys.
+    #[error("suite {path} is not valid: {message}\n(hint: see scenarios/README.md, \"Suites\")")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message (names key and line).
+        message: String,
+    },
+    /// A value is wrong.
+    #[error("suite {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A shape's scenario is wrong.
+    #[error("suite {path}: shape {shape}: {source}")]
+    Shape {
+        /// The suite file.
+        path: PathBuf,
+        /// The shape.
+        shape: String,
+        /// The scenario's error.
+        source: ScenarioError,
+    },
+}
+
+/// `--shard I/N`: the I-th (1-based) of N deterministic slices of a suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("{s:?} is not a shard like 1/4 (index from 1 to count)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Compares dotted versions numerically (`3.10.0` > `3.9.1`). Both are checked 3-part versions.
+pub fn version_lt(a: &str, b: &str) -> bool {
+    let parse = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    parse(a) < parse(b)
+}
+
+impl Suite {
+    /// Reads and validates a suite file and every shape scenario it names.
+    pub fn load(path: &Path) -> Result<Suite, SuiteError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Suite::parse(&text, path)
+    }
+
+    /// Validates suite text read from `path` (paths resolve against its directory).
+    pub fn parse(text: &str, path: &Path) -> Result<Suite, SuiteError> {
+        let file: SuiteFile = toml::from_str(text).map_err(|e| SuiteError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        let invalid = |message: String| SuiteError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let versions = |key: &str, list: &[String]| -> Result<Vec<String>, SuiteError> {
+            if list.is_empty() {
+                return Err(invalid(format!(
+                    "`{key}` is empty: name at least one Spark version, e.g. {key} = [\"3.5.3\"]"
+                )));
+            }
+            let mut out: Vec<String> = Vec::new();
+            for v in list {
+                check_version(v).map_err(|m| invalid(format!("{key}: {m}")))?;
+                if !out.contains(v) {
+                    out.push(v.clone());
+                }
+            }
+            Ok(out)
+        };
+        let sources = versions("sources", &file.sources)?;
+        let targets = versions("targets", file.targets.as_ref().unwrap_or(&file.sources))?;
+        let providers = file
+            .providers
+            .clone()
+            .unwrap_or_else(|| vec!["hdfs".into()]);
+        if providers.is_empty() {
+            return Err(invalid(
+                "`providers` is empty: use [\"hdfs\"], [\"rocksdb\"] or both".into(),
+            ));
+        }
+        for p in &providers {
+            if !PROVIDERS.iter().any(|(name, ..)| name == p) {
+                let names: Vec<_> = PROVIDERS.iter().map(|(n, ..)| *n).collect();
+                return Err(invalid(format!(
+                    "provider {p:?} is not known; one of {}",
+                    names.join(", ")
+                )));
+            }
+        }
+        if file.shapes.is_empty() {
+            return Err(invalid(
+                "no [[shapes]]: name at least one scenario file, e.g. [[shapes]] scenario = \"../shapes/dedup.toml\"".into(),
+            ));
+        }
+        let mut shapes: Vec<Shape> = Vec::new();
+        for spec in &file.shapes {
+            let scenario_path = if spec.scenario.is_absolute() {
+                spec.scenario.clone()
+            } else {
+                base.join(&spec.scenario)
+            };
+            let label = spec
+                .name
+                .clone()
+                .unwrap_or_else(|| spec.scenario.display().to_string());
+            let scenario = Scenario::load(&scenario_path).map_err(|source| SuiteError::Shape {
+                path: path.to_path_buf(),
+                shape: label.clone(),
+                source,
+            })?;
+            if !matches!(scenario.checkpoint, CheckpointSource::Generate { .. }) {
+                return Err(invalid(format!(
+                    "shape {label}: scenario {} has no [checkpoint.generate]; a suite writes each source checkpoint itself",
+                    scenario_path.display()
+                )));
+            }
+            let name = spec.name.clone().unwrap_or_else(|| scenario.name.clone());
+            if name.is_empty()
+                || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+            {
+                return Err(invalid(format!(
+                    "shape name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names)"
+                )));
+            }
+            if shapes.iter().any(|s| s.name == name) {
+                return Err(invalid(format!("shape {name:?} is named twice")));
+            }
+            if let Some(m) = &spec.min_spark {
+                check_version(m).map_err(|e| invalid(format!("shape {name}: min_spark: {e}")))?;
+            }
+            shapes.push(Shape {
+                name,
+                scenario,
+                min_spark: spec.min_spark.clone(),
+            });
+        }
+        if let Some(other) = shapes
+            .iter()
+            .find(|s| s.scenario.kafka_version != shapes[0].scenario.kafka_version)
+        {
+            return Err(invalid(format!(
+                "shapes {} and {} name different Kafka versions ({} and {}); one broker serves a suite, so give them the same kafka_version",
+                shapes[0].name, other.name, shapes[0].scenario.kafka_version, other.scenario.kafka_version
+            )));
+        }
+        let mut expect = Vec::new();
+        for (i, row) in file.expect.iter().enumerate() {
+            let verdict = Verdict::from_name(&row.verdict).ok_or_else(|| {
+                let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
+                invalid(format!(
+                    "[[expect]] row {}: {:?} is not a verdict; one of {}",
+                    i + 1,
+                    row.verdict,
+                    names.join(", ")
+                ))
+            })?;
+            let known = |what: &str, value: &Option<String>, list: &[String]| match value {
+                Some(v) if !list.contains(v) => Err(invalid(format!(
+                    "[[expect]] row {}: {what} {v:?} is not in the suite ({})",
+                    i + 1,
+                    list.join(", ")
+                ))),
+                _ => Ok(()),
+            };
+            let shape_names: Vec<String> = shapes.iter().map(|s| s.name.clone()).collect();
+            known("shape", &row.shape, &shape_names)?;
+            known("provider", &row.provider, &providers)?;
+            known("source", &row.source, &sources)?;
+            known("target", &row.target, &targets)?;
+            expect.push(Expectation {
+                shape: row.shape.clone(),
+                provider: row.provider.clone(),
+                source: row.source.clone(),
+                target: row.target.clone(),
+                verdict,
+                reason: row.reason.clone(),
+            });
+        }
+        let name = file.name.clone().unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "suite".into())
+        });
+        if name.is_empty()
+            || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+        {
+            return Err(invalid(format!(
+                "suite name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names); set `name`"
+            )));
+        }
+        Ok(Suite {
+            name,
+            file: path.to_path_buf(),
+            shapes,
+            providers,
+            sources,
+            targets,
+            timeout_seconds: file.timeout_seconds,
+            expect,
+        })
+    }
+
+    /// Every cell in grid order: shape, provider, source, target (file order each).
+    pub fn cells(&self) -> Vec<CellKey> {
+        self.groups(None)
+            .into_iter()
+            .flat_map(|g| {
+                let shape = self.shapes[g.shape].name.clone();
+                g.targets.into_iter().map(move |target| CellKey {
+                    shape: shape.clone(),
+                    provider: g.provider.clone(),
+                    source: g.source.clone(),
+                    target,
+                })
+            })
+            .collect()
+    }
+
+    /// The source-checkpoint groups in grid order, or only shard `I/N`'s: groups whose index
+    /// modulo N is I−1. Sharding by group, not by cell, writes each source checkpoint in
+    /// exactly one shard.
+    pub fn groups(&self, shard: Option<Shard>) -> Vec<Group> {
+        let mut out = Vec::new();
+        for (si, _) in self.shapes.iter().enumerate() {
+            for provider in &self.providers {
+                for source in &self.sources {
+                    out.push(Group {
+                        shape: si,
+                        provider: provider.clone(),
+                        source: source.clone(),
+                        targets: self.targets.clone(),
+                    });
+                }
+            }
+        }
+        match shard {
+            None => out,
+            Some(s) => out
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % s.count == s.index - 1)
+                .map(|(_, g)| g)
+                .collect(),
+        }
+    }
+
+    /// Why `cell` cannot run, if it cannot: the shape or the provider needs a newer Spark.
+    pub fn not_applicable(&self, cell: &CellKey) -> Option<String> {
+        let shape = self.shapes.iter().find(|s| s.name == cell.shape)?;
+        for v in [&cell.source, &cell.target] {
+            if let Some(min) = &shape.min_spark {
+                if version_lt(v, min) {
+                    return Some(format!("shape {} needs Spark {min} or newer", shape.name));
+                }
+            }
+            if let Some((name, _, min, _)) = PROVIDERS.iter().find(|(n, ..)| *n == cell.provider) {
+                if version_lt(v, min) {
+                    return Some(format!("the {name} provider needs Spark {min} or newer"));
+                }
+            }
+        }
+        None
+    }
+
+    /// The expectation for `cell`: the first matching row, else `resumed` with no reason.
+    pub fn expected(&self, cell: &CellKey) -> (Verdict, Option<String>) {
+        let matches = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
+        self.expect
+            .iter()
+            .find(|e| {
+                matches(&e.shape, &cell.shape)
+                    && matches(&e.provider, &cell.provider)
+                    && matches(&e.source, &cell.source)
+                    && matches(&e.target, &cell.target)
+            })
+            .map(|e| (e.verdict, e.reason.clone()))
+            .unwrap_or((Verdict::Resumed, None))
+    }
+
+    /// The scenario that generates `group`'s source checkpoint and restarts it: the shape's
+    /// scenario with the group's source version and provider, its topics renamed apart from
+    /// every other group's (`<suite>.<shape>.<provider>.<source>.<topic>`, so one Kafka broker
+    /// serves the whole suite), `{topic.NAME}` placeholders renamed to match, and the suite's
+    /// timeout and expectations.
+    pub fn group_scenario(&self, group: &Group) -> Scenario {
+        let shape = &self.shapes[group.shape];
+        let mut s = shape.scenario.clone();
+        let prefix = format!(
+            "{}.{}.{}.{}",
+            self.name, shape.name, group.provider, group.source
+        );
+        let renames: Vec<(String, String)> = s
+            .topics
+            .iter()
+            .map(|t| (t.name.clone(), format!("{prefix}.{}", t.name)))
+            .collect();
+        let rename_args = |args: &mut Vec<String>| {
+            for a in args.iter_mut() {
+                for (from, to) in &renames {
+                    *a = a.replace(&format!("{{topic.{from}}}"), &format!("{{topic.{to}}}"));
+                }
+            }
+        };
+        rename_args(&mut s.args);
+        rename_args(&mut s.restart_args);
+        if let CheckpointSource::Generate {
+            spark, extra_args, ..
+        } = &mut s.checkpoint
+        {
+            *spark = group.source.clone();
+            rename_args(extra_args);
+        }
+        for (t, (_, to)) in s.topics.iter_mut().zip(&renames) {
+            t.name = to.clone();
+        }
+        if let Some((_, Some(class), ..)) = PROVIDERS.iter().find(|(n, ..)| *n == group.provider) {
+            s.conf.insert(PROVIDER_CONF.to_string(), class.to_string());
+        }
+        s.name = format!("{}-{}-{}", self.name, shape.name, group.provider);
+        s.targets = group.targets.clone();
+        if let Some(t) = self.timeout_seconds {
+            s.timeout_seconds = t;
+        }
+        s.expect = group
+            .targets
+            .iter()
+            .map(|t| {
+                let key = CellKey {
+                    shape: shape.name.clone(),
+                    provider: group.provider.clone(),
+                    source: group.source.clone(),
+                    target: t.clone(),
+                };
+                (t.clone(), self.expected(&key).0)
+            })
+            .collect();
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite(text: &str) -> Result<Suite, SuiteError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("job.py"), "").unwrap();
+        std::fs::write(
+            dir.path().join("agg.toml"),
+            "targets = [\"3.5.3\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"--topic\", \"{topic.events}\"]\n[[topics]]\nname = \"events\"\n",
+        )
+        .unwrap();
+        let s = Suite::parse(text, &dir.path().join("suite.toml"));
+        drop(dir);
+        s
+    }
+
+    const BASIC: &str = "name = \"s\"\nsources = [\"3.5.3\", \"4.0.1\"]\nproviders = [\"hdfs\", \"rocksdb\"]\n[[shapes]]\nscenario = \"agg.toml\"\n";
+
+    #[test]
+    fn cells_cover_shapes_providers_sources_and_targets_in_file_order() {
+        let s = suite(BASIC).unwrap();
+        let ids: Vec<String> = s.cells().iter().map(CellKey::id).collect();
+        assert_eq!(
+            ids,
+            [
+                "agg/hdfs/3.5.3->3.5.3",
+                "agg/hdfs/3.5.3->4.0.1",
+                "agg/hdfs/4.0.1->3.5.3",
+                "agg/hdfs/4.0.1->4.0.1",
+                "agg/rocksdb/3.5.3->3.5.3",
+                "agg/rocksdb/3.5.3->4.0.1",
+                "agg/rocksdb/4.0.1->3.5.3",
+                "agg/rocksdb/4.0.1->4.0.1",
+            ]
+        );
+    }
+
+    #[test]
+    fn shards_split_groups_without_overlap_and_cover_all() {
+        let s = suite(BASIC).unwrap();
+        let all = s.groups(None).len();
+        assert_eq!(all, 4);
+        let mut seen = 0;
+        for i in 1..=3 {
+            seen += s.groups(Some(Shard { index: i, count: 3 })).len();
+        }
+        assert_eq!(seen, all);
+        assert_eq!(
+            s.groups(Some(Shard { index: 1, count: 3 }))[1].provider,
+            "rocksdb"
+        );
+        assert!("0/2".parse::<Shard>().is_err());
+        assert!("3/2".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+        assert_eq!(
+            "2/2".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 2 }
+        );
+    }
+
+    #[test]
+    fn first_matching_expectation_wins_and_the_default_is_resumed() {
+        let text = format!(
+            "{BASIC}[[expect]]\nsource = \"4.0.1\"\ntarget = \"3.5.3\"\nprovider = \"rocksdb\"\nverdict = \"state-store-error\"\n[[expect]]\ntarget = \"3.5.3\"\nverdict = \"offset-log-error\"\n"
+        );
+        let s = suite(&text).unwrap();
+        let key = |p: &str, src: &str, t: &str| CellKey {
+            shape: "agg".into(),
+            provider: p.into(),
+            source: src.into(),
+            target: t.into(),
+        };
+        assert_eq!(
+            s.expected(&key("rocksdb", "4.0.1", "3.5.3")).0,
+            Verdict::StateStoreError
+        );
+        assert_eq!(
+            s.expected(&key("hdfs", "4.0.1", "3.5.3")).0,
+            Verdict::OffsetLogError
+        );
+        assert_eq!(
+            s.expected(&key("hdfs", "3.5.3", "4.0.1")).0,
+            Verdict::Resumed
+        );
+    }
+
+    #[test]
+    fn group_scenarios_rename_topics_apart_and_set_the_provider() {
+        let s = suite(BASIC).unwrap();
+        let groups = s.groups(None);
+        let rocks = s.group_scenario(&groups[3]);
+        assert_eq!(rocks.topics[0].name, "s.agg.rocksdb.4.0.1.events");
+        assert_eq!(
+            rocks.args,
+            ["--topic", "{topic.s.agg.rocksdb.4.0.1.events}"]
+        );
+        assert_eq!(
+            rocks.conf.get(PROVIDER_CONF).map(String::as_str),
+            Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+        );
+        assert!(
+            matches!(&rocks.checkpoint, CheckpointSource::Generate { spark, .. } if spark == "4.0.1")
+        );
+        let hdfs = s.group_scenario(&groups[0]);
+        assert!(!hdfs.conf.contains_key(PROVIDER_CONF));
+        assert_ne!(hdfs.topics[0].name, rocks.topics[0].name);
+    }
+
+    #[test]
+    fn old_versions_make_cells_not_applicable() {
+        let text = "sources = [\"3.1.3\", \"3.5.3\"]\nproviders = [\"rocksdb\"]\n[[shapes]]\nscenario = \"agg.toml\"\nmin_spark = \"3.4.0\"\n";
+        let s = suite(text).unwrap();
+        let cells = s.cells();
+        assert!(s.not_applicable(&cells[0]).unwrap().contains("3.4.0"));
+        assert!(s.not_applicable(&cells[3]).is_none());
+        assert!(version_lt("3.9.1", "3.10.0"));
+    }
+
+    #[test]
+    fn mistakes_name_the_key() {
+        let e = suite("sources = []\n[[shapes]]\nscenario = \"agg.toml\"\n").unwrap_err();
+        assert!(e.to_string().contains("`sources` is empty"), "{e}");
+        let e = suite("sources = [\"3.5\"]\n[[shapes]]\nscenario = \"agg.toml\"\n").unwrap_err();
+        assert!(e.to_string().contains("sources"), "{e}");
+        let e = suite(&format!("{BASIC}[[expect]]\nverdict = \"fine\"\n")).unwrap_err();
+        assert!(e.to_string().contains("not a verdict"), "{e}");
+        let e = suite(&format!(
+            "{BASIC}[[expect]]\ntarget = \"9.9.9\"\nverdict = \"resumed\"\n"
+        ))
+        .unwrap_err();
+        assert!(e.to_string().contains("not in the suite"), "{e}");
+        let e = suite("sources = [\"3.5.3\"]\nproviders = [\"memory\"]\n[[shapes]]\nscenario = \"agg.toml\"\n").unwrap_err();
+        assert!(e.to_string().contains("not known"), "{e}");
+        let e =
+            suite("sources = [\"3.5.3\"]\n[[shapes]]\nscenario = \"missing.toml\"\n").unwrap_err();
+        assert!(e.to_string().contains("missing.toml"), "{e}");
+        let e = suite("sources = [\"3.5.3\"]\nshape = 1\n").unwrap_err();
+        assert!(e.to_string().contains("shape"), "{e}");
+    }
+}

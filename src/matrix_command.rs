@@ -1,0 +1,166 @@
+//! `rehearse matrix SUITE` and `rehearse matrix merge`: glue between the CLI, the suite runner
+//! and the matrix reporters. Progress (one line per finished cell, each grid once complete)
+//! goes to stderr; the grid or the JSON document to stdout; other formats to files.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use rehearse::matrix::{self, MatrixOptions, Shard, Suite};
+use rehearse::report::matrix::{self as reports, MatrixReport};
+use rehearse::trial::TrialSettings;
+
+use crate::cli::{MatrixArgs, MatrixCommand, MatrixOutput, MergeArgs};
+
+/// `rehearse matrix …`.
+pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
+    if let Some(MatrixCommand::Merge(merge)) = args.command {
+        return run_merge(merge);
+    }
+    let Some(path) = args.suite else {
+        anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/README.md)");
+    };
+    let suite = Suite::load(&path)?;
+    let shard: Option<Shard> = args
+        .shard
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|m: String| anyhow::anyhow!("--shard: {m}"))?;
+    let jobs = args
+        .jobs
+        .map(usize::from)
+        .unwrap_or_else(|| matrix::default_jobs(args.spark_memory));
+    let groups = suite.groups(shard);
+    let mut versions: Vec<String> = Vec::new();
+    for g in &groups {
+        versions.push(g.source.clone());
+        versions.extend(g.targets.iter().cloned());
+    }
+    if let Some(s) = suite.shapes.first() {
+        crate::run_command::ensure_images(&versions, &s.scenario.kafka_version)?;
+    }
+    let options = MatrixOptions {
+        jobs,
+        shard,
+        settings: TrialSettings {
+            report_dir: args.report_dir.clone(),
+            keep: args.keep,
+            spark_memory_mb: Some(args.spark_memory),
+        },
+    };
+    let total: usize = groups.iter().map(|g| g.targets.len()).sum();
+    eprintln!(
+        "rehearse matrix {}: {total} cells{}, {jobs} at once, Spark containers capped at {} MiB",
+        suite.name,
+        shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+        args.spark_memory
+    );
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let per_grid = matrix::cells_per_grid(&suite, shard);
+    let mut partial = MatrixReport {
+        schema: reports::MATRIX_SCHEMA.into(),
+        suite: suite.name.clone(),
+        shapes: suite.shapes.iter().map(|s| s.name.clone()).collect(),
+        providers: suite.providers.clone(),
+        sources: suite.sources.clone(),
+        targets: suite.targets.clone(),
+        shards: Vec::new(),
+        cells: Vec::new(),
+        seconds: 0.0,
+        jobs,
+    };
+    let mut done_per_grid: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut on_cell = |done: usize, total: usize, cell: &reports::Cell| {
+        let mut err = std::io::stderr().lock();
+        let _ = reports::write_progress_line(done, total, cell, &mut err);
+        // Print a shape·provider grid as soon as all its cells are in: the grid as it fills.
+        partial.cells.push(cell.clone());
+        let key = (cell.shape.clone(), cell.provider.clone());
+        let n = done_per_grid.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if per_grid.get(&key) == Some(n) {
+            let mut one = partial.clone();
+            one.shapes = vec![key.0.clone()];
+            one.providers = vec![key.1.clone()];
+            one.cells
+                .retain(|c| c.shape == key.0 && c.provider == key.1);
+            one.sort();
+            let _ = writeln!(err);
+            let _ = reports::write_grid_only(&one, &mut err);
+            let _ = writeln!(err);
+        }
+    };
+    let report = runtime.block_on(async {
+        tokio::select! {
+            r = matrix::run_matrix(&suite, &options, &mut on_cell) => r,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("interrupted: removing rehearse containers");
+                let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
+                std::process::exit(130);
+            }
+        }
+    })?;
+    write_outputs(&report, &args.output)?;
+    Ok(reports::exit_code(&report))
+}
+
+fn run_merge(args: MergeArgs) -> anyhow::Result<i32> {
+    let mut inputs = Vec::new();
+    for path in &args.reports {
+        inputs.push((path.display().to_string(), read_report(path)?));
+    }
+    let report = reports::merge(inputs)?;
+    write_outputs(&report, &args.output)?;
+    Ok(reports::exit_code(&report))
+}
+
+fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read matrix report {}", path.display()))?;
+    let report: MatrixReport = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a rehearse matrix report (JSON, schema {:?}); write one with `rehearse matrix SUITE --json > FILE`",
+            path.display(),
+            reports::MATRIX_SCHEMA
+        )
+    })?;
+    if report.schema != reports::MATRIX_SCHEMA {
+        anyhow::bail!(
+            "{} has schema {:?}; this rehearse reads {:?}",
+            path.display(),
+            report.schema,
+            reports::MATRIX_SCHEMA
+        );
+    }
+    Ok(report)
+}
+
+fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result<()> {
+    let write_file =
+        |path: &Path, what: &str, f: &dyn Fn(&mut std::fs::File) -> std::io::Result<()>| {
+            let mut file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write {what} report {}", path.display()))?;
+            f(&mut file).with_context(|| format!("cannot write {what} report {}", path.display()))
+        };
+    if let Some(p) = &output.junit {
+        write_file(p, "JUnit", &|f| reports::write_junit(report, f))?;
+    }
+    if let Some(p) = &output.markdown {
+        write_file(p, "Markdown", &|f| reports::write_markdown(report, f))?;
+    }
+    if let Some(p) = &output.html {
+        write_file(p, "HTML", &|f| reports::write_html(report, f))?;
+    }
+    let mut out = std::io::stdout().lock();
+    let written = if output.json {
+        reports::write_json(report, &mut out)
+    } else {
+        reports::write_grid(report, &mut out)
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}

@@ -1,0 +1,192 @@
+//! The terminal view of a matrix: differences first, then one grid per shape and provider
+//! (rows: source versions, columns: target versions). Plain text; the layout is not a stable
+//! interface (use the JSON document for machines).
+
+use std::io::{self, Write};
+
+use super::model::{Cell, MatrixReport};
+use crate::report::text;
+
+/// Evidence lines shown per difference in the terminal (all of them are in every file report).
+const EVIDENCE_LINES: usize = 4;
+
+/// Writes the summary line, the differences (with their first evidence lines), then the grids.
+/// A cell that disagrees with the suite is marked `✗`; a cell this report does not hold (another
+/// shard's, or not finished) is `·`.
+pub fn write_grid(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let diffs = report.differences();
+    let shards = if report.shards.is_empty() {
+        String::new()
+    } else {
+        format!(", shards {}", report.shards.join(","))
+    };
+    writeln!(
+        out,
+        "rehearse matrix {}: {}, {} as expected, {} differ{} (jobs {}, {}){shards}",
+        report.suite,
+        text::count(report.cells.len(), "cell", "cells"),
+        report.cells.len() - diffs.len(),
+        diffs.len(),
+        if diffs.len() == 1 { "s" } else { "" },
+        report.jobs,
+        text::seconds(report.seconds),
+    )?;
+    if !diffs.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "DIFFERENCES (expected → actual)")?;
+        for c in &diffs {
+            writeln!(out, "  ✗ {}", difference_line(c))?;
+            for line in text::evidence_lines(&c.evidence)
+                .iter()
+                .take(EVIDENCE_LINES)
+            {
+                writeln!(out, "      {line}")?;
+            }
+        }
+    }
+    writeln!(out)?;
+    write_grid_only(report, out)
+}
+
+/// Writes the grids alone (one per shape and provider, a blank line between them).
+pub fn write_grid_only(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let mut first = true;
+    for shape in &report.shapes {
+        for provider in &report.providers {
+            if !first {
+                writeln!(out)?;
+            }
+            first = false;
+            write_one_grid(report, shape, provider, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// `dedup/rocksdb/4.0.1->3.5.3: expected resumed, got state-store-error (rule …, 41.0s)`.
+fn difference_line(c: &Cell) -> String {
+    let rule = c
+        .rule
+        .as_deref()
+        .map(|r| format!(" (rule {r}"))
+        .unwrap_or_default();
+    let secs = c.seconds.map(text::seconds).unwrap_or_default();
+    let tail = match (rule.is_empty(), secs.is_empty()) {
+        (true, true) => String::new(),
+        (true, false) => format!(" ({secs})"),
+        (false, true) => format!("{rule})"),
+        (false, false) => format!("{rule}, {secs})"),
+    };
+    format!(
+        "{}: expected {}, got {}{tail}",
+        c.id(),
+        c.expected,
+        c.label()
+    )
+}
+
+fn write_one_grid(
+    report: &MatrixReport,
+    shape: &str,
+    provider: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let label = |s: &str, t: &str| match report.cell(shape, provider, s, t) {
+        Some(c) if !c.passed() => format!("✗ {}", c.label()),
+        Some(c) => c.label().to_string(),
+        None => "·".to_string(),
+    };
+    let mut rows = vec![std::iter::once(format!("{shape} · {provider}"))
+        .chain(report.targets.iter().map(|t| format!("→ {t}")))
+        .collect::<Vec<_>>()];
+    for s in &report.sources {
+        rows.push(
+            std::iter::once(format!("  from {s}"))
+                .chain(report.targets.iter().map(|t| label(s, t)))
+                .collect(),
+        );
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}", w = *w))
+            .collect();
+        writeln!(out, "{}", line.join("   ").trim_end())?;
+    }
+    Ok(())
+}
+
+/// One line per finished cell, for the progress stream while the grid fills:
+/// `[3/8] dedup/hdfs/3.5.3->4.0.1  resumed  (41.0s)` (`✗ … expected resumed` when it differs).
+pub fn write_progress_line(
+    done: usize,
+    total: usize,
+    cell: &Cell,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let secs = cell
+        .seconds
+        .map(|s| format!("  ({})", text::seconds(s)))
+        .unwrap_or_default();
+    if cell.passed() {
+        writeln!(
+            out,
+            "[{done}/{total}] {}  {}{secs}",
+            cell.id(),
+            cell.label()
+        )
+    } else {
+        writeln!(
+            out,
+            "[{done}/{total}] {}  ✗ {}, expected {}{secs}",
+            cell.id(),
+            cell.label(),
+            cell.expected
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_helpers::report;
+    use super::*;
+
+    #[test]
+    fn differences_come_first_then_the_grid() {
+        let mut out = Vec::new();
+        write_grid(&report(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        insta::assert_snapshot!(text);
+        let diff = text.find("DIFFERENCES").unwrap();
+        let grid = text.find("dedup · rocksdb").unwrap();
+        assert!(diff < grid);
+        assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn cells_of_other_shards_show_as_dots() {
+        let mut r = report();
+        r.cells.truncate(1);
+        r.shards = vec!["1/2".into()];
+        let mut out = Vec::new();
+        write_grid(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains('·'), "{text}");
+        assert!(text.contains("shards 1/2"), "{text}");
+    }
+
+    #[test]
+    fn progress_lines_say_what_differs() {
+        let r = report();
+        let mut out = Vec::new();
+        write_progress_line(3, 4, &r.cells[2], &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "[3/4] dedup/rocksdb/4.0.1->3.5.3  ✗ state-store-error, expected resumed  (12.5s)\n"
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! A self-contained HTML page of a matrix: inline CSS, no scripts, no external resources. One
+//! grid per shape and provider, each cell coloured by verdict and linking to its evidence
+//! further down the same page (`#cell-…`); differences from the suite are listed first.
+
+use std::io::{self, Write};
+
+use super::model::{Cell, CellStatus, MatrixReport};
+use crate::report::text;
+use crate::verdict::Verdict;
+
+/// Background colour per verdict (and for cells without one). Chosen so `resumed` is the only
+/// green; every failure is a warm colour, harness problems are grey-blue.
+fn colour(c: &Cell) -> &'static str {
+    match (c.status, c.verdict) {
+        (CellStatus::NotApplicable, _) => "#eeeeee",
+        (CellStatus::GenerationFailed | CellStatus::HarnessError, _) => "#c9d6e3",
+        (_, Some(Verdict::Resumed)) => "#b7e1b0",
+        (_, Some(Verdict::StateStoreError)) => "#f4a3a3",
+        (_, Some(Verdict::OffsetLogError)) => "#f7b98b",
+        (_, Some(Verdict::PlanChange)) => "#e3b7f0",
+        (_, Some(Verdict::StartedFresh)) => "#f9e08b",
+        (_, Some(Verdict::KafkaDataLoss)) => "#f2c6a0",
+        (_, Some(Verdict::Timeout)) => "#fff3b0",
+        (_, Some(Verdict::EnvironmentError)) => "#c9d6e3",
+        (_, Some(Verdict::UnclassifiedFailure)) => "#e8a0b4",
+        (_, None) => "#ffffff",
+    }
+}
+
+fn esc(s: &str) -> String {
+    text::sanitize(s)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An id usable in a URL fragment: the cell id with everything but `[A-Za-z0-9._-]` as `_`.
+fn anchor(c: &Cell) -> String {
+    let id: String = c
+        .id()
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || "._-".contains(ch) {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("cell-{id}")
+}
+
+/// Writes `report` as one HTML page.
+pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let diffs = report.differences();
+    writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>rehearse matrix {}</title>",
+        esc(&report.suite)
+    )?;
+    writeln!(
+        out,
+        "<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:80em}}\
+         table{{border-collapse:collapse;margin:0.5em 0 1.5em}}\
+         th,td{{border:1px solid #999;padding:0.35em 0.7em;text-align:left}}\
+         td a{{color:#000;text-decoration:none;display:block}}\
+         td.diff{{outline:3px solid #c00;outline-offset:-3px;font-weight:bold}}\
+         pre{{background:#f6f6f6;padding:0.7em;overflow-x:auto;white-space:pre-wrap}}\
+         section{{border-top:1px solid #ccc;margin-top:1em}}</style></head><body>"
+    )?;
+    writeln!(out, "<h1>rehearse matrix: {}</h1>", esc(&report.suite))?;
+    writeln!(
+        out,
+        "<p>{} ({} shapes × {} providers × {} sources × {} targets{}): <b>{} as expected, {} differ</b>. \
+         Wall time {} with {} cells at once. Rows: the Spark version that wrote the checkpoint; \
+         columns: the version that restarted it. Click a cell for its evidence.</p>",
+        text::count(report.cells.len(), "cell", "cells"),
+        report.shapes.len(),
+        report.providers.len(),
+        report.sources.len(),
+        report.targets.len(),
+        if report.shards.is_empty() {
+            String::new()
+        } else {
+            format!(", shards {}", esc(&report.shards.join(", ")))
+        },
+        report.cells.len() - diffs.len(),
+        diffs.len(),
+        text::seconds(report.seconds),
+        report.jobs
+    )?;
+    if !diffs.is_empty() {
+        writeln!(
+            out,
+            "<h2>Differences from the suite's expectations</h2><ul>"
+        )?;
+        for c in &diffs {
+            writeln!(
+                out,
+                "<li><a href=\"#{}\"><code>{}</code></a>: expected {}, got <b>{}</b></li>",
+                anchor(c),
+                esc(&c.id()),
+                c.expected,
+                c.label()
+            )?;
+        }
+        writeln!(out, "</ul>")?;
+    }
+    for shape in &report.shapes {
+        for provider in &report.providers {
+            writeln!(out, "<h2>{} · {}</h2>", esc(shape), esc(provider))?;
+            write!(out, "<table><tr><th>source \\ target</th>")?;
+            for t in &report.targets {
+                write!(out, "<th>{}</th>", esc(t))?;
+            }
+            writeln!(out, "</tr>")?;
+            for s in &report.sources {
+                write!(out, "<tr><th>{}</th>", esc(s))?;
+                for t in &report.targets {
+                    match report.cell(shape, provider, s, t) {
+                        Some(c) => write!(
+                            out,
+                            "<td style=\"background:{}\"{}><a href=\"#{}\">{}{}</a></td>",
+                            colour(c),
+                            if c.passed() { "" } else { " class=\"diff\"" },
+                            anchor(c),
+                            c.label(),
+                            if c.passed() {
+                                String::new()
+                            } else {
+                                format!(" (expected {})", c.expected)
+                            }
+                        )?,
+                        None => write!(out, "<td>·</td>")?,
+                    }
+                }
+                writeln!(out, "</tr>")?;
+            }
+            writeln!(out, "</table>")?;
+        }
+    }
+    writeln!(out, "<h2>Evidence per cell</h2>")?;
+    for c in &report.cells {
+        writeln!(
+            out,
+            "<section id=\"{}\"><h3><code>{}</code>: {}</h3>",
+            anchor(c),
+            esc(&c.id()),
+            c.label()
+        )?;
+        write!(out, "<p>expected {}", c.expected)?;
+        if let Some(reason) = &c.expected_reason {
+            write!(out, " ({})", esc(reason))?;
+        }
+        if let Some(rule) = &c.rule {
+            write!(out, "; rule <code>{}</code>", esc(rule))?;
+        }
+        write!(
+            out,
+            "; batches {}; start offsets {}",
+            esc(&text::batches(
+                c.last_committed_batch,
+                c.first_batch_after_restart
+            )),
+            text::offsets_check(c.start_offsets_match)
+        )?;
+        if let Some(s) = c.seconds {
+            write!(out, "; {} to verdict", text::seconds(s))?;
+        }
+        writeln!(out, "</p>")?;
+        if let Some(remedy) = &c.remedy {
+            writeln!(out, "<p>Remedy: {}</p>", esc(remedy))?;
+        }
+        writeln!(out, "<pre>")?;
+        for line in text::evidence_lines(&c.evidence) {
+            writeln!(out, "{}", esc(&line))?;
+        }
+        writeln!(out, "</pre>")?;
+        for note in &c.notes {
+            writeln!(out, "<p>Note: {}</p>", esc(note))?;
+        }
+        writeln!(out, "</section>")?;
+    }
+    writeln!(out, "</body></html>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_helpers::report;
+    use super::*;
+
+    #[test]
+    fn every_cell_links_to_its_evidence_and_text_is_escaped() {
+        let r = report();
+        let mut out = Vec::new();
+        write_html(&r, &mut out).unwrap();
+        let html = String::from_utf8(out).unwrap();
+        for c in &r.cells {
+            let a = anchor(c);
+            assert!(html.contains(&format!("href=\"#{a}\"")), "{a}");
+            assert!(html.contains(&format!("id=\"{a}\"")), "{a}");
+        }
+        assert!(html.contains("evidence &lt;4.0.1&gt; &amp;"));
+        assert!(!html.contains('\x1b'));
+        assert!(!html.contains("<script"));
+        assert!(
+            !html.contains("http"),
+            "self-contained: no external resources"
+        );
+        assert!(html.contains("class=\"diff\""));
+    }
+}

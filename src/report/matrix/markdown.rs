@@ -1,0 +1,143 @@
+//! A GitHub-flavoured Markdown summary of a matrix, fit for `$GITHUB_STEP_SUMMARY`: the
+//! differences first, one grid table per shape and provider, then the evidence of every cell
+//! that did not resume. Plain text (no HTML, no ANSI), verdicts by name.
+
+use std::io::{self, Write};
+
+use super::model::{Cell, CellStatus, MatrixReport};
+use crate::report::text;
+use crate::verdict::Verdict;
+
+/// Writes `report` as Markdown.
+pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let diffs = report.differences();
+    writeln!(out, "## rehearse matrix: {}", escape(&report.suite))?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} ({} shapes × {} providers × {} sources × {} targets{}): **{} as expected, {} differ**. \
+         Wall time {} with {} cells at once.",
+        text::count(report.cells.len(), "cell", "cells"),
+        report.shapes.len(),
+        report.providers.len(),
+        report.sources.len(),
+        report.targets.len(),
+        if report.shards.is_empty() {
+            String::new()
+        } else {
+            format!(", shards {}", report.shards.join(", "))
+        },
+        report.cells.len() - diffs.len(),
+        diffs.len(),
+        text::seconds(report.seconds),
+        report.jobs,
+    )?;
+    if !diffs.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "### Differences from the suite's expectations")?;
+        writeln!(out)?;
+        writeln!(out, "| cell | expected | actual | rule |")?;
+        writeln!(out, "|---|---|---|---|")?;
+        for c in &diffs {
+            writeln!(
+                out,
+                "| `{}` | {} | **{}** | {} |",
+                c.id(),
+                c.expected,
+                c.label(),
+                c.rule.as_deref().map(code).unwrap_or_else(|| "-".into())
+            )?;
+        }
+    }
+    for shape in &report.shapes {
+        for provider in &report.providers {
+            writeln!(out)?;
+            writeln!(out, "### {} · {}", escape(shape), escape(provider))?;
+            writeln!(out)?;
+            let head: Vec<String> = report.targets.iter().map(|t| format!("→ {t}")).collect();
+            writeln!(out, "| source | {} |", head.join(" | "))?;
+            writeln!(out, "|---|{}", "---|".repeat(report.targets.len()))?;
+            for s in &report.sources {
+                let cells: Vec<String> = report
+                    .targets
+                    .iter()
+                    .map(|t| match report.cell(shape, provider, s, t) {
+                        Some(c) if !c.passed() => {
+                            format!("**{}** (expected {})", c.label(), c.expected)
+                        }
+                        Some(c) => c.label().to_string(),
+                        None => "·".to_string(),
+                    })
+                    .collect();
+                writeln!(out, "| {s} | {} |", cells.join(" | "))?;
+            }
+        }
+    }
+    let shown: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| c.status != CellStatus::NotApplicable && c.verdict != Some(Verdict::Resumed))
+        .collect();
+    if !shown.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "### Evidence of the cells that did not resume")?;
+        for c in shown {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "#### `{}`: {}{}",
+                c.id(),
+                c.label(),
+                if c.passed() { " (as expected)" } else { "" }
+            )?;
+            writeln!(out)?;
+            if let Some(rule) = &c.rule {
+                writeln!(out, "Rule {}.", code(rule))?;
+            }
+            if let Some(reason) = &c.expected_reason {
+                writeln!(out, "Expected because: {}", escape(reason))?;
+            }
+            if let Some(remedy) = &c.remedy {
+                writeln!(out, "Remedy: {}", escape(remedy))?;
+            }
+            writeln!(out)?;
+            writeln!(out, "```text")?;
+            for line in text::evidence_lines(&c.evidence) {
+                writeln!(out, "{}", line.replace("```", "ˋˋˋ"))?;
+            }
+            writeln!(out, "```")?;
+        }
+    }
+    Ok(())
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in text::sanitize(s).chars() {
+        if "\\`*_[]<>|#".contains(ch) {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn code(s: &str) -> String {
+    format!("`{}`", text::sanitize(s).replace('`', "'"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_helpers::report;
+    use super::*;
+
+    #[test]
+    fn markdown_lists_differences_then_grids_then_evidence() {
+        let mut out = Vec::new();
+        write_markdown(&report(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        insta::assert_snapshot!(text);
+        assert!(text.find("### Differences").unwrap() < text.find("### dedup").unwrap());
+        assert!(!text.contains('\x1b'));
+    }
+}

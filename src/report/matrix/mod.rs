@@ -1,0 +1,139 @@
+//! Reports of `rehearse matrix`: the [`MatrixReport`] model (which is the `rehearse.matrix/v1`
+//! JSON document) and its writers — terminal grid, Markdown, JUnit, self-contained HTML — plus
+//! shard merging and the exit code. Writers take `impl Write` and never print by themselves.
+
+mod grid;
+mod html;
+mod junit;
+mod markdown;
+mod model;
+
+pub use grid::{write_grid, write_grid_only, write_progress_line};
+pub use html::write_html;
+pub use junit::write_junit;
+pub use markdown::write_markdown;
+pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA};
+
+/// Exit code of `rehearse matrix` and `rehearse matrix merge`: 0 when every cell agrees with
+/// the suite's expectation (not-applicable cells agree), else 1 ([`crate::exit::VERDICT_MIXED`]).
+/// The differences themselves are listed first in every report.
+pub fn exit_code(report: &MatrixReport) -> i32 {
+    if report.differences().is_empty() {
+        crate::exit::SUCCESS
+    } else {
+        crate::exit::VERDICT_MIXED
+    }
+}
+
+/// Writes the JSON document (pretty, newline-terminated).
+pub fn write_json(report: &MatrixReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+pub(crate) mod test_helpers {
+    use super::*;
+    use crate::verdict::{BatchId, Verdict};
+
+    /// A 2×2 grid of one shape and provider: one resumed upgrade, one downgrade that failed
+    /// against its expectation, one not applicable, one that agreed with an expected failure.
+    pub fn report() -> MatrixReport {
+        let v = |s: &str, t: &str, verdict: Option<Verdict>, expected: Verdict, status| Cell {
+            shape: "dedup".into(),
+            provider: "rocksdb".into(),
+            source: s.into(),
+            target: t.into(),
+            status,
+            verdict,
+            expected,
+            expected_reason: None,
+            rule: verdict.map(|v| format!("rule-{v}")),
+            evidence: vec![format!("evidence <{s}> & \x1b[31m{t}\x1b[0m")],
+            remedy: Some("do the thing".into()),
+            last_committed_batch: Some(BatchId(3)),
+            first_batch_after_restart: Some(BatchId(4)),
+            start_offsets_match: Some(true),
+            seconds: Some(12.5),
+            notes: vec![],
+            sandbox: None,
+        };
+        MatrixReport {
+            schema: MATRIX_SCHEMA.into(),
+            suite: "nightly".into(),
+            shapes: vec!["dedup".into()],
+            providers: vec!["rocksdb".into()],
+            sources: vec!["3.5.3".into(), "4.0.1".into()],
+            targets: vec!["3.5.3".into(), "4.0.1".into()],
+            shards: vec![],
+            cells: vec![
+                v(
+                    "3.5.3",
+                    "3.5.3",
+                    None,
+                    Verdict::Resumed,
+                    CellStatus::NotApplicable,
+                ),
+                v(
+                    "3.5.3",
+                    "4.0.1",
+                    Some(Verdict::Resumed),
+                    Verdict::Resumed,
+                    CellStatus::Ran,
+                ),
+                v(
+                    "4.0.1",
+                    "3.5.3",
+                    Some(Verdict::StateStoreError),
+                    Verdict::Resumed,
+                    CellStatus::Ran,
+                ),
+                v(
+                    "4.0.1",
+                    "4.0.1",
+                    Some(Verdict::OffsetLogError),
+                    Verdict::OffsetLogError,
+                    CellStatus::Ran,
+                ),
+            ],
+            seconds: 100.0,
+            jobs: 2,
+        }
+    }
+
+    #[test]
+    fn json_round_trips_and_the_exit_code_follows_differences() {
+        let r = report();
+        let mut out = Vec::new();
+        write_json(&r, &mut out).unwrap();
+        let back: MatrixReport = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(exit_code(&r), 1);
+        assert_eq!(r.differences().len(), 1);
+        let mut ok = r.clone();
+        ok.cells.remove(2);
+        assert_eq!(exit_code(&ok), 0);
+    }
+
+    #[test]
+    fn merge_joins_shards_in_grid_order_and_refuses_overlap() {
+        let whole = report();
+        let mut a = whole.clone();
+        let mut b = whole.clone();
+        a.cells = vec![whole.cells[3].clone(), whole.cells[1].clone()];
+        a.shards = vec!["1/2".into()];
+        b.cells = vec![whole.cells[0].clone(), whole.cells[2].clone()];
+        b.shards = vec!["2/2".into()];
+        let merged = merge(vec![("a".into(), a.clone()), ("b".into(), b)]).unwrap();
+        assert_eq!(merged.cells, whole.cells);
+        assert_eq!(merged.shards, ["1/2", "2/2"]);
+        assert_eq!(merged.seconds, 200.0);
+        let dup = merge(vec![("a".into(), a.clone()), ("a2".into(), a.clone())]).unwrap_err();
+        assert!(dup.to_string().contains("more than one report"), "{dup}");
+        let mut other = a.clone();
+        other.suite = "weekly".into();
+        let e = merge(vec![("a".into(), a), ("o.json".into(), other)]).unwrap_err();
+        assert!(e.to_string().contains("o.json"), "{e}");
+        assert!(matches!(merge(vec![]), Err(MergeError::Empty)));
+    }
+}
