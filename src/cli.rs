@@ -74,6 +74,29 @@ pub struct RunArgs {
     /// Also write a Markdown report (fit for a CI job summary) to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Where Kafka and Spark run, for the source checkpoint's generation and every trial.
+    #[arg(long, value_enum, default_value_t = RuntimeChoice::Docker, env = "REHEARSE_RUNTIME")]
+    pub runtime: RuntimeChoice,
+}
+
+/// Where a rehearsal runs Kafka and Spark (`--runtime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeChoice {
+    /// Containers from the local images rehearse/spark:V and rehearse/kafka:V (built when
+    /// missing; needs a Docker engine).
+    Docker,
+    /// Host processes: the same Spark distribution and Kafka broker installed under the cache
+    /// and run with the host's java and python3 (no Docker engine needed).
+    Local,
+}
+
+impl From<RuntimeChoice> for rehearse::runtime::RuntimeKind {
+    fn from(c: RuntimeChoice) -> Self {
+        match c {
+            RuntimeChoice::Docker => rehearse::runtime::RuntimeKind::Docker,
+            RuntimeChoice::Local => rehearse::runtime::RuntimeKind::Local,
+        }
+    }
 }
 
 /// `rehearse matrix`.
@@ -92,7 +115,7 @@ pub struct MatrixArgs {
     pub jobs: Option<u16>,
     /// Run only the I-th of N deterministic slices (by source checkpoint), e.g. 2/4.
     #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    pub shard: Option<rehearse::matrix::Shard>,
     /// Memory cap of each Spark container, MiB.
     #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
     pub spark_memory: u64,

@@ -22,12 +22,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
         anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/README.md)");
     };
     let suite = Suite::load(&path)?;
-    let shard: Option<Shard> = args
-        .shard
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .map_err(|m: String| anyhow::anyhow!("--shard: {m}"))?;
+    let shard: Option<Shard> = args.shard;
     let jobs = args
         .jobs
         .map(usize::from)
@@ -48,6 +43,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
             report_dir: args.report_dir.clone(),
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
+            ..Default::default()
         },
     };
     let total: usize = groups.iter().map(|g| g.targets.len()).sum();

@@ -3,6 +3,8 @@
 mod classify;
 mod images;
 mod inspect;
+mod local;
+mod matrix;
 mod report;
 mod run;
 mod trial_logs;

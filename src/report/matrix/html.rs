@@ -72,14 +72,14 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
     writeln!(out, "<h1>rehearse matrix: {}</h1>", esc(&report.suite))?;
     writeln!(
         out,
-        "<p>{} ({} shapes × {} providers × {} sources × {} targets{}): <b>{} as expected, {} differ</b>. \
+        "<p>{} ({} × {} × {} × {}{}): <b>{} as expected, {} different</b>. \
          Wall time {} with {} cells at once. Rows: the Spark version that wrote the checkpoint; \
          columns: the version that restarted it. Click a cell for its evidence.</p>",
         text::count(report.cells.len(), "cell", "cells"),
-        report.shapes.len(),
-        report.providers.len(),
-        report.sources.len(),
-        report.targets.len(),
+        text::count(report.shapes.len(), "shape", "shapes"),
+        text::count(report.providers.len(), "provider", "providers"),
+        text::count(report.sources.len(), "source", "sources"),
+        text::count(report.targets.len(), "target", "targets"),
         if report.shards.is_empty() {
             String::new()
         } else {

@@ -15,13 +15,13 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
     writeln!(out)?;
     writeln!(
         out,
-        "{} ({} shapes × {} providers × {} sources × {} targets{}): **{} as expected, {} differ**. \
+        "{} ({} × {} × {} × {}{}): **{} as expected, {} different**. \
          Wall time {} with {} cells at once.",
         text::count(report.cells.len(), "cell", "cells"),
-        report.shapes.len(),
-        report.providers.len(),
-        report.sources.len(),
-        report.targets.len(),
+        text::count(report.shapes.len(), "shape", "shapes"),
+        text::count(report.providers.len(), "provider", "providers"),
+        text::count(report.sources.len(), "source", "sources"),
+        text::count(report.targets.len(), "target", "targets"),
         if report.shards.is_empty() {
             String::new()
         } else {

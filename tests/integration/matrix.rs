@@ -1,0 +1,256 @@
+//! `rehearse matrix`: the CI slice of the compatibility matrix run for real (real Kafka, real
+//! Spark 3.5.3 and 4.0.1 writing and restarting checkpoints), and the suite/merge surfaces
+//! that need no containers. The end-to-end test needs a Docker engine and the images of
+//! `rehearse images build`; without an engine it skips on a developer's machine and FAILS when
+//! `CI=true`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+/// The parts of the `rehearse.matrix/v1` document these tests check (test-local types).
+#[derive(Debug, Deserialize)]
+struct Report {
+    schema: String,
+    suite: String,
+    shards: Vec<String>,
+    cells: Vec<Cell>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Cell {
+    shape: String,
+    provider: String,
+    source: String,
+    target: String,
+    status: String,
+    verdict: Option<String>,
+    expected: String,
+    rule: Option<String>,
+    evidence: Vec<String>,
+    last_committed_batch: Option<u64>,
+    first_batch_after_restart: Option<u64>,
+    start_offsets_match: Option<bool>,
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn docker_available() -> bool {
+    let ok = Command::new("docker")
+        .arg("info")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("CI=true but no Docker engine answers `docker info`: the end-to-end tests must run in CI (scripts/setup-docker.sh starts one)");
+        }
+        eprintln!("SKIPPED: no Docker engine answers `docker info`; start one (scripts/setup-docker.sh) to run the end-to-end tests");
+    }
+    ok
+}
+
+fn rehearse(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(args)
+        .env("REHEARSE_CACHE_DIR", repo().join("target/rehearse-cache"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn e2e_ci_slice_every_cell_resumes_with_matching_offsets_and_reports_render() {
+    if !docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = repo().join("scenarios/suites/ci-slice.toml");
+    let file = |name: &str| tmp.path().join(name).display().to_string();
+    let (code, stdout, stderr) = rehearse(&[
+        "matrix",
+        &suite.display().to_string(),
+        "--json",
+        "--html",
+        &file("m.html"),
+        "--junit",
+        &file("m.xml"),
+        "--markdown",
+        &file("m.md"),
+    ]);
+    let report: Report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
+    assert_eq!(report.schema, "rehearse.matrix/v1");
+    assert_eq!(report.suite, "ci-slice");
+    assert_eq!(report.cells.len(), 8, "{stderr}");
+    for c in &report.cells {
+        let id = format!("{}/{}/{}->{}", c.shape, c.provider, c.source, c.target);
+        assert_eq!(c.status, "ran", "{id}: {:#?}\n{stderr}", c.evidence);
+        assert_eq!(
+            c.verdict.as_deref(),
+            Some(c.expected.as_str()),
+            "{id}: rule {:?} evidence {:#?}\n{stderr}",
+            c.rule,
+            c.evidence
+        );
+        if c.expected == "resumed" {
+            assert_eq!(c.start_offsets_match, Some(true), "{id}");
+            assert!(
+                c.first_batch_after_restart > c.last_committed_batch,
+                "{id}: batches {:?} -> {:?}",
+                c.last_committed_batch,
+                c.first_batch_after_restart
+            );
+        }
+    }
+    assert_eq!(code, 0, "{stderr}");
+    // The grid filled as cells finished: one progress line per cell, then each grid.
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.starts_with('[') && l.contains("/8] "))
+            .count(),
+        8,
+        "{stderr}"
+    );
+    assert!(stderr.contains("windowed-count · hdfs"), "{stderr}");
+    let html = std::fs::read_to_string(tmp.path().join("m.html")).unwrap();
+    assert_eq!(html.matches("<section id=\"cell-").count(), 8);
+    let xml = std::fs::read_to_string(tmp.path().join("m.xml")).unwrap();
+    assert_eq!(xml.matches("<testcase").count(), 8);
+    assert!(!xml.contains("<failure"));
+    let md = std::fs::read_to_string(tmp.path().join("m.md")).unwrap();
+    assert!(md.contains("### dedup · hdfs"), "{md}");
+}
+
+/// A suite over one shape scenario of the repo, written to `dir`.
+fn suite(dir: &Path, extra: &str) -> PathBuf {
+    let shape = repo().join("scenarios/shapes/dedup.toml");
+    let path = dir.join("suite.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"t\"\nsources = [\"3.5.3\", \"4.0.1\"]\n[[shapes]]\nscenario = \"{}\"\n{extra}",
+            shape.display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn a_bad_suite_is_bad_input_naming_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = suite(
+        tmp.path(),
+        "[[expect]]\ntarget = \"9.9.9\"\nverdict = \"resumed\"\n",
+    );
+    let (code, _, stderr) = rehearse(&["matrix", &s.display().to_string()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("9.9.9") && stderr.contains("not in the suite"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = rehearse(&["matrix", "/nonexistent/suite.toml"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("/nonexistent/suite.toml"), "{stderr}");
+    let (code, _, stderr) = rehearse(&["matrix", &s.display().to_string(), "--shard", "3/2"]);
+    assert_eq!(code, 2, "a malformed --shard is a usage error: {stderr}");
+    assert!(stderr.contains("--shard"), "{stderr}");
+}
+
+/// Writes a shard report with the given cells (shape dedup, provider hdfs, 2×2 grid).
+fn shard_report(
+    dir: &Path,
+    name: &str,
+    shard: &str,
+    cells: &[(&str, &str, &str, &str)],
+) -> PathBuf {
+    let cells: Vec<String> = cells
+        .iter()
+        .map(|(s, t, verdict, expected)| {
+            format!(
+                r#"{{"shape":"dedup","provider":"hdfs","source":"{s}","target":"{t}","status":"ran","verdict":"{verdict}","expected":"{expected}","expected_reason":null,"rule":"r","evidence":["line <{s}>"],"remedy":"x","last_committed_batch":2,"first_batch_after_restart":3,"start_offsets_match":true,"seconds":10.0,"notes":[],"sandbox":null}}"#
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"schema":"rehearse.matrix/v1","suite":"t","shapes":["dedup"],"providers":["hdfs"],"sources":["3.5.3","4.0.1"],"targets":["3.5.3","4.0.1"],"shards":["{shard}"],"cells":[{}],"seconds":60.0,"jobs":2}}"#,
+        cells.join(",")
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn merge_joins_shards_lists_differences_first_and_exits_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shard_report(
+        tmp.path(),
+        "a.json",
+        "1/2",
+        &[
+            ("3.5.3", "3.5.3", "resumed", "resumed"),
+            ("3.5.3", "4.0.1", "resumed", "resumed"),
+        ],
+    );
+    let b = shard_report(
+        tmp.path(),
+        "b.json",
+        "2/2",
+        &[
+            ("4.0.1", "3.5.3", "state-store-error", "resumed"),
+            ("4.0.1", "4.0.1", "resumed", "resumed"),
+        ],
+    );
+    let html = tmp.path().join("m.html");
+    let (code, stdout, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &b.display().to_string(),
+        &a.display().to_string(),
+        "--html",
+        &html.display().to_string(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let diff = stdout.find("DIFFERENCES").expect(&stdout);
+    let grid = stdout.find("dedup · hdfs").expect(&stdout);
+    assert!(diff < grid, "{stdout}");
+    assert!(
+        stdout.contains("dedup/hdfs/4.0.1->3.5.3: expected resumed, got state-store-error"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("shards 2/2,1/2"), "{stdout}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("line &lt;4.0.1&gt;"));
+
+    let (code, stdout, _) = rehearse(&["matrix", "merge", &a.display().to_string(), "--json"]);
+    assert_eq!(code, 0);
+    let merged: Report = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(merged.shards, ["1/2"]);
+
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &a.display().to_string(),
+        &a.display().to_string(),
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("more than one report"), "{stderr}");
+    let junk = tmp.path().join("junk.json");
+    std::fs::write(&junk, "{}").unwrap();
+    let (code, _, stderr) = rehearse(&["matrix", "merge", &junk.display().to_string()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("junk.json") && stderr.contains("not a rehearse matrix report"),
+        "{stderr}"
+    );
+}
