@@ -9,20 +9,28 @@
 #   one partition per topic by default, unlimited retention, replication factor 1 for internal
 #   topics, no initial rebalance delay.
 # Extra broker settings: KAFKA_EXTRA_PROPERTIES (newline-separated key=value lines, appended).
+# Run as a host process (rehearse's local runtime) the fixed ports and paths are overridden:
+# KAFKA_INTERNAL_PORT, KAFKA_CONTROLLER_PORT, KAFKA_LISTEN_HOST (bind address, default 0.0.0.0),
+# KAFKA_DATA_DIR and KAFKA_CONFIG_DIR (default /tmp/kafka-logs and /tmp/kafka-config).
 set -eu
 KAFKA_HOME=${KAFKA_HOME:-/opt/kafka}
 INTERNAL_HOST=${KAFKA_INTERNAL_HOST:-localhost}
 EXTERNAL_PORT=${KAFKA_EXTERNAL_PORT:-29092}
 CLUSTER_ID=${KAFKA_CLUSTER_ID:-cmVoZWFyc2UtY2x1c3Rlcg}
-DATA=/tmp/kafka-logs
-CONF=/tmp/kafka-config
+INTERNAL_PORT=${KAFKA_INTERNAL_PORT:-9092}
+CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-9093}
+LISTEN_HOST=${KAFKA_LISTEN_HOST:-0.0.0.0}
+DATA=${KAFKA_DATA_DIR:-/tmp/kafka-logs}
+CONF=${KAFKA_CONFIG_DIR:-/tmp/kafka-config}
+VOTER_HOST=localhost
+[ "$LISTEN_HOST" = 0.0.0.0 ] || VOTER_HOST=$LISTEN_HOST
 mkdir -p "$CONF" "$DATA"
 cat >"$CONF/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@localhost:9093
-listeners=INTERNAL://0.0.0.0:9092,EXTERNAL://0.0.0.0:${EXTERNAL_PORT},CONTROLLER://0.0.0.0:9093
-advertised.listeners=INTERNAL://${INTERNAL_HOST}:9092,EXTERNAL://127.0.0.1:${EXTERNAL_PORT}
+controller.quorum.voters=1@${VOTER_HOST}:${CONTROLLER_PORT}
+listeners=INTERNAL://${LISTEN_HOST}:${INTERNAL_PORT},EXTERNAL://${LISTEN_HOST}:${EXTERNAL_PORT},CONTROLLER://${LISTEN_HOST}:${CONTROLLER_PORT}
+advertised.listeners=INTERNAL://${INTERNAL_HOST}:${INTERNAL_PORT},EXTERNAL://127.0.0.1:${EXTERNAL_PORT}
 listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT
 inter.broker.listener.name=INTERNAL
 controller.listener.names=CONTROLLER

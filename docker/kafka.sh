@@ -6,6 +6,7 @@
 # official: FROM apache/kafka:<version> (Docker Hub; published since 3.7.0).
 # Both: CMD /opt/kafka/start.sh (see kafka-start.sh for the listener/env contract).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/kafka-dist.sh"
 
 v=${1:?usage: kafka.sh VERSION [packages|official]}
 source_kind=${2:-packages}
@@ -24,7 +25,7 @@ official)
 *) die bad-version "unknown source '$source_kind' (packages or official)" ;;
 esac
 
-hash=${REHEARSE_RECIPE_HASH:-$(recipe_hash common.sh base.sh kafka.sh kafka-start.sh kafka-run-class.sh \
+hash=${REHEARSE_RECIPE_HASH:-$(recipe_hash common.sh base.sh kafka-dist.sh kafka.sh kafka-start.sh kafka-run-class.sh \
 	kafka-log4j.properties kafka-tools-log4j.properties kafka-log4j2.properties kafka-tools-log4j2.properties \
 	-- kafka "$v" "$source_kind")}
 if up_to_date "$tag" "$hash"; then
@@ -50,46 +51,7 @@ cp "$RECIPE_DIR/kafka-tools-log4j2.properties" "$ctx/config/rehearse-tools-log4j
 
 if [ "$source_kind" = packages ]; then
 	build_base bookworm
-	if [ "$major" -ge 4 ]; then
-		# Kafka 4 logs through log4j 2 (KIP-653); the jars name no binding, the distribution adds it.
-		logging='<dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>2.24.3</version></dependency>
-    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-core</artifactId><version>2.24.3</version></dependency>'
-	else
-		# Kafka 3.x ships slf4j-reload4j + reload4j in its libs/ (log4j 1 API, used by Log4jController).
-		logging='<dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>1.7.36</version></dependency>
-    <dependency><groupId>ch.qos.reload4j</groupId><artifactId>reload4j</artifactId><version>1.2.25</version></dependency>'
-	fi
-	mkdir -p "$ctx/mvn" "$ctx/libs"
-	cat >"$ctx/mvn/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>org.rehearse.images</groupId>
-  <artifactId>kafka-broker</artifactId>
-  <version>$v</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency>
-      <groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$v</version>
-      <exclusions>
-        <exclusion><groupId>ch.qos.logback</groupId><artifactId>*</artifactId></exclusion>
-        <exclusion><groupId>log4j</groupId><artifactId>log4j</artifactId></exclusion>
-      </exclusions>
-    </dependency>
-    <dependency>
-      <groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$v</version>
-      <exclusions>
-        <exclusion><groupId>ch.qos.logback</groupId><artifactId>*</artifactId></exclusion>
-        <exclusion><groupId>log4j</groupId><artifactId>log4j</artifactId></exclusion>
-      </exclusions>
-    </dependency>
-    $logging
-  </dependencies>
-</project>
-POM
-	log "resolving org.apache.kafka:kafka_2.13:$v and its runtime dependencies from Maven Central"
-	maven_copy "kafka-$v" "$ctx/libs" "$ctx/mvn/pom.xml"
-	[ -f "$ctx/libs/kafka_2.13-$v.jar" ] || die maven-missing "kafka_2.13-$v.jar was not resolved"
-	log "$(find "$ctx/libs" -name '*.jar' | wc -l) jars in /opt/kafka/libs"
+	kafka_libs "$v" "$ctx/libs" "$ctx/mvn"
 	jar_has() { python3 -c 'import sys, zipfile; sys.exit(sys.argv[2] not in zipfile.ZipFile(sys.argv[1]).namelist())' "$1" "$2" 2>/dev/null; }
 	# /opt/kafka/bin: the usual tool names, as thin wrappers over kafka-run-class.sh.
 	cp "$RECIPE_DIR/kafka-run-class.sh" "$ctx/bin/kafka-run-class.sh"

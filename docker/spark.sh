@@ -7,6 +7,7 @@
 # commons-pool2, the versions the connector's POM names) comes from Maven Central via mvn with
 # strict checksums, and the image runs as root by default and also with --user UID:GID.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/spark-dist.sh"
 
 v=${1:?usage: spark.sh VERSION [packages|official]}
 source_kind=${2:-packages}
@@ -29,7 +30,7 @@ official)
 *) die bad-version "unknown source '$source_kind' (packages or official)" ;;
 esac
 
-hash=${REHEARSE_RECIPE_HASH:-$(recipe_hash common.sh base.sh spark.sh spark-entrypoint.sh -- spark "$v" "$source_kind")}
+hash=${REHEARSE_RECIPE_HASH:-$(recipe_hash common.sh base.sh spark-dist.sh spark.sh spark-entrypoint.sh -- spark "$v" "$source_kind")}
 if up_to_date "$tag" "$hash"; then
 	log "$tag is up to date"
 	exit 0
@@ -47,86 +48,16 @@ if [ "$source_kind" = packages ]; then
 fi
 
 # --- the pyspark sdist first: a version PyPI does not have is the likeliest mistake -----------
-tgz=$CACHE/pyspark/pyspark-$v.tar.gz
 if [ "$source_kind" = packages ]; then
-	sdists=$CACHE/pyspark
-	mkdir -p "$sdists"
-	tgz=$sdists/pyspark-$v.tar.gz
-	if [ ! -f "$tgz" ]; then
-		log "downloading pyspark==$v from PyPI (300-450 MB)"
-		pip_log=$LOGS/pip-pyspark-$v.log
-		if ! python3 -m pip download -q --no-deps -d "$sdists.tmp-$v" "pyspark==$v" >"$pip_log" 2>&1; then
-			tail -n 20 "$pip_log" >&2
-			if grep -qE 'No matching distribution|Could not find a version' "$pip_log"; then
-				die not-published "pyspark==$v is not published on PyPI (see $pip_log)"
-			fi
-			if grep -qiE 'NewConnectionError|Max retries|Temporary failure|Name or service' "$pip_log"; then
-				die registry-unreachable "PyPI is unreachable (see $pip_log)"
-			fi
-			die build-failed "pip download pyspark==$v failed (see $pip_log)"
-		fi
-		mv "$sdists.tmp-$v/pyspark-$v.tar.gz" "$tgz" || die build-failed "pip did not leave pyspark-$v.tar.gz"
-		rm -rf "$sdists.tmp-$v"
-	fi
+	tgz=$(pyspark_sdist "$v")
 fi
 
 ctx=$WORK/spark-$v
 rm -rf "$ctx"
 mkdir -p "$ctx/jars"
 
-# --- the Kafka connector, resolved by Maven from the connector's own POM --------------------
-log "resolving spark-sql-kafka-0-10_$scala:$v and its Kafka jars from Maven Central"
-mkdir -p "$ctx/mvn"
-# published VERSION of org.apache.spark:ARTIFACT? (maven-metadata.xml lists what the registry serves)
-published_versions() {
-	curl -fsS --retry 2 "$MAVEN_REPO/org/apache/spark/$1/maven-metadata.xml" 2>/dev/null |
-		sed -n 's:.*<version>\(.*\)</version>.*:\1:p'
-}
-connector_versions=$(published_versions "spark-sql-kafka-0-10_$scala") ||
-	die registry-unreachable "Maven Central ($MAVEN_REPO) unreachable"
-grep -qx "$v" <<<"$connector_versions" ||
-	die maven-missing "org.apache.spark:spark-sql-kafka-0-10_$scala:$v is not on Maven Central"
-# The registry these machines reach serves part of Maven Central only: a missing token provider of
-# the exact version is replaced by the newest one of the same line (4.0.1 -> 4.0.0), said in a label.
-token_version=$v
-substituted=
-if ! published_versions "spark-token-provider-kafka-0-10_$scala" | grep -qx "$v"; then
-	line=${v%.*}
-	token_version=$(published_versions "spark-token-provider-kafka-0-10_$scala" |
-		grep -E "^${line//./\\.}\.[0-9]+$" | sort -V | tail -1)
-	[ -n "$token_version" ] ||
-		die maven-missing "org.apache.spark:spark-token-provider-kafka-0-10_$scala:$v (and any $line.x) is not on Maven Central"
-	substituted="spark-token-provider-kafka-0-10_$scala:$v->$token_version"
-	log "WARNING: spark-token-provider-kafka-0-10_$scala:$v is not on the Maven registry; using $token_version"
-fi
-cat >"$ctx/mvn/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>org.rehearse.images</groupId>
-  <artifactId>spark-kafka-connector</artifactId>
-  <version>$v</version>
-  <packaging>pom</packaging>
-  <dependencyManagement><dependencies><dependency>
-    <groupId>org.apache.spark</groupId><artifactId>spark-token-provider-kafka-0-10_$scala</artifactId>
-    <version>$token_version</version>
-  </dependency></dependencies></dependencyManagement>
-  <dependencies>
-    <dependency>
-      <groupId>org.apache.spark</groupId>
-      <artifactId>spark-sql-kafka-0-10_$scala</artifactId>
-      <version>$v</version>
-    </dependency>
-  </dependencies>
-</project>
-POM
-maven_copy "spark-$v" "$ctx/jars" "$ctx/mvn/pom.xml" \
-	"spark-sql-kafka-0-10_$scala,spark-token-provider-kafka-0-10_$scala,kafka-clients,commons-pool2"
-for a in "spark-sql-kafka-0-10_$scala-$v.jar" "spark-token-provider-kafka-0-10_$scala-$token_version.jar"; do
-	[ -f "$ctx/jars/$a" ] || die maven-missing "$a was not resolved"
-done
-ls "$ctx"/jars/kafka-clients-*.jar "$ctx"/jars/commons-pool2-*.jar >/dev/null 2>&1 ||
-	die maven-missing "kafka-clients or commons-pool2 was not resolved for Spark $v"
-log "connector jars: $(cd "$ctx/jars" && ls | tr '\n' ' ')"
+# --- the Kafka connector, resolved by Maven from the connector's own POM (spark-dist.sh) -----
+connector_jars "$v" "$scala" "$ctx/jars" "$ctx/mvn"
 
 # --- pandas + pyarrow (the Pandas APIs: applyInPandasWithState needs Spark 3.4+) -----------------
 # Bookworm images only (Python 3.11; the bullseye images for 3.0-3.3 stay without). Wheels for the
@@ -184,15 +115,7 @@ chmod 755 "$ctx/entrypoint.sh"
 
 if [ "$source_kind" = packages ]; then
 	# --- SPARK_HOME from the pyspark sdist (it carries bin/, sbin/, jars/ of the release) ------
-	log "laying out SPARK_HOME from pyspark-$v.tar.gz"
-	mkdir -p "$ctx/spark/python" "$ctx/src"
-	tar xzf "$tgz" -C "$ctx/src"
-	p=$ctx/src/pyspark-$v
-	[ -d "$p/deps/jars" ] || die build-failed "pyspark-$v.tar.gz has no deps/jars (not a full sdist)"
-	mv "$p/deps/bin" "$p/deps/sbin" "$p/deps/jars" "$ctx/spark/"
-	mv "$p/lib" "$ctx/spark/python/lib" # pyspark.zip + py4j-*-src.zip
-	rm -rf "$ctx/src" "$ctx"/spark/bin/*.cmd "$ctx"/spark/sbin/*.cmd
-	printf 'Spark %s (from pyspark==%s on PyPI) + Kafka connector from Maven Central\n' "$v" "$v" >"$ctx/spark/RELEASE"
+	spark_home_from_sdist "$v" "$tgz" "$ctx/spark"
 	mv "$ctx"/jars/*.jar "$ctx/spark/jars/"
 	pydeps_stage= pydeps_copy=
 	if [ -n "$py_packages" ]; then

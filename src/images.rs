@@ -188,24 +188,10 @@ pub enum ImageKind {
 /// The recipe files, embedded: (file name in `docker/`, contents).
 const COMMON: (&str, &str) = ("common.sh", include_str!("../docker/common.sh"));
 const BASE: (&str, &str) = ("base.sh", include_str!("../docker/base.sh"));
-const SPARK_FILES: &[(&str, &str)] = &[
-    COMMON,
-    BASE,
-    ("spark.sh", include_str!("../docker/spark.sh")),
-    (
-        "spark-entrypoint.sh",
-        include_str!("../docker/spark-entrypoint.sh"),
-    ),
-];
-const KAFKA_FILES: &[(&str, &str)] = &[
-    COMMON,
-    BASE,
-    ("kafka.sh", include_str!("../docker/kafka.sh")),
-    ("kafka-start.sh", include_str!("../docker/kafka-start.sh")),
-    (
-        "kafka-run-class.sh",
-        include_str!("../docker/kafka-run-class.sh"),
-    ),
+const SPARK_DIST: (&str, &str) = ("spark-dist.sh", include_str!("../docker/spark-dist.sh"));
+const KAFKA_DIST: (&str, &str) = ("kafka-dist.sh", include_str!("../docker/kafka-dist.sh"));
+const KAFKA_START: (&str, &str) = ("kafka-start.sh", include_str!("../docker/kafka-start.sh"));
+const KAFKA_LOGGING: [(&str, &str); 4] = [
     (
         "kafka-log4j.properties",
         include_str!("../docker/kafka-log4j.properties"),
@@ -223,6 +209,75 @@ const KAFKA_FILES: &[(&str, &str)] = &[
         include_str!("../docker/kafka-tools-log4j2.properties"),
     ),
 ];
+const SPARK_FILES: &[(&str, &str)] = &[
+    COMMON,
+    BASE,
+    SPARK_DIST,
+    ("spark.sh", include_str!("../docker/spark.sh")),
+    (
+        "spark-entrypoint.sh",
+        include_str!("../docker/spark-entrypoint.sh"),
+    ),
+];
+const KAFKA_FILES: &[(&str, &str)] = &[
+    COMMON,
+    BASE,
+    KAFKA_DIST,
+    ("kafka.sh", include_str!("../docker/kafka.sh")),
+    KAFKA_START,
+    (
+        "kafka-run-class.sh",
+        include_str!("../docker/kafka-run-class.sh"),
+    ),
+    KAFKA_LOGGING[0],
+    KAFKA_LOGGING[1],
+    KAFKA_LOGGING[2],
+    KAFKA_LOGGING[3],
+];
+/// What `docker/local-install.sh` needs: the same download and resolve functions as the images.
+const LOCAL_FILES: &[(&str, &str)] = &[
+    COMMON,
+    SPARK_DIST,
+    KAFKA_DIST,
+    (
+        "local-install.sh",
+        include_str!("../docker/local-install.sh"),
+    ),
+    KAFKA_START,
+    KAFKA_LOGGING[0],
+    KAFKA_LOGGING[1],
+    KAFKA_LOGGING[2],
+    KAFKA_LOGGING[3],
+];
+
+/// Installs Spark (`part` = `spark`) or the Kafka broker (`kafka`) of `version` on this host
+/// into `dest` (which must not exist) with `docker/local-install.sh`, for the local runtime:
+/// the images' own download and resolve functions, no root, no Docker. Progress lines go to
+/// `progress`; failures map to the same variants as image builds (not published, registry
+/// unreachable, tool missing…), each with a hint.
+pub fn run_local_install(
+    part: &str,
+    version: &Version,
+    dest: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), ImageError> {
+    let dir = tempfile::Builder::new()
+        .prefix("rehearse-recipes-")
+        .tempdir()
+        .map_err(|e| io_error("create a temporary directory for the recipes", e))?;
+    write_recipes(dir.path(), LOCAL_FILES)?;
+    let what = format!("local {part} {version}");
+    let log = build_log_path(&what.replace(' ', "-"));
+    run_recipe(
+        &dir.path().join("local-install.sh"),
+        &[part, version.to_string().as_str(), &dest.to_string_lossy()],
+        &[],
+        &what,
+        &version.to_string(),
+        &log,
+        progress,
+    )
+}
 
 fn hash_of(files: &[(&str, &str)], params: &[&str]) -> String {
     let mut h = blake3::Hasher::new();

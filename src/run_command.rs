@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::Context;
 use rehearse::exit;
 use rehearse::report::{self, RunReport, RUN_SCHEMA};
+use rehearse::runtime::RuntimeKind;
 use rehearse::scenario::{CheckpointSource, Scenario};
 use rehearse::trial::{self, Generate, TrialEvent, TrialSettings};
 
@@ -92,12 +93,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         report_dir: args.report_dir.clone(),
         keep: args.keep,
         spark_memory_mb: None,
+        runtime: args.runtime.into(),
     };
     let report = runtime.block_on(async {
         tokio::select! {
             r = run_scenario(&scenario, &settings) => r,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: removing rehearse containers");
+                eprintln!("interrupted: removing this rehearsal's containers and processes");
                 let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
                 std::process::exit(130);
             }
@@ -141,7 +143,16 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
             (std::path::PathBuf::new(), Some(spark.clone()))
         }
     };
-    ensure_images(&versions, &scenario.kafka_version)?;
+    match settings.runtime {
+        RuntimeKind::Docker => ensure_images(&versions, &scenario.kafka_version)?,
+        RuntimeKind::Local => {
+            let mut progress = |line: &str| eprintln!("  {line}");
+            let mut unique = versions.clone();
+            unique.sort();
+            unique.dedup();
+            rehearse::runtime::prepare_local(&unique, &scenario.kafka_version, &mut progress)?;
+        }
+    }
     let source = match &scenario.checkpoint {
         CheckpointSource::Path(_) => source,
         CheckpointSource::Generate {
@@ -155,6 +166,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
                 batches: *batches,
                 records_per_batch: *records_per_batch,
                 extra_args: extra_args.clone(),
+                runtime: settings.runtime,
             };
             match trial::cached_checkpoint(scenario, &g) {
                 Some(path) => eprintln!(

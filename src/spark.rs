@@ -10,8 +10,10 @@
 //! - 4.0+ can log JSON (`spark.log.structuredLogging.enabled`); the harness asks for plain text.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-/// Where the sandbox is mounted in the Spark container.
+/// Where the sandbox is mounted in the Spark container (docker runtime). The local runtime's
+/// job sees the sandbox at its host path; `runtime::RuntimeKind::job_sandbox` picks.
 pub const SANDBOX_MOUNT: &str = "/sandbox";
 
 /// Which logging framework a Spark version uses.
@@ -81,7 +83,10 @@ pub fn logging_config(version: &str) -> (&'static str, String) {
 pub struct Submit {
     /// Target Spark version (picks the logging framework).
     pub version: String,
-    /// The application inside the container: a `.py` file or a jar.
+    /// Where the job sees the sandbox (`/sandbox` in a container, the host path locally): the
+    /// logging config is read from `conf/` in it, the event log written to `eventlog/`.
+    pub sandbox: PathBuf,
+    /// The application as the job sees it: a `.py` file or a jar.
     pub app: String,
     /// Main class for a jar.
     pub main_class: Option<String>,
@@ -92,8 +97,8 @@ pub struct Submit {
 }
 
 /// The conf the harness sets (after the user's, so it wins): local master, no UI, the event
-/// log in the sandbox, plain-text logs.
-pub fn harness_conf(version: &str) -> BTreeMap<String, String> {
+/// log in the sandbox (`sandbox`: where the job sees it), plain-text logs.
+pub fn harness_conf(version: &str, sandbox: &Path) -> BTreeMap<String, String> {
     let mut conf = BTreeMap::new();
     conf.insert("spark.ui.enabled".into(), "false".into());
     conf.insert("spark.eventLog.enabled".into(), "true".into());
@@ -103,7 +108,7 @@ pub fn harness_conf(version: &str) -> BTreeMap<String, String> {
     conf.insert("spark.eventLog.rolling.enabled".into(), "false".into());
     conf.insert(
         "spark.eventLog.dir".into(),
-        format!("file://{SANDBOX_MOUNT}/eventlog"),
+        format!("file://{}", sandbox.join("eventlog").display()),
     );
     if matches!(major_minor(version), Some((major, _)) if major >= 4) {
         conf.insert("spark.log.structuredLogging.enabled".into(), "false".into());
@@ -114,10 +119,11 @@ pub fn harness_conf(version: &str) -> BTreeMap<String, String> {
 /// The `spark-submit` argv run in the container.
 pub fn submit_command(s: &Submit) -> Vec<String> {
     let (file, _) = logging_config(&s.version);
+    let conf_file = s.sandbox.join("conf").join(file);
     let log_opt = match log_framework(&s.version) {
-        LogFramework::Log4j1 => format!("-Dlog4j.configuration=file:{SANDBOX_MOUNT}/conf/{file}"),
+        LogFramework::Log4j1 => format!("-Dlog4j.configuration=file:{}", conf_file.display()),
         LogFramework::Log4j2 => {
-            format!("-Dlog4j2.configurationFile=file:{SANDBOX_MOUNT}/conf/{file}")
+            format!("-Dlog4j2.configurationFile=file:{}", conf_file.display())
         }
     };
     let mut cmd = vec![
@@ -128,7 +134,7 @@ pub fn submit_command(s: &Submit) -> Vec<String> {
         log_opt,
     ];
     let mut conf = s.conf.clone();
-    conf.extend(harness_conf(&s.version));
+    conf.extend(harness_conf(&s.version, &s.sandbox));
     for (k, v) in conf {
         cmd.push("--conf".into());
         cmd.push(format!("{k}={v}"));
@@ -163,6 +169,7 @@ mod tests {
     fn submit_command_puts_harness_conf_last_and_app_before_args() {
         let s = Submit {
             version: "4.0.1".into(),
+            sandbox: PathBuf::from(SANDBOX_MOUNT),
             app: "/sandbox/job/job.py".into(),
             main_class: None,
             args: vec!["--checkpoint".into(), "/sandbox/checkpoint".into()],
@@ -178,5 +185,26 @@ mod tests {
             &cmd[cmd.len() - 3..],
             &["/sandbox/job/job.py", "--checkpoint", "/sandbox/checkpoint"]
         );
+        assert!(cmd.contains(&"spark.eventLog.dir=file:///sandbox/eventlog".to_string()));
+        assert!(cmd.contains(
+            &"-Dlog4j2.configurationFile=file:/sandbox/conf/log4j2.properties".to_string()
+        ));
+    }
+
+    #[test]
+    fn a_host_sandbox_is_used_as_is() {
+        let s = Submit {
+            version: "3.2.4".into(),
+            sandbox: PathBuf::from("/tmp/rehearse-abc"),
+            app: "/tmp/rehearse-abc/job/job.py".into(),
+            main_class: None,
+            args: vec![],
+            conf: BTreeMap::new(),
+        };
+        let cmd = submit_command(&s);
+        assert!(cmd.contains(&"spark.eventLog.dir=file:///tmp/rehearse-abc/eventlog".to_string()));
+        assert!(cmd.contains(
+            &"-Dlog4j.configuration=file:/tmp/rehearse-abc/conf/log4j.properties".to_string()
+        ));
     }
 }

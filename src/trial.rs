@@ -15,7 +15,7 @@ use crate::report::{SeedingSummary, TrialReport};
 use crate::runtime::{self, KafkaContainer, SparkContainer, TrialIds};
 use crate::sandbox::{Sandbox, SandboxError};
 use crate::scenario::{fill, Job, Placeholders, Scenario};
-use crate::spark::{self, Submit, SANDBOX_MOUNT};
+use crate::spark::{self, Submit};
 use crate::verdict::{Classification, Ended, TrialContext, Verdict, Watcher};
 
 /// Something that happened during a trial or a generation, in the past tense.
@@ -114,8 +114,11 @@ pub struct TrialSettings {
     pub report_dir: Option<PathBuf>,
     /// Keep sandboxes after the trial.
     pub keep: bool,
-    /// Memory cap of each Spark container in MiB (`rehearse matrix` sets it; `None`: no cap).
+    /// Memory cap of each Spark container in MiB (`rehearse matrix` sets it; `None`: no cap;
+    /// not applied on the local runtime).
     pub spark_memory_mb: Option<u64>,
+    /// Where Kafka and Spark run: containers (default) or host processes.
+    pub runtime: runtime::RuntimeKind,
 }
 
 /// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as
@@ -128,7 +131,10 @@ pub async fn run_trial(
     settings: &TrialSettings,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<TrialReport, TrialError> {
-    run_trial_with(scenario, source, inspection, target, settings, None, on_event).await
+    run_trial_with(
+        scenario, source, inspection, target, settings, None, on_event,
+    )
+    .await
 }
 
 /// A Kafka broker shared by several trials (a suite): its topics for this trial's checkpoint
@@ -167,15 +173,17 @@ pub async fn run_trial_with(
     let ids = match &shared {
         Some(s) => TrialIds::joining(&scenario.name, s.network),
         None => TrialIds::new(&scenario.name),
-    };
+    }
+    .with_runtime(settings.runtime);
+    let job_sandbox = settings.runtime.job_sandbox(sandbox.path());
     let mut notes = Vec::new();
     // Production offsets are often far too large to produce: rebase them in the copy, and read
     // the copy back so seeding and the resume proof use the rebased offsets.
     let rebased = if shared.is_none()
         && crate::kafka::rebase_needed(
-        &inspection.required_kafka_offsets(),
-        scenario.rebase_threshold,
-    ) {
+            &inspection.required_kafka_offsets(),
+            scenario.rebase_threshold,
+        ) {
         let r = crate::kafka::rebase(&sandbox.checkpoint())?;
         notes.push(format!(
             "Kafka offsets rebased in the sandbox copy (more than {} records per partition to produce): \
@@ -192,7 +200,10 @@ pub async fn run_trial_with(
 
     let (own_kafka, preseeded) = match shared {
         Some(s) => (None, Some((s.kafka, s.seeding))),
-        None => (Some(start_ready_kafka(&ids, scenario, on_event).await?), None),
+        None => (
+            Some(start_ready_kafka(&ids, scenario, on_event).await?),
+            None,
+        ),
     };
     let Some(kafka) = own_kafka.as_ref().or(preseeded.as_ref().map(|(k, _)| *k)) else {
         // Unreachable: exactly one of the two is set just above.
@@ -214,11 +225,14 @@ pub async fn run_trial_with(
 
         let mut args = scenario.args.clone();
         args.extend(scenario.restart_args.iter().cloned());
-        let cmd = submit(scenario, target, &app, &args, kafka)?;
-        let image = crate::images::spark_image(target);
+        let cmd = submit(scenario, target, &job_sandbox, &app, &args, kafka)?;
         let started = Instant::now();
-        let spark = runtime::start_spark(&ids, &image, sandbox.path(), cmd, settings.spark_memory_mb).await?;
-        on_event(TrialEvent::SparkStarted { image });
+        let spark =
+            runtime::start_spark(&ids, target, sandbox.path(), cmd, settings.spark_memory_mb)
+                .await?;
+        on_event(TrialEvent::SparkStarted {
+            image: spark.describe().to_string(),
+        });
         let classification = watch(
             &spark,
             sandbox.path(),
@@ -310,8 +324,7 @@ pub async fn start_ready_kafka(
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<KafkaContainer, TrialError> {
     let started = Instant::now();
-    let kafka =
-        runtime::start_kafka(ids, &crate::images::kafka_image(&scenario.kafka_version)).await?;
+    let kafka = runtime::start_kafka(ids, &scenario.kafka_version).await?;
     if let Err(e) = crate::kafka::wait_ready(&kafka.host_bootstrap, Duration::from_secs(120)).await
     {
         let _ = kafka.remove().await;
@@ -325,7 +338,7 @@ pub async fn start_ready_kafka(
 }
 
 /// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/` and the
-/// harness's logging config into `conf/`. Returns the app path inside the container.
+/// harness's logging config into `conf/`. Returns the app path relative to the sandbox.
 fn stage_job(scenario: &Scenario, sandbox: &Path, version: &str) -> Result<String, TrialError> {
     let stage = |from: &Path, to: PathBuf| -> Result<(), TrialError> {
         std::fs::copy(from, &to)
@@ -376,20 +389,23 @@ fn stage_job(scenario: &Scenario, sandbox: &Path, version: &str) -> Result<Strin
     let (name, text) = spark::logging_config(version);
     let conf = sandbox.join("conf").join(name);
     std::fs::write(&conf, text).map_err(|source| TrialError::Stage { path: conf, source })?;
-    Ok(format!("{SANDBOX_MOUNT}/job/{app}"))
+    Ok(format!("job/{app}"))
 }
 
+/// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
+/// (`RuntimeKind::job_sandbox`) and `app` relative to it.
 fn submit(
     scenario: &Scenario,
     version: &str,
+    sandbox: &Path,
     app: &str,
     args: &[String],
     kafka: &KafkaContainer,
 ) -> Result<Vec<String>, TrialError> {
     let placeholders = Placeholders {
-        checkpoint: format!("{SANDBOX_MOUNT}/checkpoint"),
+        checkpoint: sandbox.join("checkpoint").to_string_lossy().into_owned(),
         bootstrap_servers: kafka.internal_bootstrap.clone(),
-        output: format!("{SANDBOX_MOUNT}/output"),
+        output: sandbox.join("output").to_string_lossy().into_owned(),
     };
     let args = args
         .iter()
@@ -405,7 +421,8 @@ fn submit(
     };
     Ok(spark::submit_command(&Submit {
         version: version.to_string(),
-        app: app.to_string(),
+        sandbox: sandbox.to_path_buf(),
+        app: sandbox.join(app).to_string_lossy().into_owned(),
         main_class,
         args,
         conf: scenario.conf.clone(),
@@ -680,6 +697,8 @@ pub struct Generate {
     pub records_per_batch: u64,
     /// Extra job args while generating.
     pub extra_args: Vec<String>,
+    /// Where the generating Kafka and Spark run (with a suite's shared broker: the broker's).
+    pub runtime: runtime::RuntimeKind,
 }
 
 /// Writes a source checkpoint with real Spark (cached by job, args, conf, topics, version and
@@ -719,11 +738,11 @@ pub async fn generate_checkpoint_with(
     let app = stage_job(scenario, work.path(), &g.spark)?;
     let result = match shared {
         Some((kafka, network)) => {
-            let ids = TrialIds::joining(&scenario.name, network);
+            let ids = TrialIds::joining(&scenario.name, network).with_runtime(kafka.runtime());
             generate_with(scenario, g, &ids, kafka, &app, work.path(), on_event).await
         }
         None => {
-            let ids = TrialIds::new(&scenario.name);
+            let ids = TrialIds::new(&scenario.name).with_runtime(g.runtime);
             let kafka = start_ready_kafka(&ids, scenario, on_event).await?;
             let result =
                 generate_with(scenario, g, &ids, &kafka, &app, work.path(), on_event).await;
@@ -809,10 +828,12 @@ async fn generate_with(
     produce_round(0).await?;
     let mut args = scenario.args.clone();
     args.extend(g.extra_args.iter().cloned());
-    let cmd = submit(scenario, &g.spark, app, &args, kafka)?;
-    let image = crate::images::spark_image(&g.spark);
-    let spark = runtime::start_spark(ids, &image, work, cmd, None).await?;
-    on_event(TrialEvent::SparkStarted { image });
+    let job_sandbox = ids.runtime.job_sandbox(work);
+    let cmd = submit(scenario, &g.spark, &job_sandbox, app, &args, kafka)?;
+    let spark = runtime::start_spark(ids, &g.spark, work, cmd, None).await?;
+    on_event(TrialEvent::SparkStarted {
+        image: spark.describe().to_string(),
+    });
     let log_path = work.join("logs/driver.log");
     let outcome = follow_generation(
         &spark,
@@ -981,16 +1002,10 @@ pub async fn bare_restart_seconds(
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {
         seed_for(&kafka, inspection, scenario).await?;
-        let cmd = submit(scenario, target, &app, &scenario.args, &kafka)?;
+        let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
+        let cmd = submit(scenario, target, &job_sandbox, &app, &scenario.args, &kafka)?;
         let started = Instant::now();
-        let spark = runtime::start_spark(
-            &ids,
-            &crate::images::spark_image(target),
-            sandbox.path(),
-            cmd,
-            None,
-        )
-        .await?;
+        let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
         let mut lines = spark.lines();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
         let mut seconds = None;

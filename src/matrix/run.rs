@@ -288,6 +288,7 @@ async fn prepare(
         batches: *batches,
         records_per_batch: *records_per_batch,
         extra_args: extra_args.clone(),
+        runtime: kafka.runtime(),
     };
     let source = trial::generate_checkpoint_with(scenario, &g, Some((kafka, network)), &mut |_| {})
         .await

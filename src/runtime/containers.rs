@@ -1,4 +1,5 @@
-//! Kafka and Spark containers of a trial, and their log streams.
+//! Kafka and Spark containers of a trial (the `docker` runtime), their log streams, and the
+//! names and errors both runtimes share.
 
 use std::path::Path;
 use std::time::Duration;
@@ -52,6 +53,79 @@ pub enum RuntimeError {
     /// The Docker engine could not be reached for a sweep.
     #[error("cannot talk to the Docker engine: {0}\n(hint: start dockerd, or run scripts/setup-docker.sh)")]
     Engine(String),
+    /// Local runtime: no usable `java` (`$JAVA_HOME/bin/java`, else `java` on PATH).
+    #[error("the local runtime needs Java and found none: {detail}\n(hint: install a JRE (apt-get install openjdk-17-jre-headless) or set JAVA_HOME; or use --runtime docker)")]
+    JavaMissing {
+        /// What failed.
+        detail: String,
+    },
+    /// Local runtime: no usable Python for PySpark (`$PYSPARK_PYTHON`, else `python3`).
+    #[error("the local runtime needs Python for PySpark and found none: {detail}\n(hint: install python3 or set PYSPARK_PYTHON; or use --runtime docker)")]
+    PythonMissing {
+        /// What failed.
+        detail: String,
+    },
+    /// Local runtime: this host's Java or Python cannot run the Spark version.
+    #[error("Spark {version} cannot run on the local runtime of this host: {reason}\n(hint: use the docker runtime (--runtime docker), whose images carry a suitable Java and Python; or {fix})")]
+    LocalUnsupported {
+        /// The Spark version.
+        version: String,
+        /// Why not.
+        reason: String,
+        /// What the user can change on the host.
+        fix: String,
+    },
+    /// Local runtime: installing Spark or Kafka (PyPI, Maven Central) failed; the cause says
+    /// what and how to fix it.
+    #[error("cannot install {what} for the local runtime")]
+    Install {
+        /// `spark 3.5.3` or `kafka 3.9.1`.
+        what: String,
+        /// The recipe's error (not published, registry unreachable, tool missing…).
+        #[source]
+        source: crate::images::ImageError,
+    },
+    /// Local runtime: a process could not be started.
+    #[error("cannot start the local {role} process {program}")]
+    Spawn {
+        /// `kafka` or `spark`.
+        role: &'static str,
+        /// The program.
+        program: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Local runtime: the broker could not bind its ports (another process took one between
+    /// rehearse choosing it and Kafka binding it).
+    #[error("the local Kafka broker could not bind its ports ({ports}): address already in use\n{tail}\n(hint: run the rehearsal again; it picks new free ports)")]
+    PortTaken {
+        /// The ports tried.
+        ports: String,
+        /// The last lines of the broker log.
+        tail: String,
+    },
+    /// Local runtime: a process exited (or never listened) before it was ready.
+    #[error("the local {role} process exited with code {code} before it was ready (log {log}):\n{tail}\n(hint: the log above says why; --runtime docker runs the same parts in containers)")]
+    ProcessExited {
+        /// `kafka` or `spark`.
+        role: &'static str,
+        /// Its exit code (-1: still running but not ready in time).
+        code: i64,
+        /// Its log file.
+        log: std::path::PathBuf,
+        /// The last lines of it.
+        tail: String,
+    },
+    /// Local runtime: a file operation failed.
+    #[error("local runtime: cannot {action}")]
+    LocalIo {
+        /// What was being done.
+        action: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Names that tie a trial's containers together.
@@ -62,8 +136,11 @@ pub struct TrialIds {
     /// Scenario name, as a label.
     pub scenario: String,
     /// The Docker network the trial's containers join: its own (`rehearse-<trial>`), or a
-    /// suite's network shared with one Kafka broker ([`TrialIds::joining`]).
+    /// suite's network shared with one Kafka broker ([`TrialIds::joining`]). Unused by the
+    /// local runtime.
     pub network: String,
+    /// Where the trial's Kafka and Spark run (default: Docker).
+    pub runtime: super::RuntimeKind,
 }
 
 impl TrialIds {
@@ -78,7 +155,14 @@ impl TrialIds {
             network: format!("rehearse-{id}"),
             trial: id,
             scenario: scenario.to_string(),
+            runtime: super::RuntimeKind::default(),
         }
+    }
+
+    /// The same ids on `runtime`.
+    #[must_use]
+    pub fn with_runtime(self, runtime: super::RuntimeKind) -> TrialIds {
+        TrialIds { runtime, ..self }
     }
 
     /// A new id for a trial of `scenario` whose containers join `network` (a suite's network,
@@ -137,7 +221,7 @@ fn start_error(
 }
 
 /// A running Kafka broker on the trial network.
-pub struct KafkaContainer {
+pub(crate) struct DockerKafka {
     container: ContainerAsync<GenericImage>,
     /// Bootstrap servers for the host (rdkafka seeding): `127.0.0.1:<port>`.
     pub host_bootstrap: String,
@@ -145,7 +229,7 @@ pub struct KafkaContainer {
     pub internal_bootstrap: String,
 }
 
-impl KafkaContainer {
+impl DockerKafka {
     /// Stops and removes the container.
     pub async fn remove(self) -> Result<(), RuntimeError> {
         let id = self.container.id().to_string();
@@ -158,7 +242,7 @@ impl KafkaContainer {
 
 /// Starts `image` (a `rehearse/kafka:<v>` tag) on the trial network. Returns once the container
 /// runs; the caller waits for a real metadata answer (`kafka::wait_ready`).
-pub async fn start_kafka(ids: &TrialIds, image: &str) -> Result<KafkaContainer, RuntimeError> {
+pub(crate) async fn start_kafka(ids: &TrialIds, image: &str) -> Result<DockerKafka, RuntimeError> {
     let port = free_port()?;
     let name = format!("rehearse-kafka-{}", ids.trial);
     let (repo, tag) = split_tag(image);
@@ -173,7 +257,7 @@ pub async fn start_kafka(ids: &TrialIds, image: &str) -> Result<KafkaContainer, 
         .start()
         .await
         .map_err(|e| start_error("kafka", image, e))?;
-    Ok(KafkaContainer {
+    Ok(DockerKafka {
         container,
         host_bootstrap: format!("127.0.0.1:{port}"),
         internal_bootstrap: format!("{name}:{KAFKA_INTERNAL_PORT}"),
@@ -199,11 +283,11 @@ pub struct LogLine {
 }
 
 /// A running Spark driver (spark-submit) with the sandbox mounted at `/sandbox`.
-pub struct SparkContainer {
+pub(crate) struct DockerSpark {
     container: ContainerAsync<GenericImage>,
 }
 
-impl SparkContainer {
+impl DockerSpark {
     /// Streams stdout and stderr line by line into a channel, in arrival order per stream.
     /// The channel closes when both streams end (the container exited or was removed).
     pub fn lines(&self) -> mpsc::Receiver<LogLine> {
@@ -269,13 +353,13 @@ impl SparkContainer {
 /// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
 /// writes stays removable by the user. `memory_mb` caps the container's memory (MiB; Docker
 /// `--memory`), so parallel trials of a suite stay within the machine's budget.
-pub async fn start_spark(
+pub(crate) async fn start_spark(
     ids: &TrialIds,
     image: &str,
     sandbox: &Path,
     cmd: Vec<String>,
     memory_mb: Option<u64>,
-) -> Result<SparkContainer, RuntimeError> {
+) -> Result<DockerSpark, RuntimeError> {
     use std::os::unix::fs::MetadataExt;
     let (repo, tag) = split_tag(image);
     let owner = std::fs::metadata(sandbox)
@@ -300,22 +384,22 @@ pub async fn start_spark(
         .start()
         .await
         .map_err(|e| start_error("spark", image, e))?;
-    Ok(SparkContainer { container })
+    Ok(DockerSpark { container })
 }
 
-/// Which leftovers [`gc`] removes.
+/// Which leftovers [`gc`](super::gc) removes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcScope {
-    /// Containers started by this process (Ctrl-C during a run).
+    /// Containers and local processes started by this process (Ctrl-C during a run).
     ThisProcess,
-    /// Containers whose rehearse process is gone (`rehearse gc`): live rehearsals elsewhere on
-    /// this host are left alone.
+    /// Containers and local processes whose rehearse process is gone (`rehearse gc`): live
+    /// rehearsals elsewhere on this host are left alone.
     Orphans,
 }
 
 /// Removes rehearse containers in `scope`, then every network named `rehearse-*` with no
 /// containers left. Returns what was removed.
-pub async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
+pub(crate) async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
     use std::collections::HashMap;
     use testcontainers::bollard::query_parameters::{
         ListContainersOptionsBuilder, ListNetworksOptions, RemoveContainerOptionsBuilder,

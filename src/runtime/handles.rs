@@ -1,0 +1,257 @@
+//! The runtime a trial uses, chosen by a value ([`RuntimeKind`]) carried in [`TrialIds`]: the
+//! Kafka broker and the Spark driver of a trial behind one interface, whether they run in
+//! containers (`docker`) or as host processes (`local`). Callers never branch on the runtime;
+//! only where the job sees the sandbox differs ([`RuntimeKind::job_sandbox`]).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::containers::{self, DockerKafka, DockerSpark, GcScope, LogLine, RuntimeError, TrialIds};
+use super::local::{self, LocalKafka, LocalSpark};
+
+/// Where a trial's Kafka broker and Spark driver run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum RuntimeKind {
+    /// Containers from the local images `rehearse/spark:<v>` and `rehearse/kafka:<v>`
+    /// (testcontainers; needs a Docker engine).
+    #[default]
+    Docker,
+    /// Host processes: the same Spark distribution and Kafka broker installed under the cache,
+    /// run with the host's Java and Python (no Docker engine needed).
+    Local,
+}
+
+impl RuntimeKind {
+    /// `docker` or `local`, as the `--runtime` flag spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuntimeKind::Docker => "docker",
+            RuntimeKind::Local => "local",
+        }
+    }
+
+    /// The path at which the job sees the sandbox whose host path is `sandbox`: the container
+    /// mount point ([`crate::spark::SANDBOX_MOUNT`]) on Docker, the host path itself locally.
+    pub fn job_sandbox(self, sandbox: &Path) -> PathBuf {
+        match self {
+            RuntimeKind::Docker => PathBuf::from(crate::spark::SANDBOX_MOUNT),
+            RuntimeKind::Local => sandbox.to_path_buf(),
+        }
+    }
+}
+
+enum KafkaInner {
+    Docker(Box<DockerKafka>),
+    Local(Box<LocalKafka>),
+}
+
+/// A running Kafka broker of a trial (or of a suite): a container on the trial network, or a
+/// host process on the local runtime. Remove it with [`KafkaContainer::remove`]; dropping it
+/// removes it too (safety net).
+pub struct KafkaContainer {
+    inner: KafkaInner,
+    /// Bootstrap servers for the host (rdkafka seeding): `127.0.0.1:<port>`.
+    pub host_bootstrap: String,
+    /// Bootstrap servers for the Spark job: `<container name>:9092` on the trial network
+    /// (Docker), the same as `host_bootstrap` locally.
+    pub internal_bootstrap: String,
+}
+
+impl KafkaContainer {
+    /// The runtime it runs on.
+    pub fn runtime(&self) -> RuntimeKind {
+        match self.inner {
+            KafkaInner::Docker(_) => RuntimeKind::Docker,
+            KafkaInner::Local(_) => RuntimeKind::Local,
+        }
+    }
+
+    /// Stops and removes the broker (container, or process group and its data directory).
+    pub async fn remove(self) -> Result<(), RuntimeError> {
+        match self.inner {
+            KafkaInner::Docker(k) => k.remove().await,
+            KafkaInner::Local(k) => {
+                k.remove().await;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Starts Kafka `version` on `ids.runtime`: the image `rehearse/kafka:<version>` on the trial
+/// network, or the broker installed under the cache (installed on first use) on free
+/// 127.0.0.1 ports. Returns once it runs; the caller waits for a real metadata answer
+/// (`kafka::wait_ready`).
+pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaContainer, RuntimeError> {
+    match ids.runtime {
+        RuntimeKind::Docker => {
+            let k = containers::start_kafka(ids, &crate::images::kafka_image(version)).await?;
+            Ok(KafkaContainer {
+                host_bootstrap: k.host_bootstrap.clone(),
+                internal_bootstrap: k.internal_bootstrap.clone(),
+                inner: KafkaInner::Docker(Box::new(k)),
+            })
+        }
+        RuntimeKind::Local => {
+            let k = local::start_kafka(ids, version).await?;
+            Ok(KafkaContainer {
+                host_bootstrap: k.bootstrap.clone(),
+                internal_bootstrap: k.bootstrap.clone(),
+                inner: KafkaInner::Local(Box::new(k)),
+            })
+        }
+    }
+}
+
+enum SparkInner {
+    Docker(Box<DockerSpark>),
+    Local(Box<LocalSpark>),
+}
+
+/// A running Spark driver (spark-submit) of a trial: a container with the sandbox mounted at
+/// `/sandbox`, or a host process in the sandbox on the local runtime.
+pub struct SparkContainer {
+    inner: SparkInner,
+    description: String,
+}
+
+impl SparkContainer {
+    /// What runs it, for progress lines: the image tag, or `local Spark <v> (<SPARK_HOME>)`.
+    pub fn describe(&self) -> &str {
+        &self.description
+    }
+
+    /// Streams stdout and stderr line by line into a channel, in arrival order per stream.
+    /// The channel closes when both streams end (the driver exited or was removed). Call it
+    /// once: on the local runtime a second call gets a closed channel.
+    pub fn lines(&self) -> mpsc::Receiver<LogLine> {
+        match &self.inner {
+            SparkInner::Docker(s) => s.lines(),
+            SparkInner::Local(s) => s.lines(),
+        }
+    }
+
+    /// The exit code once the driver has exited (killed by signal N: 128 + N), `None` while it
+    /// runs.
+    pub async fn exit_code(&self) -> Option<i64> {
+        match &self.inner {
+            SparkInner::Docker(s) => s.exit_code().await,
+            SparkInner::Local(s) => s.exit_code(),
+        }
+    }
+
+    /// Sends SIGTERM (then SIGKILL after `grace`) so Spark's shutdown hooks run. Locally the
+    /// signals go to the driver's whole process group.
+    pub async fn stop(&self, grace: Duration) -> Result<(), RuntimeError> {
+        match &self.inner {
+            SparkInner::Docker(s) => s.stop(grace).await,
+            SparkInner::Local(s) => {
+                s.stop(grace).await;
+                Ok(())
+            }
+        }
+    }
+
+    /// Stops and removes the driver (container, or what is left of the process group).
+    pub async fn remove(self) -> Result<(), RuntimeError> {
+        match self.inner {
+            SparkInner::Docker(s) => s.remove().await,
+            SparkInner::Local(s) => {
+                s.remove().await;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Starts Spark `version` on `ids.runtime` running `cmd` (a `spark-submit` argv whose paths
+/// point into [`RuntimeKind::job_sandbox`]):
+/// - Docker: the image `rehearse/spark:<version>` with `sandbox` bind-mounted at `/sandbox`,
+///   running as the sandbox owner's uid:gid; `memory_mb` caps the container's memory (MiB).
+/// - Local: the distribution under the cache (installed on first use; refused when the host's
+///   Java or Python cannot run `version`), in `sandbox` as working directory; `memory_mb` is
+///   not applied (no cgroup).
+pub async fn start_spark(
+    ids: &TrialIds,
+    version: &str,
+    sandbox: &Path,
+    cmd: Vec<String>,
+    memory_mb: Option<u64>,
+) -> Result<SparkContainer, RuntimeError> {
+    match ids.runtime {
+        RuntimeKind::Docker => {
+            let image = crate::images::spark_image(version);
+            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb).await?;
+            Ok(SparkContainer {
+                inner: SparkInner::Docker(Box::new(s)),
+                description: image,
+            })
+        }
+        RuntimeKind::Local => {
+            let s = local::start_spark(ids, version, sandbox, cmd).await?;
+            Ok(SparkContainer {
+                description: s.description.clone(),
+                inner: SparkInner::Local(Box::new(s)),
+            })
+        }
+    }
+}
+
+/// Checks the host and installs what the local runtime needs for these Spark versions and this
+/// Kafka version, before any trial starts (blocking; progress one line per step). Fails on the
+/// first version the host's Java or Python cannot run, or on the first failed install.
+pub fn prepare_local(
+    spark_versions: &[String],
+    kafka_version: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), RuntimeError> {
+    for v in spark_versions {
+        local::check_host(v)?;
+    }
+    local::ensure_kafka(kafka_version, progress)?;
+    for v in spark_versions {
+        local::ensure_spark(v, progress)?;
+    }
+    Ok(())
+}
+
+/// Removes rehearse's leftovers in `scope`: local process groups (and their Kafka data), then
+/// containers and empty `rehearse-*` networks. A host with no Docker engine at all (no socket)
+/// has no containers to remove: that is not an error. Returns what was removed.
+pub async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
+    let mut removed = local::gc(scope == GcScope::ThisProcess);
+    match containers::gc(scope).await {
+        Ok(more) => removed.extend(more),
+        Err(e) => {
+            // DOCKER_HOST unset: the default socket; a unix:// one: that socket; tcp: an engine.
+            let socket = match std::env::var("DOCKER_HOST") {
+                Ok(host) => host.strip_prefix("unix://").map(PathBuf::from),
+                Err(_) => Some(PathBuf::from("/var/run/docker.sock")),
+            };
+            let no_engine = socket.is_some_and(|s| !s.exists());
+            if !no_engine {
+                return Err(e);
+            }
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_job_sees_the_sandbox_where_the_runtime_puts_it() {
+        let host = Path::new("/tmp/rehearse-x");
+        assert_eq!(
+            RuntimeKind::Docker.job_sandbox(host),
+            PathBuf::from("/sandbox")
+        );
+        assert_eq!(RuntimeKind::Local.job_sandbox(host), host);
+        assert_eq!(RuntimeKind::default(), RuntimeKind::Docker);
+        assert_eq!(RuntimeKind::Local.as_str(), "local");
+    }
+}

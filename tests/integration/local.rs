@@ -1,0 +1,310 @@
+//! The `local` runtime for real: Kafka and Spark 3.5.3 as host processes, no Docker. These tests
+//! never skip: they need the host's Java 17 and Python 3.11, PyPI and Maven Central (the first
+//! run installs Spark and Kafka under target/rehearse-cache/local, about half a minute when the
+//! pyspark download is already cached by an image build), and fail when any of that is missing.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+/// The parts of the `rehearse.run/v1` document checked here (test-local types).
+#[derive(Debug, Deserialize)]
+struct Report {
+    trials: Vec<Trial>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Trial {
+    verdict: String,
+    rule: String,
+    evidence: Vec<String>,
+    last_committed_batch: Option<u64>,
+    first_batch_after_restart: Option<u64>,
+    start_offsets_match: Option<bool>,
+    source_untouched: bool,
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cache_dir() -> PathBuf {
+    repo().join("target/rehearse-cache")
+}
+
+/// A scenario restarting `checkpoint` (or generating one: `checkpoint_toml`) with the
+/// windowed-count job, the job the fixture was written by.
+fn scenario(dir: &Path, checkpoint_toml: &str, target: &str) -> PathBuf {
+    let job = repo().join("scenarios/jobs/windowed_count.py");
+    let text = format!(
+        r#"name = "local"
+targets = ["{target}"]
+timeout_seconds = 240
+{checkpoint_toml}
+[job]
+file = "{job}"
+args = ["--checkpoint", "{{checkpoint}}", "--bootstrap-servers", "{{bootstrap_servers}}", "--output", "{{output}}", "--topic", "{{topic.events}}"]
+[job.conf]
+"spark.sql.shuffle.partitions" = "2"
+
+[[topics]]
+name = "events"
+partitions = 2
+template = '{{"user":"user-{{partition}}","n":{{n}}}}'
+fresh_records = 5
+"#,
+        job = job.display()
+    );
+    let path = dir.join("scenario.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn fixture() -> PathBuf {
+    repo().join("tests/fixtures/checkpoints/3.5.3/kafka-agg")
+}
+
+fn hash_tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<_> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(root).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn rehearse() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rehearse"));
+    cmd.env("REHEARSE_CACHE_DIR", cache_dir());
+    cmd
+}
+
+/// Pid files of local process groups owned by `owner`: (pgid, contents).
+fn pid_files_of(owner: u32) -> Vec<(i32, String)> {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("rehearse-procs-{uid}"));
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let pgid = e
+                        .file_name()
+                        .to_string_lossy()
+                        .strip_suffix(".pid")?
+                        .parse()
+                        .ok()?;
+                    let text = std::fs::read_to_string(e.path()).ok()?;
+                    text.lines()
+                        .any(|l| l == format!("owner={owner}"))
+                        .then_some((pgid, text))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn group_alive(pgid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the group exists.
+    unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+fn wait_group_gone(pgid: i32) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(15) {
+        if !group_alive(pgid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// Starts `rehearse run --runtime local` and returns it once its Kafka broker is up (the
+/// stderr line "kafka ready"), with the stderr read so far.
+fn run_until_kafka_ready(tmp: &Path) -> (std::process::Child, String) {
+    let s = scenario(
+        tmp,
+        &format!("[checkpoint]\npath = \"{}\"\n", fixture().display()),
+        "3.5.3",
+    );
+    let mut child = rehearse()
+        .args(["run", "--runtime", "local", "--report-dir"])
+        .arg(tmp)
+        .arg(&s)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut seen = String::new();
+    let stderr = child.stderr.take().unwrap();
+    for line in std::io::BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("kafka ready at") {
+            return (child, seen);
+        }
+    }
+    let _ = child.wait();
+    panic!("rehearse ended before its Kafka was ready:\n{seen}");
+}
+
+#[test]
+fn local_runtime_resumes_a_3_5_checkpoint_with_matching_offsets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = fixture();
+    let before = hash_tree(&source);
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        "3.5.3",
+    );
+    let started = Instant::now();
+    let child = rehearse()
+        .args(["run", "--runtime", "local", "--json", "--report-dir"])
+        .arg(tmp.path())
+        .arg(&s)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let owner = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!(
+        "local trial: {:.1} s in all\n{stderr}",
+        started.elapsed().as_secs_f64()
+    );
+    let report: Report = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
+    let t = &report.trials[0];
+    assert_eq!(
+        t.verdict, "resumed",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
+    assert_eq!(t.start_offsets_match, Some(true), "{stderr}");
+    assert_eq!(t.last_committed_batch, Some(3));
+    assert!(t.first_batch_after_restart > t.last_committed_batch);
+    assert!(t.source_untouched);
+    assert_eq!(
+        hash_tree(&source),
+        before,
+        "the fixture must be byte-identical"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("spark-submit started in local Spark 3.5.3"),
+        "{stderr}"
+    );
+    // Nothing left behind: no process group of that run, no Kafka data directory.
+    assert!(pid_files_of(owner).is_empty());
+}
+
+#[test]
+fn local_runtime_refuses_a_spark_the_host_python_cannot_run() {
+    // A fake Java 17 and Python 3.11, so the refusal does not depend on this host's tools.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("jdk/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let java = bin.join("java");
+    std::fs::write(
+        &java,
+        "#!/bin/sh\necho 'openjdk version \"17.0.15\" 2025-04-15' >&2\n",
+    )
+    .unwrap();
+    let python = tmp.path().join("python");
+    std::fs::write(&python, "#!/bin/sh\necho 3 11\n").unwrap();
+    for f in [&java, &python] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", fixture().display()),
+        "3.3.4",
+    );
+    let out = rehearse()
+        .args(["run", "--runtime", "local"])
+        .arg(&s)
+        .env("JAVA_HOME", tmp.path().join("jdk"))
+        .env("PYSPARK_PYTHON", &python)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "environment error: {stderr}");
+    assert!(
+        stderr.contains("Spark 3.3.4 cannot run on the local runtime")
+            && stderr.contains("Python 3.11")
+            && stderr.contains("--runtime docker")
+            && stderr.contains("PYSPARK_PYTHON"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("installing"),
+        "refused before installing: {stderr}"
+    );
+}
+
+#[test]
+fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
+    // Ctrl-C (SIGINT): the run kills its own process groups and exits 130.
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, seen) = run_until_kafka_ready(tmp.path());
+    let owner = child.id();
+    let groups = pid_files_of(owner);
+    assert_eq!(
+        groups.len(),
+        1,
+        "one Kafka process group: {groups:?}\n{seen}"
+    );
+    let pgid = groups[0].0;
+    assert!(group_alive(pgid));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(wait_group_gone(pgid), "Kafka group {pgid} survived Ctrl-C");
+    assert!(pid_files_of(owner).is_empty());
+
+    // SIGKILL: nothing runs the cleanup, the broker is an orphan until `rehearse gc`.
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut child, seen) = run_until_kafka_ready(tmp.path());
+    let owner = child.id();
+    let groups = pid_files_of(owner);
+    assert_eq!(groups.len(), 1, "{groups:?}\n{seen}");
+    let (pgid, text) = groups[0].clone();
+    let data = text
+        .lines()
+        .find_map(|l| l.strip_prefix("dir="))
+        .map(PathBuf::from)
+        .expect("the Kafka pid file names its data directory");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        group_alive(pgid),
+        "the broker outlives a SIGKILLed rehearse"
+    );
+    let out = rehearse().arg("gc").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(&format!("removed local kafka process group {pgid}")),
+        "{stdout}"
+    );
+    assert!(wait_group_gone(pgid), "gc left Kafka group {pgid} running");
+    assert!(!data.exists(), "gc left {}", data.display());
+    assert!(pid_files_of(owner).is_empty());
+}
