@@ -58,6 +58,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
     let mut partial = MatrixReport {
         schema: reports::MATRIX_SCHEMA.into(),
         suite: suite.name.clone(),
+        suite_file: None,
         shapes: suite.shapes.iter().map(|s| s.name.clone()).collect(),
         providers: suite.providers.clone(),
         sources: suite.sources.clone(),

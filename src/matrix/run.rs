@@ -129,6 +129,7 @@ pub async fn run_matrix(
     let mut report = MatrixReport {
         schema: MATRIX_SCHEMA.to_string(),
         suite: suite.name.clone(),
+        suite_file: Some(suite.file.display().to_string()),
         shapes: suite.shapes.iter().map(|s| s.name.clone()).collect(),
         providers: suite.providers.clone(),
         sources: suite.sources.clone(),

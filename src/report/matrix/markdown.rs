@@ -32,6 +32,15 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
         text::seconds(report.seconds),
         report.jobs,
     )?;
+    if let Some(file) = &report.suite_file {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Regenerate: `rehearse matrix {} --markdown FILE` (real Spark and Kafka in containers; \
+             rows are the Spark version that wrote the checkpoint, columns the version that restarted it).",
+            text::sanitize(file).replace('`', "'")
+        )?;
+    }
     if !diffs.is_empty() {
         writeln!(out)?;
         writeln!(out, "### Differences from the suite's expectations")?;

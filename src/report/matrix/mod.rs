@@ -61,6 +61,7 @@ pub(crate) mod test_helpers {
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),
             suite: "nightly".into(),
+            suite_file: Some("scenarios/suites/nightly.toml".into()),
             shapes: vec!["dedup".into()],
             providers: vec!["rocksdb".into()],
             sources: vec!["3.5.3".into(), "4.0.1".into()],

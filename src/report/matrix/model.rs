@@ -17,6 +17,9 @@ pub struct MatrixReport {
     pub schema: String,
     /// Suite name.
     pub suite: String,
+    /// The suite file as given on the command line (to regenerate the report).
+    #[serde(default)]
+    pub suite_file: Option<String>,
     /// Axes of the grid, in suite order (all of the suite's, also in a shard's report).
     pub shapes: Vec<String>,
     /// Provider names.
