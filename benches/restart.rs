@@ -29,7 +29,7 @@ fn main() {
     };
     let target = "4.0.1";
     runtime.block_on(async {
-        let g = Generate { spark, batches, records_per_batch, extra_args, runtime: Default::default() };
+        let g = Generate { spark, batches, records_per_batch, extra_args, runtime: Default::default(), spark_memory_mb: None };
         let source = trial::generate_checkpoint(&scenario, &g, &mut |_| {}).await.expect("source checkpoint");
         let inspection = rehearse::checkpoint::inspect(&source).expect("inspect");
         let mut rows = Vec::new();

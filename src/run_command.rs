@@ -12,6 +12,15 @@ use rehearse::trial::{self, Generate, TrialEvent, TrialSettings};
 
 use crate::cli::RunArgs;
 
+/// `eprintln!` that ignores a closed stderr: a progress line is not worth a panic, which would
+/// skip the cleanup of this run's containers and local processes.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Exit code for an error that stopped a command: environment problems (Docker, images,
 /// Kafka, ports) get [`exit::ENVIRONMENT`], everything else is bad input.
 pub fn exit_code_for(err: &anyhow::Error) -> i32 {
@@ -75,7 +84,7 @@ fn progress() -> impl FnMut(TrialEvent) + Send {
                 )
             }
         };
-        eprintln!("  {line}");
+        say!("  {line}");
     }
 }
 
@@ -99,7 +108,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         tokio::select! {
             r = run_scenario(&scenario, &settings) => r,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: removing this rehearsal's containers and processes");
+                say!("interrupted: removing this rehearsal's containers and processes");
                 let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
                 std::process::exit(130);
             }
@@ -127,7 +136,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         report::write(report::ReportFormat::Markdown, &report, &mut f)?;
     }
     if report.trials.iter().any(|t| !t.source_untouched) {
-        eprintln!("error: the source checkpoint changed during the rehearsal; see the notes in the report");
+        say!("error: the source checkpoint changed during the rehearsal; see the notes in the report");
         return Ok(exit::INTERNAL);
     }
     Ok(report::exit_code(&report))
@@ -146,7 +155,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
     match settings.runtime {
         RuntimeKind::Docker => ensure_images(&versions, &scenario.kafka_version)?,
         RuntimeKind::Local => {
-            let mut progress = |line: &str| eprintln!("  {line}");
+            let mut progress = |line: &str| say!("  {line}");
             let mut unique = versions.clone();
             unique.sort();
             unique.dedup();
@@ -167,13 +176,14 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
                 records_per_batch: *records_per_batch,
                 extra_args: extra_args.clone(),
                 runtime: settings.runtime,
+                spark_memory_mb: None,
             };
             match trial::cached_checkpoint(scenario, &g) {
-                Some(path) => eprintln!(
+                Some(path) => say!(
                     "using the source checkpoint generated earlier with Spark {spark}: {} (remove it to generate anew)",
                     path.display()
                 ),
-                None => eprintln!("generating the source checkpoint with Spark {spark} ({batches} data batches)"),
+                None => say!("generating the source checkpoint with Spark {spark} ({batches} data batches)"),
             }
             trial::generate_checkpoint(scenario, &g, &mut on_event).await?
         }
@@ -181,7 +191,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
     let inspection = rehearse::checkpoint::inspect(&source)?;
     let mut trials = Vec::new();
     for target in &scenario.targets {
-        eprintln!("rehearsing on Spark {target}");
+        say!("rehearsing on Spark {target}");
         trials.push(
             trial::run_trial(
                 scenario,
@@ -204,7 +214,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
 }
 
 pub(crate) fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
-    let mut progress = |line: &str| eprintln!("  {line}");
+    let mut progress = |line: &str| say!("  {line}");
     rehearse::images::ensure_kafka(
         kafka_version,
         rehearse::images::ImageSourceKind::default(),

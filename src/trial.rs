@@ -699,6 +699,8 @@ pub struct Generate {
     pub extra_args: Vec<String>,
     /// Where the generating Kafka and Spark run (with a suite's shared broker: the broker's).
     pub runtime: runtime::RuntimeKind,
+    /// Memory cap of the generating Spark container, MiB (`None`: no cap).
+    pub spark_memory_mb: Option<u64>,
 }
 
 /// Writes a source checkpoint with real Spark (cached by job, args, conf, topics, version and
@@ -830,7 +832,7 @@ async fn generate_with(
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
     let cmd = submit(scenario, &g.spark, &job_sandbox, app, &args, kafka)?;
-    let spark = runtime::start_spark(ids, &g.spark, work, cmd, None).await?;
+    let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {
         image: spark.describe().to_string(),
     });

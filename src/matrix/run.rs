@@ -199,7 +199,7 @@ async fn run_group(
     };
     let prepared = {
         let _permit = gate.acquire().await;
-        prepare(&scenario, &kafka, &network).await
+        prepare(&scenario, &kafka, &network, &settings).await
     };
     let (source, inspection, seeding) = match prepared {
         Ok(p) => p,
@@ -264,6 +264,7 @@ async fn prepare(
     scenario: &Scenario,
     kafka: &KafkaContainer,
     network: &str,
+    settings: &TrialSettings,
 ) -> Result<
     (
         std::path::PathBuf,
@@ -290,6 +291,7 @@ async fn prepare(
         records_per_batch: *records_per_batch,
         extra_args: extra_args.clone(),
         runtime: kafka.runtime(),
+        spark_memory_mb: settings.spark_memory_mb,
     };
     let source = trial::generate_checkpoint_with(scenario, &g, Some((kafka, network)), &mut |_| {})
         .await
