@@ -2,7 +2,9 @@
 //! pure parsers, then interpret: batches, sources and Kafka offsets, state, writer version and
 //! integrity findings.
 //!
-//! Reads a checkpoint; never writes, never follows links inside it. One bad file becomes a
+//! Reads a checkpoint; never writes, reads through a link only to a regular file (as Spark does),
+//! never walks a link to a directory, never opens a FIFO or device (Spark lists one as a file:
+//! it gets its own `not-a-regular-file` finding, never a "missing" one). One bad file becomes a
 //! finding naming that file; only a path that is not a readable checkpoint directory is an error.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -12,7 +14,7 @@ use super::commits::{parse_commit_log, CommitLogFile};
 use super::error::{CheckpointError, ParseError, ParseErrorKind};
 use super::findings::{Finding, Severity};
 use super::fingerprint::{self, markers, Observation};
-use super::loader::{self, EntryKind, Listing};
+use super::loader::{self, EntryKind, LinkTarget, Listing};
 use super::metadata::parse_query_metadata;
 use super::model::{
     CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, PinnedConf, WriterSegment,
@@ -89,6 +91,9 @@ pub(crate) struct Inspector {
     pub(crate) listing: Listing,
     findings: Vec<Finding>,
     observations: Vec<Observation>,
+    /// FIFOs, sockets, devices (and links to them): each gets one `not-a-regular-file` finding,
+    /// from the check that knows whether Spark reads it, or else a generic one at the end.
+    specials: Vec<String>,
 }
 
 impl Inspector {
@@ -97,16 +102,18 @@ impl Inspector {
             listing,
             findings: Vec::new(),
             observations: Vec::new(),
+            specials: Vec::new(),
         }
     }
 
-    /// Whether the listing holds a regular file at `rel`. A linear scan: it is asked about a
-    /// handful of files per inspection, and an index of every path would cost more.
+    /// Whether the listing holds what Spark sees as a file at `rel`: a regular file, a link to
+    /// one, or a special file (which a read then reports, never opens). A linear scan: it is
+    /// asked about a handful of files per inspection, and an index of every path would cost more.
     pub(crate) fn has_file(&self, rel: &str) -> bool {
         self.listing
             .entries
             .iter()
-            .any(|e| e.kind == EntryKind::File && e.rel == rel)
+            .any(|e| e.kind.is_file_like() && e.rel == rel)
     }
 
     pub(crate) fn finding(
@@ -133,15 +140,17 @@ impl Inspector {
         let bytes = match loader::read_bounded(&self.listing.root, rel) {
             Ok(bytes) => bytes,
             Err(e) => {
-                let code = match e {
-                    loader::ReadError::TooLarge(_) => "file-too-large",
-                    loader::ReadError::Io(_) => "file-unreadable",
+                let hint = match e {
+                    loader::ReadError::NotRegular => {
+                        "; Spark lists it as a file and blocks or fails reading it: replace it with the real file from a backup of the checkpoint"
+                    }
+                    _ => "",
                 };
                 self.finding(
                     severity,
-                    code,
+                    e.code(),
                     Some(rel),
-                    format!("cannot read {rel}: {e}{why}"),
+                    format!("cannot read {rel}: {e}{why}{hint}"),
                 );
                 return None;
             }
@@ -321,6 +330,7 @@ impl Inspector {
         self.findings.extend(conflicts);
         let writer_history = self.writer_history(&offsets);
 
+        self.report_specials();
         let mut findings = std::mem::take(&mut self.findings);
         findings.sort_by(|a, b| {
             b.severity
@@ -354,7 +364,7 @@ impl Inspector {
         let mut summary = FileSummary::default();
         let mut orphans = Vec::new();
         let mut spark_crc = None;
-        let mut others = Vec::new();
+        let mut links = Vec::new();
         // The loader lists one directory completely before the next, so the entries of a
         // directory are contiguous: check `.x.crc` side files against their own directory only.
         let entries = &self.listing.entries;
@@ -368,15 +378,20 @@ impl Inspector {
             let group = &entries[start..end];
             let names: HashSet<&str> = group
                 .iter()
-                .filter(|e| e.kind == EntryKind::File)
+                .filter(|e| e.kind.is_file_like())
                 .map(|e| file_name(&e.rel))
                 .collect();
             for entry in group {
                 let name = file_name(&entry.rel);
+                if let EntryKind::Symlink(target) = entry.kind {
+                    summary.symlinks.push(entry.rel.clone());
+                    links.push((entry.rel.clone(), target));
+                }
+                if entry.kind.is_special() {
+                    self.specials.push(entry.rel.clone());
+                }
                 match entry.kind {
-                    EntryKind::Symlink => summary.symlinks.push(entry.rel.clone()),
-                    EntryKind::Other => others.push(entry.rel.clone()),
-                    EntryKind::Dir => {}
+                    EntryKind::Symlink(_) | EntryKind::Other | EntryKind::Dir => {}
                     EntryKind::File => {
                         summary.total += 1;
                         if let Some(target) =
@@ -407,21 +422,16 @@ impl Inspector {
         summary.symlinks.sort();
         summary.tmp_files.sort();
         orphans.sort();
-        for link in summary.symlinks.clone() {
-            self.finding(
-                Severity::Warning,
-                "symlink-not-followed",
-                Some(&link),
-                format!("{link} is a symbolic link; rehearse does not follow links inside a checkpoint, so whatever it points to was not inspected"),
-            );
-        }
-        for other in others {
-            self.finding(
-                Severity::Warning,
-                "not-a-regular-file",
-                Some(&other),
-                format!("{other} is not a regular file or directory (a FIFO, socket or device) and was not read"),
-            );
+        links.sort_by(|a, b| a.0.cmp(&b.0));
+        for (link, target) in links {
+            let (code, message) = match target {
+                LinkTarget::File => ("symlink-to-file", format!("{link} is a symbolic link to a regular file: Spark reads through it, and so did rehearse; but copies that skip or keep links (rehearse run's sandbox, cp -r, hdfs dfs -cp) lose the file: replace the link with a copy of its target")),
+                LinkTarget::Dir => ("symlink-not-followed", format!("{link} is a symbolic link to a directory; rehearse does not walk links inside a checkpoint (they can lead out of it, or in a circle), so what it holds was not inspected and is not counted missing either; replace the link with the directory to have it checked")),
+                LinkTarget::Broken => ("symlink-not-followed", format!("{link} is a symbolic link to nothing (dangling, a loop, or unreadable): Spark cannot read it either; restore what it pointed to, or remove the link")),
+                // Reported with the special files.
+                LinkTarget::Other => continue,
+            };
+            self.finding(Severity::Warning, code, Some(&link), message);
         }
         for tmp in summary.tmp_files.clone() {
             self.finding(
@@ -463,6 +473,25 @@ impl Inspector {
         summary
     }
 
+    /// Special files no specific check reported (one Spark does not read on restart, or one
+    /// outside the logs and state): a warning each.
+    fn report_specials(&mut self) {
+        for rel in std::mem::take(&mut self.specials) {
+            let reported = self
+                .findings
+                .iter()
+                .any(|f| f.code == "not-a-regular-file" && f.file.as_deref() == Some(&rel));
+            if !reported {
+                self.finding(
+                    Severity::Warning,
+                    "not-a-regular-file",
+                    Some(&rel),
+                    format!("{rel} is not a regular file or directory (a FIFO, socket or device, or a link to one) and was not opened; Spark does not need it on restart, but it has no place in a checkpoint: remove it"),
+                );
+            }
+        }
+    }
+
     /// Batch ids of `offsets/` or `commits/`, ascending; other names become findings.
     fn batch_ids(&mut self, dir: &str) -> Vec<u64> {
         let prefix = format!("{dir}/");
@@ -483,7 +512,9 @@ impl Inspector {
                 .filter(|id| *id <= i64::MAX as u64)
                 .ok_or(());
             match (id, entry.kind) {
-                (Ok(id), EntryKind::File) => ids.push(id),
+                // Spark's listing shows a link to a file, and a FIFO, as a batch file; reading
+                // a FIFO is refused and reported.
+                (Ok(id), kind) if kind.is_file_like() => ids.push(id),
                 (Ok(_), EntryKind::Dir) => odd.push((
                     entry.rel.clone(),
                     "is a directory where Spark expects a log file",

@@ -1,9 +1,11 @@
 //! The only code of the checkpoint model that touches the file system: list the tree once and
 //! read single files, bounded.
 //!
-//! Read-only: files are opened for reading, nothing is created, renamed or locked. Links inside
-//! the checkpoint are listed but never followed (a link could lead out of the checkpoint, or in a
-//! circle); only the path given by the user is resolved.
+//! Read-only: files are opened for reading, nothing is created, renamed or locked. A link inside
+//! the checkpoint is `stat`ed to learn what it points to: a link to a regular file is read like
+//! the file (Hadoop's local file system, and so Spark, reads through it); a link to a directory
+//! is never walked (it could lead out of the checkpoint, or in a circle). Nothing that is not a
+//! regular file (FIFO, socket, device) is ever opened: opening a FIFO for reading blocks.
 
 use std::fs;
 use std::io::{self, Read};
@@ -15,14 +17,50 @@ use super::error::CheckpointError;
 /// partitions stays well under 1 MiB). Anything larger is reported, not read.
 pub const READ_CAP: u64 = 16 * 1024 * 1024;
 
-/// What a directory entry is, as the listing saw it (without following links).
+/// What a directory entry is, as the listing saw it (a link is not walked, only `stat`ed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EntryKind {
     File,
     Dir,
-    Symlink,
+    /// A symbolic link, and what it points to.
+    Symlink(LinkTarget),
     /// FIFO, socket, device.
     Other,
+}
+
+/// What a symbolic link inside the checkpoint points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkTarget {
+    /// A regular file: Spark reads through the link, and so does inspect.
+    File,
+    /// A directory: not walked.
+    Dir,
+    /// A FIFO, socket or device: never opened.
+    Other,
+    /// Nothing (dangling), a loop, or a target that cannot be `stat`ed.
+    Broken,
+}
+
+impl EntryKind {
+    /// A regular file, or a link to one: a file Spark can read.
+    pub(crate) fn is_readable_file(self) -> bool {
+        matches!(self, EntryKind::File | EntryKind::Symlink(LinkTarget::File))
+    }
+
+    /// A FIFO, socket or device, or a link to one: Spark's file listing shows it as a file, but
+    /// it holds no data and must never be opened.
+    pub(crate) fn is_special(self) -> bool {
+        matches!(
+            self,
+            EntryKind::Other | EntryKind::Symlink(LinkTarget::Other)
+        )
+    }
+
+    /// Whatever Spark's listing (Hadoop's local file system) shows as a file: a regular file,
+    /// a special file, or a link to either. Spark takes such a name for the file it names.
+    pub(crate) fn is_file_like(self) -> bool {
+        self.is_readable_file() || self.is_special()
+    }
 }
 
 /// One entry under the checkpoint root: its path relative to the root, `/`-separated.
@@ -44,7 +82,20 @@ pub(crate) struct Listing {
 #[derive(Debug)]
 pub(crate) enum ReadError {
     TooLarge(u64),
+    /// A FIFO, socket or device (or a link to one): not opened.
+    NotRegular,
     Io(io::Error),
+}
+
+impl ReadError {
+    /// The finding code of a file that could not be read.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            ReadError::TooLarge(_) => "file-too-large",
+            ReadError::NotRegular => "not-a-regular-file",
+            ReadError::Io(_) => "file-unreadable",
+        }
+    }
 }
 
 impl std::fmt::Display for ReadError {
@@ -53,6 +104,10 @@ impl std::fmt::Display for ReadError {
             ReadError::TooLarge(size) => write!(
                 f,
                 "it is {size} bytes, over the {READ_CAP}-byte cap for a checkpoint file"
+            ),
+            ReadError::NotRegular => write!(
+                f,
+                "it is not a regular file (a FIFO, socket or device) and was not opened"
             ),
             ReadError::Io(e) => write!(f, "{e}"),
         }
@@ -105,7 +160,7 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CheckpointError> {
             let name = name.to_string_lossy();
             let rel = format!("{prefix}{name}");
             let kind = match item.file_type() {
-                Ok(t) if t.is_symlink() => EntryKind::Symlink,
+                Ok(t) if t.is_symlink() => EntryKind::Symlink(link_target(&item.path())),
                 Ok(t) if t.is_dir() => EntryKind::Dir,
                 Ok(t) if t.is_file() => EntryKind::File,
                 Ok(_) => EntryKind::Other,
@@ -126,10 +181,30 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CheckpointError> {
     Ok(listing)
 }
 
-/// Reads one file under the root, refusing files over [`READ_CAP`].
+/// What a link points to, by one `stat` of its target (never opened, never walked).
+fn link_target(path: &Path) -> LinkTarget {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_file() => LinkTarget::File,
+        Ok(meta) if meta.is_dir() => LinkTarget::Dir,
+        Ok(_) => LinkTarget::Other,
+        Err(_) => LinkTarget::Broken,
+    }
+}
+
+/// Reads one file under the root (through a link to a regular file), refusing files over
+/// [`READ_CAP`] and anything that is not a regular file: that is checked before opening, and the
+/// open itself is non-blocking, so a FIFO put in place meanwhile cannot hang the read either.
 pub(crate) fn read_bounded(root: &Path, rel: &str) -> Result<Vec<u8>, ReadError> {
-    let mut file = fs::File::open(root.join(rel)).map_err(ReadError::Io)?;
-    let size = file.metadata().map_err(ReadError::Io)?.len();
+    let path = root.join(rel);
+    if !fs::metadata(&path).map_err(ReadError::Io)?.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    let mut file = open_nonblocking(&path).map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular);
+    }
+    let size = meta.len();
     if size > READ_CAP {
         return Err(ReadError::TooLarge(size));
     }
@@ -143,4 +218,78 @@ pub(crate) fn read_bounded(root: &Path, rel: &str) -> Result<Vec<u8>, ReadError>
         return Err(ReadError::TooLarge(buf.len() as u64));
     }
     Ok(buf)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer; it
+    // changes nothing for a regular file.
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    fs::File::open(path)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_classified_by_target_and_special_files_are_never_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::write(root.join("real"), "v1\n{}").unwrap();
+        fs::create_dir(root.join("dir")).unwrap();
+        let fifo = std::ffi::CString::new(root.join("fifo").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        for (name, target) in [
+            ("to-file", "real"),
+            ("to-dir", "dir"),
+            ("to-fifo", "fifo"),
+            ("dangling", "nothing"),
+            ("loop", "loop"),
+        ] {
+            std::os::unix::fs::symlink(target, root.join(name)).unwrap();
+        }
+        let listing = list(root).unwrap();
+        let kind = |rel: &str| {
+            listing
+                .entries
+                .iter()
+                .find(|e| e.rel == rel)
+                .map(|e| e.kind)
+                .unwrap()
+        };
+        assert_eq!(kind("to-file"), EntryKind::Symlink(LinkTarget::File));
+        assert_eq!(kind("to-dir"), EntryKind::Symlink(LinkTarget::Dir));
+        assert_eq!(kind("to-fifo"), EntryKind::Symlink(LinkTarget::Other));
+        assert_eq!(kind("dangling"), EntryKind::Symlink(LinkTarget::Broken));
+        assert_eq!(kind("loop"), EntryKind::Symlink(LinkTarget::Broken));
+        assert_eq!(kind("fifo"), EntryKind::Other);
+        assert_eq!(read_bounded(root, "to-file").unwrap(), b"v1\n{}");
+        // Neither blocks: a FIFO without a writer is refused before it is opened.
+        assert!(matches!(
+            read_bounded(root, "fifo"),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            read_bounded(root, "to-fifo"),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            read_bounded(root, "to-dir"),
+            Err(ReadError::NotRegular)
+        ));
+        assert!(matches!(
+            read_bounded(root, "dangling"),
+            Err(ReadError::Io(_))
+        ));
+    }
 }

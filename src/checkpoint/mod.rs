@@ -1,6 +1,7 @@
 //! Read-only model of a Spark Structured Streaming checkpoint (Spark 2.1–4.3).
 //!
-//! Reads a checkpoint; never writes, never follows links inside it. [`inspect`] lists the
+//! Reads a checkpoint; never writes, reads through a link only to a regular file, never walks a
+//! link to a directory, never opens a FIFO or device. [`inspect`] lists the
 //! directory once (`loader.rs`, the only code that opens files), parses the logs with pure
 //! parsers (`offsets.rs`, `commits.rs`, `metadata.rs`), and interprets them in a second pass
 //! (`inspect.rs`, with `sources.rs`, `operators.rs`, `state.rs`, `fingerprint.rs`): batches,

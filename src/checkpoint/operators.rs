@@ -302,6 +302,29 @@ impl Inspector {
             ..
         } = *ctx;
         let op_dir = format!("state/{id}");
+        if dir.linked {
+            // A link to a directory: not walked (the symlink finding says so), so nothing in it
+            // can be said to be missing.
+            return;
+        }
+        // State files that are FIFOs, sockets or devices: present by name to Spark, never
+        // opened here, and an error when the restart has to read one.
+        let load = committed.map(|c| c + 1);
+        for files in dir.partitions.values().flat_map(|s| s.values()) {
+            for (v, ext, rel) in &files.specials {
+                let read = load.is_some_and(|version| files.reads(version, *v, ext));
+                let (severity, what) = match load {
+                    Some(version) if read => (Severity::Error, format!("Spark reads it to load state version {version} on restart and blocks or fails")),
+                    _ => (Severity::Warning, "the restart does not read it, but a rollback to an older batch or the state data source would".to_string()),
+                };
+                self.finding(
+                    severity,
+                    "not-a-regular-file",
+                    Some(rel),
+                    format!("{rel} is not a regular file (a FIFO, socket or device, or a link to one) where Spark keeps a state file, and was not opened: {what}; replace it with the real file from a backup of the checkpoint"),
+                );
+            }
+        }
         if dir.partitions.is_empty() {
             self.finding(
                 Severity::Warning,
@@ -331,7 +354,14 @@ impl Inspector {
                 .map(u64::from),
         );
         for (p, part) in &dir.partitions {
+            if dir.linked_partitions.contains(p) {
+                // Linked directories are not walked: not inspected, not counted missing.
+                continue;
+            }
             for store in &stores {
+                if part.get(store).is_some_and(|f| f.linked) {
+                    continue;
+                }
                 let file = part
                     .get(store)
                     .and_then(|f| f.missing_for(version))

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::loader::{Entry, EntryKind};
+use super::loader::{Entry, EntryKind, LinkTarget};
 
 /// Which state store provider wrote an operator's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,6 +60,11 @@ pub(crate) struct StoreFiles {
     pub sst_files: usize,
     pub schema_file: Option<String>,
     pub unknown: Vec<String>,
+    /// State files that are FIFOs, sockets or devices (or links to one): `(version, extension,
+    /// path)`. Counted as present (Spark lists them), and reported on their own.
+    pub specials: Vec<(u64, String, String)>,
+    /// The store directory is a link to a directory: not walked, so not checked.
+    pub linked: bool,
 }
 
 impl StoreFiles {
@@ -96,6 +101,33 @@ impl StoreFiles {
             (true, false) => Provider::Hdfs,
             (false, true) => Provider::Rocksdb,
             _ => Provider::Unknown,
+        }
+    }
+
+    /// Whether loading `version` reads the state file `<v>.<ext>` (the same chain as
+    /// [`StoreFiles::missing_for`]: the newest full copy at or below it, then the increments).
+    pub fn reads(&self, version: u64, v: u64, ext: &str) -> bool {
+        if version == 0 || v > version {
+            return false;
+        }
+        match self.provider() {
+            Provider::Hdfs => {
+                let base = below_or_at(&self.snapshots, version);
+                match ext {
+                    "snapshot" => v == base,
+                    "delta" => v > base,
+                    _ => false,
+                }
+            }
+            Provider::Rocksdb => {
+                let base = below_or_at(&self.zips, version);
+                match ext {
+                    "zip" => v == base,
+                    "changelog" => v > base,
+                    _ => false,
+                }
+            }
+            Provider::Unknown => v == version,
         }
     }
 
@@ -148,6 +180,10 @@ pub(crate) struct OperatorDir {
     pub metadata_v2: Vec<u64>,
     pub state_schema_v3_files: usize,
     pub unknown: Vec<String>,
+    /// The operator directory is a link to a directory: not walked, so not checked.
+    pub linked: bool,
+    /// Partition directories that are links to directories: not walked, so not checked.
+    pub linked_partitions: Vec<u32>,
 }
 
 /// All of `state/`, by operator id.
@@ -177,13 +213,18 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
             continue;
         };
         let operator = tree.operators.entry(op).or_default();
+        let linked_dir = entry.kind == EntryKind::Symlink(LinkTarget::Dir);
         if parts.len() == 1 {
-            if entry.kind != EntryKind::Dir {
+            if linked_dir {
+                operator.linked = true;
+            } else if entry.kind != EntryKind::Dir {
                 tree.unknown.push(entry.rel.clone());
             }
             continue;
         }
-        let is_file = entry.kind == EntryKind::File;
+        // What Spark's listing shows as a file: a regular file, a link to one, or a special file
+        // (present by name; reported on its own, never opened).
+        let is_file = entry.kind.is_file_like();
         match parts[1] {
             "_metadata" => {
                 match (&parts[2..], is_file) {
@@ -208,6 +249,9 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
             operator.unknown.push(entry.rel.clone());
             continue;
         };
+        if parts.len() == 2 && linked_dir {
+            operator.linked_partitions.push(partition);
+        }
         let stores = operator.partitions.entry(partition).or_default();
         let rest = &parts[2..];
         // A store dir is a partition's subdirectory other than RocksDB's and the schema's own.
@@ -227,8 +271,15 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
             continue;
         };
         match (inner, is_file) {
-            ([], _) => {}
-            ([file], true) => classify(files, file, &entry.rel),
+            ([], _) => files.linked |= linked_dir,
+            ([file], true) => {
+                classify(files, file, &entry.rel);
+                if entry.kind.is_special() {
+                    if let Some((v, ext)) = state_file_name(file) {
+                        files.specials.push((v, ext.to_string(), entry.rel.clone()));
+                    }
+                }
+            }
             (["SSTs" | "logs" | "archive"], false) | (["_metadata"], false) => {}
             (["SSTs", _], true) => files.sst_files += 1,
             (["logs" | "archive", _], true) => {}
@@ -245,6 +296,13 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
         }
     }
     tree
+}
+
+/// `(version, extension)` of a state file name `<v>[_<uuid>].<ext>`.
+fn state_file_name(name: &str) -> Option<(u64, &str)> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let version = stem.split_once('_').map_or(stem, |(v, _)| v);
+    Some((version.parse().ok()?, ext))
 }
 
 fn classify(files: &mut StoreFiles, name: &str, rel: &str) {

@@ -176,6 +176,8 @@ impl Outcome {
 
 fn inspect(path: &Path, json: bool) -> Outcome {
     let mut cmd = Command::cargo_bin("rehearse").expect("the rehearse binary is built");
+    // A hang (a FIFO opened for reading) fails the test instead of stalling the suite.
+    cmd.timeout(std::time::Duration::from_secs(60));
     cmd.arg("inspect").arg(path);
     if json {
         cmd.arg("--json");
@@ -1155,6 +1157,167 @@ fn a_fifo_where_a_log_belongs_is_reported_not_read() {
         doc.finding("not-a-regular-file").file.as_deref(),
         Some("commits/1")
     );
+}
+
+fn mkfifo(path: &Path) {
+    let _ = fs::remove_file(path);
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Whether a finding of `code` names `file`.
+fn has(doc: &Doc, code: &str, file: &str) -> bool {
+    doc.findings
+        .iter()
+        .any(|f| f.code == code && f.file.as_deref() == Some(file))
+}
+
+fn assert_no_missing_state(doc: &Doc) {
+    for code in [
+        "state-version-missing",
+        "state-partition-missing",
+        "crc-without-file",
+    ] {
+        assert!(
+            !doc.findings.iter().any(|f| f.code == code),
+            "false {code}: {:?}",
+            doc.codes()
+        );
+    }
+}
+
+#[test]
+fn a_symlink_to_a_state_file_is_a_file_spark_reads_not_missing_state() {
+    let (tmp, ckpt) = copy_of("3.5.3/file-agg");
+    let moved = tmp.path().join("3.delta");
+    fs::rename(ckpt.join("state/0/1/3.delta"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, ckpt.join("state/0/1/3.delta")).unwrap();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_no_missing_state(&doc);
+    let link = doc.finding("symlink-to-file");
+    assert_eq!(
+        (link.severity.as_str(), link.file.as_deref()),
+        ("warning", Some("state/0/1/3.delta"))
+    );
+    assert!(
+        link.message.contains("replace the link"),
+        "{}",
+        link.message
+    );
+    assert_eq!(doc.operators[0].stores, ["default"]);
+}
+
+#[test]
+fn a_fifo_in_a_state_partition_is_its_own_finding_and_never_opened() {
+    // In the chain Spark reads to load state version 6 (deltas 1..6, no snapshot): an error.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    mkfifo(&ckpt.join("state/0/1/3.delta"));
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert_no_missing_state(&doc);
+    let fifo = doc.finding("not-a-regular-file");
+    assert_eq!(
+        (fifo.severity.as_str(), fifo.file.as_deref()),
+        ("error", Some("state/0/1/3.delta"))
+    );
+    assert!(
+        fifo.message.contains("state version 6") && fifo.message.contains("backup"),
+        "{}",
+        fifo.message
+    );
+    assert_eq!(
+        doc.findings
+            .iter()
+            .filter(|f| f.code == "not-a-regular-file")
+            .count(),
+        1,
+        "one finding per special file: {:?}",
+        doc.codes()
+    );
+
+    // A version the restart does not read (beyond the one it loads): a warning.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    mkfifo(&ckpt.join("state/0/1/9.delta"));
+    let doc = inspect(&ckpt, true).code(0).doc();
+    let fifo = doc.finding("not-a-regular-file");
+    assert_eq!(
+        (fifo.severity.as_str(), fifo.file.as_deref()),
+        ("warning", Some("state/0/1/9.delta"))
+    );
+
+    // A link to a FIFO is a FIFO.
+    let (tmp, ckpt) = copy_of("3.5.3/file-agg");
+    mkfifo(&tmp.path().join("pipe"));
+    fs::remove_file(ckpt.join("state/0/0/6.delta")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("pipe"), ckpt.join("state/0/0/6.delta")).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert_no_missing_state(&doc);
+    assert!(has(&doc, "not-a-regular-file", "state/0/0/6.delta"));
+}
+
+#[test]
+fn a_state_partition_linked_elsewhere_is_not_walked_and_not_missing() {
+    let (tmp, ckpt) = copy_of("3.5.3/file-agg");
+    let moved = tmp.path().join("partition-1");
+    fs::rename(ckpt.join("state/0/1"), &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, ckpt.join("state/0/1")).unwrap();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_no_missing_state(&doc);
+    let link = doc.finding("symlink-not-followed");
+    assert_eq!(link.file.as_deref(), Some("state/0/1"));
+    assert!(link.message.contains("directory"), "{}", link.message);
+    assert_eq!(doc.operators[0].partitions, 2);
+}
+
+#[test]
+fn special_files_and_links_in_the_logs_and_metadata() {
+    // The latest offset file and the query id file as FIFOs: Spark reads both on restart.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    mkfifo(&ckpt.join("offsets/5"));
+    mkfifo(&ckpt.join("metadata"));
+    mkfifo(&ckpt.join("sources/0/2"));
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert_eq!(
+        doc.latest_batch,
+        Some(5),
+        "Spark lists offsets/5 as batch 5"
+    );
+    for file in ["offsets/5", "metadata"] {
+        let f = doc
+            .findings
+            .iter()
+            .find(|f| f.code == "not-a-regular-file" && f.file.as_deref() == Some(file))
+            .unwrap_or_else(|| panic!("no finding for {file}: {:?}", doc.codes()));
+        assert_eq!(f.severity, "error", "{}", f.message);
+        assert!(f.message.contains("backup"), "{}", f.message);
+    }
+    assert!(has(&doc, "not-a-regular-file", "sources/0/2"));
+    assert!(!has(&doc, "metadata-missing", "metadata"));
+    assert!(!has(&doc, "file-source-log-missing", "sources/0/2"));
+
+    // Links to regular files are read through: the same description as the pristine copy.
+    let (tmp, ckpt) = copy_of("3.5.3/file-agg");
+    for rel in ["offsets/5", "commits/5", "metadata"] {
+        let moved = tmp.path().join(rel.replace('/', "-"));
+        fs::rename(ckpt.join(rel), &moved).unwrap();
+        std::os::unix::fs::symlink(&moved, ckpt.join(rel)).unwrap();
+    }
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(
+        (doc.latest_batch, doc.last_committed_batch),
+        (Some(5), Some(5))
+    );
+    assert!(doc.query_id.is_some());
+    assert_eq!(doc.offset_log.as_ref().map(|o| o.batch), Some(5));
+    for rel in ["offsets/5", "commits/5", "metadata"] {
+        assert!(
+            has(&doc, "symlink-to-file", rel),
+            "{rel}: {:?}",
+            doc.codes()
+        );
+    }
 }
 
 #[test]
