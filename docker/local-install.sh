@@ -41,4 +41,4 @@ kafka)
 	;;
 *) die bad-version "unknown kind '$kind' (spark or kafka)" ;;
 esac
-log "installed $kind $v in $dest in $(($(date +%s) - t0))s"
+log "installed $kind $v in $(($(date +%s) - t0))s"

@@ -360,7 +360,7 @@ pub enum ImageError {
     },
     /// A package registry or the Debian mirror (or Docker Hub, with `--from official`) did not
     /// answer.
-    #[error("a registry is unreachable: {detail}\n(hint: check the network and proxy settings; without Docker Hub use --from packages)")]
+    #[error("a registry is unreachable: {detail}\n(hint: check the network and proxy settings (PyPI, Maven Central or $MAVEN_REPO); for images without Docker Hub use --from packages)")]
     RegistryUnreachable {
         /// What the recipe said.
         detail: String,

@@ -257,7 +257,6 @@ fn ensure(
         part.as_str(),
         dir.display()
     ));
-    let started = Instant::now();
     let partial = root.join(format!("{}-{v}.partial", part.as_str()));
     let _ = std::fs::remove_dir_all(&partial);
     let _ = std::fs::remove_dir_all(&dir);
@@ -274,11 +273,6 @@ fn ensure(
         partial.display(),
         dir.display()
     )))?;
-    progress(&format!(
-        "installed {} {v} in {:.0} s",
-        part.as_str(),
-        started.elapsed().as_secs_f64()
-    ));
     Ok(dir)
 }
 

@@ -131,8 +131,11 @@ fn wait_group_gone(pgid: i32) -> bool {
 }
 
 /// Starts `rehearse run --runtime local` and returns it once its Kafka broker is up (the
-/// stderr line "kafka ready"), with the stderr read so far.
-fn run_until_kafka_ready(tmp: &Path) -> (std::process::Child, String) {
+/// stderr line "kafka ready"), with the stderr read so far; the rest of stderr is drained by a
+/// thread (as a terminal would read it) whose handle returns it.
+fn run_until_kafka_ready(
+    tmp: &Path,
+) -> (std::process::Child, String, std::thread::JoinHandle<String>) {
     let s = scenario(
         tmp,
         &format!("[checkpoint]\npath = \"{}\"\n", fixture().display()),
@@ -147,13 +150,16 @@ fn run_until_kafka_ready(tmp: &Path) -> (std::process::Child, String) {
         .spawn()
         .unwrap();
     let mut seen = String::new();
-    let stderr = child.stderr.take().unwrap();
-    for line in std::io::BufReader::new(stderr).lines() {
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    for line in lines.by_ref() {
         let line = line.unwrap();
         seen.push_str(&line);
         seen.push('\n');
         if line.contains("kafka ready at") {
-            return (child, seen);
+            let rest = std::thread::spawn(move || {
+                lines.map_while(Result::ok).collect::<Vec<_>>().join("\n")
+            });
+            return (child, seen, rest);
         }
     }
     let _ = child.wait();
@@ -262,7 +268,7 @@ fn local_runtime_refuses_a_spark_the_host_python_cannot_run() {
 fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
     // Ctrl-C (SIGINT): the run kills its own process groups and exits 130.
     let tmp = tempfile::tempdir().unwrap();
-    let (child, seen) = run_until_kafka_ready(tmp.path());
+    let (child, seen, rest) = run_until_kafka_ready(tmp.path());
     let owner = child.id();
     let groups = pid_files_of(owner);
     assert_eq!(
@@ -275,13 +281,15 @@ fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    let rest = rest.join().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{seen}{rest}");
+    assert!(rest.contains("interrupted"), "{rest}");
     assert!(wait_group_gone(pgid), "Kafka group {pgid} survived Ctrl-C");
     assert!(pid_files_of(owner).is_empty());
 
     // SIGKILL: nothing runs the cleanup, the broker is an orphan until `rehearse gc`.
     let tmp = tempfile::tempdir().unwrap();
-    let (mut child, seen) = run_until_kafka_ready(tmp.path());
+    let (mut child, seen, rest) = run_until_kafka_ready(tmp.path());
     let owner = child.id();
     let groups = pid_files_of(owner);
     assert_eq!(groups.len(), 1, "{groups:?}\n{seen}");
@@ -293,6 +301,7 @@ fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
         .expect("the Kafka pid file names its data directory");
     child.kill().unwrap();
     child.wait().unwrap();
+    let _ = rest.join();
     assert!(
         group_alive(pgid),
         "the broker outlives a SIGKILLed rehearse"
