@@ -238,12 +238,15 @@ async fn run_group(
             )
             .await;
             let cell = match result {
-                Ok(report) => Cell::from_trial(
-                    (&k.shape, &k.provider, &k.source),
-                    &report,
-                    expected,
-                    reason,
-                ),
+                Ok(report) => Cell {
+                    source_checkpoint: Some(source.display().to_string()),
+                    ..Cell::from_trial(
+                        (&k.shape, &k.provider, &k.source),
+                        &report,
+                        expected,
+                        reason,
+                    )
+                },
                 Err(e) => Cell::not_run(
                     (&k.shape, &k.provider, &k.source, &k.target),
                     CellStatus::HarnessError,

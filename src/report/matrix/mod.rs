@@ -57,6 +57,7 @@ pub(crate) mod test_helpers {
             seconds: Some(12.5),
             notes: vec![],
             sandbox: None,
+            source_checkpoint: None,
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),

@@ -90,6 +90,10 @@ pub struct Cell {
     pub notes: Vec<String>,
     /// Kept sandbox (`--keep`).
     pub sandbox: Option<String>,
+    /// The source checkpoint the trial restarted a copy of (the generation cache), when one
+    /// was written.
+    #[serde(default)]
+    pub source_checkpoint: Option<String>,
 }
 
 impl Cell {
@@ -147,6 +151,7 @@ impl Cell {
             seconds: Some(trial.seconds_to_verdict),
             notes: trial.notes.clone(),
             sandbox: trial.sandbox.as_ref().map(|p| p.display().to_string()),
+            source_checkpoint: None,
         }
     }
 
@@ -177,6 +182,7 @@ impl Cell {
             seconds: None,
             notes: Vec::new(),
             sandbox: None,
+            source_checkpoint: None,
         }
     }
 }
