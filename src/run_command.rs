@@ -155,11 +155,17 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
     match settings.runtime {
         RuntimeKind::Docker => ensure_images(&versions, &scenario.kafka_version)?,
         RuntimeKind::Local => {
-            let mut progress = |line: &str| say!("  {line}");
             let mut unique = versions.clone();
             unique.sort();
             unique.dedup();
-            rehearse::runtime::prepare_local(&unique, &scenario.kafka_version, &mut progress)?;
+            let kafka = scenario.kafka_version.clone();
+            // Off the async thread, so Ctrl-C is still heard during a long first install.
+            tokio::task::spawn_blocking(move || {
+                let mut progress = |line: &str| say!("  {line}");
+                rehearse::runtime::prepare_local(&unique, &kafka, &mut progress)
+            })
+            .await
+            .context("the local runtime's installation stopped")??;
         }
     }
     let source = match &scenario.checkpoint {
