@@ -127,6 +127,10 @@ impl Inspector {
             .push(Finding::new(severity, code, file, message));
     }
 
+    pub(crate) fn findings_push(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
     pub(crate) fn observe(&mut self, id: &'static str, file: &str, latest: bool) {
         self.observations.push(Observation {
             id,
@@ -189,7 +193,7 @@ impl Inspector {
                 severity,
                 code,
                 Some(rel),
-                format!("{rel}: {}{why}", err.kind),
+                format!("{rel} line {}: {}{why}", err.line, err.kind),
             )
             .at_line(err.line),
         );
@@ -235,7 +239,7 @@ impl Inspector {
                 continue;
             }
             let critical = critical_offsets.contains(&id);
-            let parsed = self.read_offsets(id, critical);
+            let parsed = self.read_offsets(id, critical, Some(id) == pending);
             offsets.insert(id, parsed);
         }
         let mut commits: BTreeMap<u64, Parsed<CommitLogFile>> = BTreeMap::new();
@@ -261,6 +265,7 @@ impl Inspector {
             );
         }
 
+        self.check_offset_lines(&offsets, &critical_offsets, pending);
         let query_id = self.read_query_id(!offset_ids.is_empty() || !commit_ids.is_empty());
         self.check_batches(&offset_ids, &commit_ids, pending, &gaps);
 
@@ -546,7 +551,7 @@ impl Inspector {
         ids
     }
 
-    fn read_offsets(&mut self, id: u64, critical: bool) -> Parsed<OffsetLogFile> {
+    fn read_offsets(&mut self, id: u64, critical: bool, pending: bool) -> Parsed<OffsetLogFile> {
         let rel = format!("offsets/{id}");
         let (severity, why) = criticality(critical);
         let Some(text) = self.read_text(&rel, severity, why) else {
@@ -555,7 +560,8 @@ impl Inspector {
         match parse_offset_log(&text) {
             Ok(log) => Parsed::Ok(log),
             Err(err) => {
-                self.parse_failed(&rel, &err, severity, why);
+                let why = format!("{why}; {}", offset_file_fix(id, pending));
+                self.parse_failed(&rel, &err, severity, &why);
                 Parsed::Failed
             }
         }
@@ -766,7 +772,18 @@ fn file_name(rel: &str) -> &str {
     rel.rsplit_once('/').map_or(rel, |(_, name)| name)
 }
 
-fn criticality(critical: bool) -> (Severity, &'static str) {
+/// How to repair a damaged `offsets/<id>`: a pending batch's file can simply go (Spark plans the
+/// batch anew from the committed offsets); any other needs a backup or a fresh start.
+pub(crate) fn offset_file_fix(id: u64, pending: bool) -> String {
+    let rel = format!("offsets/{id}");
+    if pending {
+        format!("fix: {rel} is the pending batch (there is no commits/{id}): delete it and its .{id}.crc side file in a copy of the checkpoint, and Spark plans batch {id} anew from the committed offsets of batch {}", id.saturating_sub(1))
+    } else {
+        format!("fix: restore {rel} from a backup of the checkpoint, or start the query on a new checkpoint with the startingOffsets rehearse inspect prints")
+    }
+}
+
+pub(crate) fn criticality(critical: bool) -> (Severity, &'static str) {
     if critical {
         (
             Severity::Error,

@@ -399,6 +399,77 @@ pub(crate) fn offset_shape(text: &str) -> OffsetShape {
     }
 }
 
+/// Why Spark cannot read one source's offset text on restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OffsetProblem {
+    /// Not JSON at all (every source's offset is JSON; a Kafka source fails in
+    /// JsonUtils.partitionOffsets, others in their own deserializer).
+    NotJson { value: String, error: String },
+    /// A Kafka offset (`{"topic":{"0":42}}`: an object of objects whose keys are partition
+    /// numbers) with a value JsonUtils.partitionOffsets cannot read as a Long, or a negative one
+    /// other than the sentinels -1 (latest) and -2 (earliest).
+    KafkaValue {
+        topic: String,
+        partition: String,
+        /// The value as JSON text (escaped, so it prints safely).
+        value: String,
+        why: &'static str,
+        /// Spark's JSON reader itself fails (otherwise it reads the value but cannot use it).
+        parse_fails: bool,
+    },
+}
+
+/// Checks one source's offset text the way Spark reads it on restart; `None` when it can be
+/// read (or belongs to a source whose format is not known here).
+pub(crate) fn offset_problem(text: &str) -> Option<OffsetProblem> {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(OffsetProblem::NotJson {
+                value: serde_json::Value::String(clip(text, 60)).to_string(),
+                error: e.to_string(),
+            })
+        }
+    };
+    let serde_json::Value::Object(topics) = value else {
+        return None;
+    };
+    // Kafka's shape: every value an object keyed by partition numbers. Other sources' objects
+    // (a rate source's {"0":{"value":1,"runTimeMs":2}}) have other keys.
+    let kafka = !topics.is_empty()
+        && topics.values().all(|parts| {
+            parts
+                .as_object()
+                .is_some_and(|p| !p.is_empty() && p.keys().all(|k| k.parse::<u32>().is_ok()))
+        });
+    if !kafka {
+        return None;
+    }
+    for (topic, parts) in &topics {
+        for (partition, offset) in parts.as_object().into_iter().flatten() {
+            let (why, parse_fails) = match offset {
+                serde_json::Value::Number(n) => match n.as_i64() {
+                    Some(o) if o >= 0 || o == -1 || o == -2 => continue,
+                    Some(_) => (
+                        "is negative; only -1 (latest) and -2 (earliest) mean anything to Spark",
+                        false,
+                    ),
+                    None => ("is not a whole number (Spark reads a Long)", true),
+                },
+                _ => ("is not a number (Spark reads a Long)", true),
+            };
+            return Some(OffsetProblem::KafkaValue {
+                topic: topic.clone(),
+                partition: partition.clone(),
+                value: clip(&offset.to_string(), 60),
+                why,
+                parse_fails,
+            });
+        }
+    }
+    None
+}
+
 fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_string()
@@ -542,6 +613,46 @@ mod tests {
             offset_shape("{\"0\":{\"value\":1,\"runTimeMs\":2}}"),
             OffsetShape::Other
         );
+    }
+
+    #[test]
+    fn offsets_spark_cannot_read_are_named_with_their_value() {
+        for good in [
+            "{\"t\":{\"0\":42,\"1\":0}}",
+            "{\"t\":{\"0\":-1,\"1\":-2}}",
+            "{\"logOffset\":2}",
+            "6",
+            "{\"0\":{\"value\":1,\"runTimeMs\":2}}",
+            "{\"offset\":10,\"timestampInMs\":5}",
+        ] {
+            assert_eq!(offset_problem(good), None, "{good}");
+        }
+        let kafka = |text: &str| match offset_problem(text) {
+            Some(OffsetProblem::KafkaValue {
+                topic,
+                partition,
+                value,
+                why,
+                ..
+            }) => (topic, partition, value, why),
+            other => panic!("{text}: {other:?}"),
+        };
+        let (t, p, v, why) = kafka("{\"t\":{\"0\":5,\"1\":\"abc\"}}");
+        assert_eq!((t.as_str(), p.as_str(), v.as_str()), ("t", "1", "\"abc\""));
+        assert!(why.contains("not a number"));
+        assert_eq!(kafka("{\"t\":{\"0\":null}}").2, "null");
+        assert!(kafka("{\"t\":{\"0\":1.5}}").3.contains("whole number"));
+        assert!(kafka("{\"t\":{\"0\":1e30}}").3.contains("whole number"));
+        assert!(kafka("{\"t\":{\"0\":-3}}").3.contains("negative"));
+        assert!(matches!(
+            offset_problem("{\"t\":{\"0\":4"),
+            Some(OffsetProblem::NotJson { .. })
+        ));
+        // The value is quoted and escaped: a control character cannot reach a terminal.
+        let Some(OffsetProblem::NotJson { value, .. }) = offset_problem("\u{1b}[31mred") else {
+            panic!()
+        };
+        assert_eq!(value, "\"\\u001b[31mred\"");
     }
 
     #[test]

@@ -9,7 +9,9 @@ use super::findings::Severity;
 use super::inspect::{Inspector, Parsed};
 use super::loader;
 use super::model::{SourceKind, SourceOffset};
-use super::offsets::{kafka_offsets_json, offset_shape, OffsetLogFile, OffsetShape};
+use super::offsets::{
+    kafka_offsets_json, offset_problem, offset_shape, OffsetLogFile, OffsetProblem, OffsetShape,
+};
 use super::{BatchId, KafkaOffsets};
 
 impl Inspector {
@@ -84,12 +86,16 @@ impl Inspector {
                 Some(OffsetShape::Kafka(k)) => {
                     let offsets = k.offsets();
                     source.kind = SourceKind::Kafka;
-                    if offsets.values().flat_map(|p| p.values()).any(|o| *o < 0) {
+                    if offsets
+                        .values()
+                        .flat_map(|p| p.values())
+                        .any(|o| *o == -1 || *o == -2)
+                    {
                         self.finding(
                             Severity::Warning,
                             "kafka-offset-negative",
                             Some(&rel),
-                            format!("source {index} has a negative Kafka offset in {rel}; Spark writes real offsets (>= 0) there"),
+                            format!("source {index} has the Kafka offset -1 (latest) or -2 (earliest) in {rel}; Spark writes resolved offsets (>= 0) there, so a restart resolves them anew and may skip or re-read records"),
                         );
                     }
                     source.starting_offsets = Some(kafka_offsets_json(&offsets));
@@ -104,24 +110,68 @@ impl Inspector {
                 Some(OffsetShape::Long(_)) if self.is_rate_source(index) => {
                     source.kind = SourceKind::Rate
                 }
-                Some(OffsetShape::Other)
-                    if raw.as_deref().is_some_and(|t| {
-                        serde_json::from_str::<serde::de::IgnoredAny>(t).is_err()
-                    }) =>
-                {
-                    self.finding(
-                        Severity::Error,
-                        "source-offset-garbled",
-                        Some(&rel),
-                        format!("source {index}'s offset in {rel} is not JSON: the source will fail to read it on restart"),
-                    );
-                }
+                // An offset Spark cannot read is reported by `check_offset_lines`, for every
+                // offset file read.
                 Some(OffsetShape::Long(_) | OffsetShape::Other) => {}
                 None => {}
             }
             out.push(source);
         }
         out
+    }
+
+    /// Every source line of every offset file read: an offset Spark cannot read on restart (not
+    /// JSON; a Kafka offset that is not a Long, or negative other than -1/-2) is a finding naming
+    /// the file, the line and the value. An error in the files Spark reads on restart
+    /// (`critical`: the latest two), a warning elsewhere.
+    pub(crate) fn check_offset_lines(
+        &mut self,
+        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
+        critical: &[u64],
+        pending: Option<u64>,
+    ) {
+        for (&id, parsed) in offsets {
+            let Some(log) = parsed.ok() else { continue };
+            let rel = format!("offsets/{id}");
+            let (severity, why) = super::inspect::criticality(critical.contains(&id));
+            let fix = super::inspect::offset_file_fix(id, Some(id) == pending);
+            for (index, line) in log.sources().iter().enumerate() {
+                let Some(text) = line.offset_text() else {
+                    continue;
+                };
+                let (code, what) = match offset_problem(text) {
+                    None => continue,
+                    Some(OffsetProblem::NotJson { value, error }) => (
+                        "source-offset-garbled",
+                        format!("source {index}'s offset {value} is not JSON ({error}): the source cannot read it (a Kafka source fails in JsonUtils.partitionOffsets)"),
+                    ),
+                    Some(OffsetProblem::KafkaValue {
+                        topic,
+                        partition,
+                        value,
+                        why,
+                        parse_fails,
+                    }) => (
+                        "kafka-offset-invalid",
+                        format!("source {index}'s Kafka offset of {topic}-{partition} is {value}, which {why}: {}", if parse_fails {
+                            "Spark fails to read the offsets (JsonUtils.partitionOffsets: \"Expected e.g. {\"topicA\":{\"0\":23,\"1\":-1},\"topicB\":{\"0\":-2}}\")"
+                        } else {
+                            "Spark has no such offset to start from"
+                        }),
+                    ),
+                };
+                let line_no = index + 3;
+                self.findings_push(
+                    super::findings::Finding::new(
+                        severity,
+                        code,
+                        Some(&rel),
+                        format!("{rel} line {line_no}: {what}{why}; {fix}"),
+                    )
+                    .at_line(line_no),
+                );
+            }
+        }
     }
 
     /// `sources/<n>/0` of a Kafka source: a 0x00 byte, `v1\n`, then the initial offsets JSON

@@ -1005,6 +1005,116 @@ fn kafka_offsets_committed_required_and_the_fresh_start_remedy() {
     );
 }
 
+/// Replaces line `n` (1-based) of `offsets/<batch>`.
+fn set_offset_line(dir: &Path, batch: u64, n: usize, text: &str) {
+    let path = dir.join(format!("offsets/{batch}"));
+    let old = fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<&str> = old.split('\n').collect();
+    lines[n - 1] = text;
+    fs::write(&path, lines.join("\n")).unwrap();
+}
+
+#[test]
+fn corrupt_json_in_the_pending_batch_is_an_error_with_the_fix() {
+    // Batch 2 is pending (offsets/2, no commits/2); Spark re-runs it from offsets/1 to offsets/2.
+    let tmp = tempfile::tempdir().unwrap();
+    kafka_checkpoint(tmp.path());
+    set_offset_line(tmp.path(), 2, 3, r#"{"topic1":{"1":800,"0":46"#);
+    let doc = inspect(tmp.path(), true).code(5).doc();
+    let f = doc.finding("source-offset-garbled");
+    assert_eq!(
+        (f.severity.as_str(), f.file.as_deref()),
+        ("error", Some("offsets/2"))
+    );
+    for part in [
+        "line 3",
+        r#""{\"topic1\":{\"1\":800,\"0\":46""#,
+        "pending batch",
+        "delete it",
+    ] {
+        assert!(f.message.contains(part), "{part} not in {}", f.message);
+    }
+    let raw: serde_json::Value = serde_json::from_str(&inspect(tmp.path(), true).stdout).unwrap();
+    assert!(raw["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["code"] == "source-offset-garbled" && f["line"] == 3));
+
+    // The metadata line of the pending batch: the same file, line 2, and the same fix.
+    let tmp = tempfile::tempdir().unwrap();
+    kafka_checkpoint(tmp.path());
+    set_offset_line(tmp.path(), 2, 2, r#"{"batchWatermarkMs":0,"#);
+    let doc = inspect(tmp.path(), true).code(5).doc();
+    let f = doc.finding("log-garbled");
+    assert_eq!(
+        (f.severity.as_str(), f.file.as_deref()),
+        ("error", Some("offsets/2"))
+    );
+    assert!(
+        f.message.contains("line 2") && f.message.contains("pending batch"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn kafka_offsets_spark_cannot_read_are_errors_naming_file_line_and_value() {
+    for (value, shown, why) in [
+        (r#""abc""#, r#""abc""#, "not a number"),
+        ("null", "null", "not a number"),
+        ("4.5", "4.5", "not a whole number"),
+        ("-7", "-7", "negative"),
+    ] {
+        // The committed batch 1 (read on restart as the one before the pending batch 2).
+        let tmp = tempfile::tempdir().unwrap();
+        kafka_checkpoint(tmp.path());
+        set_offset_line(
+            tmp.path(),
+            1,
+            3,
+            &format!(r#"{{"topic1":{{"0":456,"1":{value}}},"topic2":{{"0":0}}}}"#),
+        );
+        let doc = inspect(tmp.path(), true).code(5).doc();
+        let f = doc.finding("kafka-offset-invalid");
+        assert_eq!(
+            (f.severity.as_str(), f.file.as_deref()),
+            ("error", Some("offsets/1")),
+            "{value}"
+        );
+        for part in ["line 3", "topic1-1", &format!("is {shown}"), why, "fix:"] {
+            assert!(f.message.contains(part), "{part} not in {}", f.message);
+        }
+    }
+    // Spark's sentinels -1 (latest) and -2 (earliest) are read; they are not this error.
+    let tmp = tempfile::tempdir().unwrap();
+    kafka_checkpoint(tmp.path());
+    set_offset_line(
+        tmp.path(),
+        2,
+        3,
+        r#"{"topic1":{"1":-1,"0":-2},"topic2":{"0":3,"1":7}}"#,
+    );
+    let doc = inspect(tmp.path(), true).code(0).doc();
+    assert!(
+        !doc.codes()
+            .iter()
+            .any(|c| c.ends_with("kafka-offset-invalid")),
+        "{:?}",
+        doc.codes()
+    );
+    // An old batch Spark does not read on restart: a warning.
+    let tmp = tempfile::tempdir().unwrap();
+    kafka_checkpoint(tmp.path());
+    set_offset_line(tmp.path(), 0, 3, r#"{"topic1":{"0":"abc","1":50}}"#);
+    let doc = inspect(tmp.path(), true).code(0).doc();
+    let f = doc.finding("kafka-offset-invalid");
+    assert_eq!(
+        (f.severity.as_str(), f.file.as_deref()),
+        ("warning", Some("offsets/0"))
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: one clear error (exit 3) or a finding naming the file; never a panic.
 
