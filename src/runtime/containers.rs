@@ -117,6 +117,13 @@ pub enum RuntimeError {
         /// The last lines of it.
         tail: String,
     },
+    /// Local runtime: the job would see the sandbox at a path with whitespace, which Spark's
+    /// event-log URI and the driver's Java options cannot carry.
+    #[error("the local runtime cannot run a job in {path}: the path contains whitespace\n(hint: give --report-dir a directory without spaces, or use --runtime docker, where the job sees /sandbox)")]
+    SandboxPath {
+        /// The sandbox.
+        path: std::path::PathBuf,
+    },
     /// Local runtime: a file operation failed.
     #[error("local runtime: cannot {action}")]
     LocalIo {

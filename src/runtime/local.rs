@@ -574,6 +574,11 @@ pub(crate) async fn start_spark(
     sandbox: &Path,
     cmd: Vec<String>,
 ) -> Result<LocalSpark, RuntimeError> {
+    if sandbox.to_string_lossy().contains(char::is_whitespace) {
+        return Err(RuntimeError::SandboxPath {
+            path: sandbox.to_path_buf(),
+        });
+    }
     let v = version.to_string();
     let spark_home = tokio::task::spawn_blocking(move || {
         check_host(&v)?;
