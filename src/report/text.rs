@@ -2,11 +2,6 @@
 //! batch id, an offsets check, a duration or a count is spelled, and how evidence is made safe to
 //! show. No writer logic lives here, and nothing here decides colour.
 
-use std::borrow::Cow;
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::verdict::BatchId;
 
 /// `3`, or `-` when there is no batch.
@@ -38,17 +33,9 @@ pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
-/// Removes ANSI escape sequences and control characters other than tab from a line of evidence.
-///
-/// Evidence is copied verbatim from driver logs; a coloured log (or a stray `\r`) must not repaint
-/// the user's terminal or leak escape codes into a Markdown job summary.
-pub(crate) fn sanitize(line: &str) -> Cow<'_, str> {
-    static ANSI: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f]")
-            .expect("the pattern is a valid regex")
-    });
-    ANSI.replace_all(line, "")
-}
+/// Removes ANSI escape sequences and control characters (the one helper `rehearse classify`'s
+/// text output uses too, so it lives with the verdict renderer).
+pub(crate) use crate::verdict::sanitize;
 
 /// Every line of the evidence, sanitized, with embedded newlines split into lines of their own.
 pub(crate) fn evidence_lines(evidence: &[String]) -> Vec<String> {
@@ -61,12 +48,6 @@ pub(crate) fn evidence_lines(evidence: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sanitize_strips_ansi_and_control_characters_but_keeps_tabs() {
-        let line = "\x1b[31mERROR\x1b[0m\tat Foo.bar\r";
-        assert_eq!(sanitize(line), "ERROR\tat Foo.bar");
-    }
 
     #[test]
     fn evidence_lines_splits_embedded_newlines() {

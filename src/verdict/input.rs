@@ -6,8 +6,12 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::classify::CompleteLog;
-use super::{Classification, TrialContext};
+use super::{Classification, TrialContext, Verdict};
 
 /// Why a log could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +52,15 @@ pub enum InputError {
         /// The file.
         path: PathBuf,
     },
+    /// The driver log holds nothing Spark, the JVM, Python or the launcher writes (empty, or
+    /// some other text file), and no rule matched it.
+    #[error("{path} is not a Spark driver log: {what}. A driver log is what spark-submit writes to stderr: log4j lines such as `24/05/01 12:00:00 INFO SparkContext: Running Spark version 3.5.3`, a Java stack trace or a Python traceback when the job fails, or the launcher's own error when the JVM does not start\n(hint: capture it with `spark-submit … > driver.log 2>&1`, or take the driver's stderr from your cluster: `yarn logs -applicationId <id>`, `kubectl logs <driver-pod>`; then run `rehearse classify driver.log`)")]
+    NotADriverLog {
+        /// The file.
+        path: PathBuf,
+        /// What it holds instead: "it is empty", "none of its 12 lines …".
+        what: String,
+    },
     /// The event log directory holds no event log file.
     #[error("event log directory {path} holds no event log file")]
     NoEventLog {
@@ -65,15 +78,54 @@ pub fn classify_files(
 ) -> Result<Classification, InputError> {
     let mut log = CompleteLog::new(ctx);
     let events = event_log.map(event_log_files).transpose()?;
-    if for_each_line(driver_log, |l| log.push_line(l))? {
-        return Ok(log.finish());
-    }
-    for f in events.unwrap_or_default() {
-        if for_each_line(&f, |l| log.push_event(l))? {
-            break;
+    let mut lines = 0usize;
+    let mut driver_like = false;
+    let decided = for_each_line(driver_log, |l| {
+        lines += 1;
+        // Checked only until the first such line: a real log costs one match or a few.
+        driver_like = driver_like || looks_like_driver_output(l);
+        log.push_line(l)
+    })?;
+    if !decided {
+        for f in events.unwrap_or_default() {
+            if for_each_line(&f, |l| log.push_event(l))? {
+                break;
+            }
         }
     }
-    Ok(log.finish())
+    let c = log.finish();
+    // Only a log nothing matched can be the wrong file: a short real log (the JVM died before
+    // Spark started) matches a rule and keeps its verdict.
+    if c.verdict == Verdict::UnclassifiedFailure && !driver_like {
+        return Err(InputError::NotADriverLog {
+            path: driver_log.to_path_buf(),
+            what: if lines == 0 {
+                "it is empty".to_owned()
+            } else {
+                format!(
+                    "none of its {lines} line(s) is something Spark, the JVM, Python or a shell writes"
+                )
+            },
+        });
+    }
+    Ok(c)
+}
+
+/// Whether a line is something a driver's stderr holds: a log4j or Python logging line, a Java
+/// or Python exception, a stack frame, a traceback, a launcher or shell error, or any mention of
+/// Spark, Java, Hadoop or Kafka. Deliberately lenient: it only tells a driver log from an
+/// unrelated file (rejecting a real log would be far worse than classifying a stray file).
+fn looks_like_driver_output(line: &str) -> bool {
+    static MARKER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r"(?i:spark|java|jvm|py4j|python|hadoop|kafka|log4j|slf4j|scala)",
+            r"|\b(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b",
+            r"|\w(?:Exception|Error)\b|^Error:|^Exception|Caused by:|Traceback \(most recent call last\)",
+            r"|^\s+at \S+\(|command not found|No such file or directory|Permission denied|^Killed\b",
+        ))
+        .expect("the pattern is a valid regex")
+    });
+    MARKER.is_match(line)
 }
 
 /// Longest line handed to the classifier (bytes); longer lines are cut.

@@ -22,7 +22,7 @@ mod watch;
 
 pub use classify::{classify, CompleteLog, Ended};
 pub use input::{classify_files, InputError};
-pub use render::write_text;
+pub use render::{sanitize, write_text};
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use verdict::{BatchId, Classification, TrialContext, Verdict};
 pub use watch::Watcher;

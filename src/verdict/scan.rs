@@ -56,6 +56,7 @@ const ANCHORS: &[&str] = &[
     "OCI runtime",
     "file not found",
     "spark-submit:",
+    "java: ",
     "getSubject",
 ];
 
@@ -157,7 +158,7 @@ pub(crate) fn is_startup_failure(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"Could not create the Java Virtual Machine|Error occurred during initialization of VM|Error: A JNI error has occurred|Unrecognized VM option|Invalid maximum heap size|JAVA_HOME is not set|OCI runtime (?:create|exec|start) failed|executable file not found in \$PATH|spark-submit: (?:command )?not found",
+            r"Could not create the Java Virtual Machine|Error occurred during initialization of VM|Error: A JNI error has occurred|Unrecognized VM option|Invalid maximum heap size|JAVA_HOME is not set|OCI runtime (?:create|exec|start) failed|executable file not found in \$PATH|spark-submit: (?:command )?not found|Error: Could not find or load main class|\bjava: (?:command )?not found|\bjava: No such file or directory",
         )
         .expect("startup failure regex compiles")
     })

@@ -467,3 +467,103 @@ fn cli_bad_input_exits_3() {
         .assert()
         .code(Verdict::OffsetLogError.exit_code());
 }
+
+#[test]
+fn cli_text_output_strips_terminal_escapes_and_json_keeps_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("coloured.log");
+    // A failure line with colour, a window-title (OSC) sequence, a carriage return, a bell and
+    // an 8-bit CSI: the evidence is these very lines.
+    std::fs::write(
+        &log,
+        "26/11/30 13:16:10.800 ERROR MicroBatchExecution: Query q [id = a, runId = b] terminated with error\n\
+         java.lang.IllegalStateException: \x1b[31mFailed to read log file /c/offsets/3.\x1b[0m\x1b]0;owned\x07\r\u{9b}2J Incomplete log file\n",
+    )
+    .unwrap();
+    let out = rehearse().arg("classify").arg(&log).output().unwrap();
+    assert_eq!(out.status.code(), Some(Verdict::OffsetLogError.exit_code()));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Failed to read log file"), "{text}");
+    for bad in ['\x1b', '\x07', '\r', '\u{9b}'] {
+        assert!(!text.contains(bad), "{bad:?} in text output: {text:?}");
+    }
+    let out = rehearse()
+        .arg("classify")
+        .arg(&log)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert!(
+        v["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().is_some_and(|e| e.contains("\x1b[31mFailed"))),
+        "JSON keeps the verbatim line: {v}"
+    );
+}
+
+#[test]
+fn cli_a_file_that_is_not_a_driver_log_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    let text = tmp.path().join("notes.txt");
+    std::fs::write(
+        &text,
+        "Lorem ipsum dolor sit amet,\nconsectetur adipiscing elit.\n",
+    )
+    .unwrap();
+    for (file, what) in [(&empty, "it is empty"), (&text, "none of its 2 line(s)")] {
+        let out = rehearse().arg("classify").arg(file).output().unwrap();
+        assert_eq!(out.status.code(), Some(rehearse::exit::BAD_INPUT));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for part in [
+            file.to_str().unwrap(),
+            "is not a Spark driver log",
+            what,
+            "spark-submit",
+            "stderr",
+            "hint:",
+        ] {
+            assert!(stderr.contains(part), "{part} not in {stderr}");
+        }
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn cli_short_real_logs_of_a_job_that_never_started_keep_environment_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, log) in [
+        (
+            "main-class",
+            "Error: Could not find or load main class org.apache.spark.deploy.SparkSubmit\n",
+        ),
+        (
+            "no-java",
+            "/opt/spark/bin/spark-class: line 71: java: command not found\n",
+        ),
+        ("no-java-env", "/usr/bin/env: java: No such file or directory\n"),
+        (
+            "python",
+            "Traceback (most recent call last):\n  File \"/job.py\", line 1, in <module>\n    import foo\nModuleNotFoundError: No module named 'foo'\n",
+        ),
+        (
+            "jvm",
+            "Error occurred during initialization of VM\nInvalid maximum heap size: -Xmx0g\n",
+        ),
+    ] {
+        let file = tmp.path().join(format!("{name}.log"));
+        std::fs::write(&file, log).unwrap();
+        let out = rehearse().arg("classify").arg(&file).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(Verdict::EnvironmentError.exit_code()),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
