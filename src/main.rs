@@ -91,7 +91,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     let cause = std::error::Error::source(&err)
                         .map(|c| format!(": {c}"))
                         .unwrap_or_default();
-                    eprintln!("error: {err}{cause}");
+                    let hint = err
+                        .hint()
+                        .map(|h| format!("\n  hint: {h}"))
+                        .unwrap_or_default();
+                    eprintln!("error: {err}{cause}{hint}");
                     return Ok(rehearse::exit::BAD_INPUT);
                 }
             };

@@ -69,6 +69,19 @@ pub enum InputError {
     },
 }
 
+impl InputError {
+    /// Advice for the variants whose cause is printed after the message (the others carry their
+    /// hint in the message).
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            InputError::Open { .. } | InputError::Read { .. } => Some(
+                "check the path: the driver log is the file holding spark-submit's stderr (`spark-submit … > driver.log 2>&1`); --event-log is the file or directory spark.eventLog.dir points to",
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// Classifies a restart from its driver log file and, optionally, its event log (a file,
 /// or a directory holding one plain or rolling event log).
 pub fn classify_files(

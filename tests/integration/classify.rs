@@ -447,7 +447,8 @@ fn cli_bad_input_exits_3() {
         .arg(tmp.path().join("missing.log"))
         .assert()
         .code(rehearse::exit::BAD_INPUT)
-        .stderr(predicates::str::contains("missing.log"));
+        .stderr(predicates::str::contains("missing.log"))
+        .stderr(predicates::str::contains("hint: check the path"));
     rehearse()
         .arg("classify")
         .arg(tmp.path())

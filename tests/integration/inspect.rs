@@ -1431,6 +1431,18 @@ fn special_files_and_links_in_the_logs_and_metadata() {
 }
 
 #[test]
+fn text_report_never_echoes_terminal_escapes_from_the_checkpoint() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::write(ckpt.join("offsets/\x1b]0;owned\x07x"), "v1\n{}").unwrap();
+    set_offset_line(&ckpt, 5, 3, "\x1b[2J{\"logOffset\":2");
+    let out = inspect(&ckpt, false).code(5);
+    assert!(out.stdout.contains("offsets/5 line 3"), "{}", out.stdout);
+    for bad in ['\x1b', '\x07'] {
+        assert!(!out.stdout.contains(bad), "{bad:?} in {:?}", out.stdout);
+    }
+}
+
+#[test]
 fn unreadable_files_and_directories_are_findings() {
     if is_root() {
         eprintln!("SKIPPED: running as root, who can read a mode-000 file; the FIFO test covers an unreadable log");
