@@ -67,38 +67,55 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
         cells: Vec::new(),
         seconds: 0.0,
         jobs,
+        incomplete: false,
     };
     let mut done_per_grid: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let mut on_cell = |done: usize, total: usize, cell: &reports::Cell| {
-        let mut err = std::io::stderr().lock();
-        let _ = reports::write_progress_line(done, total, cell, &mut err);
-        // Print a shape·provider grid as soon as all its cells are in: the grid as it fills.
-        partial.cells.push(cell.clone());
-        let key = (cell.shape.clone(), cell.provider.clone());
-        let n = done_per_grid.entry(key.clone()).or_insert(0);
-        *n += 1;
-        if per_grid.get(&key) == Some(n) {
-            let mut one = partial.clone();
-            one.shapes = vec![key.0.clone()];
-            one.providers = vec![key.1.clone()];
-            one.cells
-                .retain(|c| c.shape == key.0 && c.provider == key.1);
-            one.sort();
-            let _ = writeln!(err);
-            let _ = reports::write_grid_only(&one, &mut err);
-            let _ = writeln!(err);
-        }
-    };
-    let report = runtime.block_on(async {
-        tokio::select! {
-            r = matrix::run_matrix(&suite, &options, &mut on_cell) => r,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("interrupted: removing rehearse containers");
-                let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
-                std::process::exit(130);
+    let started = std::time::Instant::now();
+    let outcome = runtime.block_on(async {
+        let mut on_cell = |done: usize, total: usize, cell: &reports::Cell| {
+            let mut err = std::io::stderr().lock();
+            let _ = reports::write_progress_line(done, total, cell, &mut err);
+            // Print a shape·provider grid as soon as all its cells are in: the grid as it fills.
+            partial.cells.push(cell.clone());
+            let key = (cell.shape.clone(), cell.provider.clone());
+            let n = done_per_grid.entry(key.clone()).or_insert(0);
+            *n += 1;
+            if per_grid.get(&key) == Some(n) {
+                let mut one = partial.clone();
+                one.shapes = vec![key.0.clone()];
+                one.providers = vec![key.1.clone()];
+                one.cells
+                    .retain(|c| c.shape == key.0 && c.provider == key.1);
+                one.sort();
+                let _ = writeln!(err);
+                let _ = reports::write_grid_only(&one, &mut err);
+                let _ = writeln!(err);
             }
+        };
+        tokio::select! {
+            r = matrix::run_matrix(&suite, &options, &mut on_cell) => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
         }
-    })?;
+    });
+    let Some(result) = outcome else {
+        // Interrupted: remove this run's containers, then keep what finished — a long suite's
+        // finished cells are worth a report (cells not run show as `·`; cached checkpoints stay).
+        eprintln!(
+            "interrupted: removing rehearse containers; reporting the {} of {total} cells that finished",
+            partial.cells.len()
+        );
+        let _ = runtime.block_on(rehearse::runtime::gc(
+            rehearse::runtime::GcScope::ThisProcess,
+        ));
+        partial.incomplete = true;
+        partial.shards = shard.map(|s| s.to_string()).into_iter().collect();
+        partial.suite_file = Some(path.display().to_string());
+        partial.seconds = started.elapsed().as_secs_f64();
+        partial.sort();
+        write_outputs(&partial, &args.output)?;
+        return Ok(130);
+    };
+    let report = result?;
     write_outputs(&report, &args.output)?;
     Ok(reports::exit_code(&report))
 }

@@ -138,6 +138,7 @@ pub async fn run_matrix(
         cells,
         seconds: started.elapsed().as_secs_f64(),
         jobs: options.jobs,
+        incomplete: false,
     };
     report.sort();
     Ok(report)

@@ -15,11 +15,14 @@ const EVIDENCE_LINES: usize = 4;
 /// shard's, or not finished) is `·`.
 pub fn write_grid(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
     let diffs = report.differences();
-    let shards = if report.shards.is_empty() {
+    let mut shards = if report.shards.is_empty() {
         String::new()
     } else {
         format!(", shards {}", report.shards.join(","))
     };
+    if report.incomplete {
+        shards.push_str(", INTERRUPTED: cells not finished are missing (·)");
+    }
     writeln!(
         out,
         "rehearse matrix {}: {}, {} as expected, {} differ{} (jobs {}, {}){shards}",

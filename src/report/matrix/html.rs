@@ -80,10 +80,16 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
         text::count(report.providers.len(), "provider", "providers"),
         text::count(report.sources.len(), "source", "sources"),
         text::count(report.targets.len(), "target", "targets"),
-        if report.shards.is_empty() {
-            String::new()
-        } else {
-            format!(", shards {}", esc(&report.shards.join(", ")))
+        {
+            let mut extra = if report.shards.is_empty() {
+                String::new()
+            } else {
+                format!(", shards {}", esc(&report.shards.join(", ")))
+            };
+            if report.incomplete {
+                extra.push_str(", INTERRUPTED: cells not finished are missing");
+            }
+            extra
         },
         report.cells.len() - diffs.len(),
         diffs.len(),

@@ -22,10 +22,16 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
         text::count(report.providers.len(), "provider", "providers"),
         text::count(report.sources.len(), "source", "sources"),
         text::count(report.targets.len(), "target", "targets"),
-        if report.shards.is_empty() {
-            String::new()
-        } else {
-            format!(", shards {}", report.shards.join(", "))
+        {
+            let mut extra = if report.shards.is_empty() {
+                String::new()
+            } else {
+                format!(", shards {}", report.shards.join(", "))
+            };
+            if report.incomplete {
+                extra.push_str(", INTERRUPTED: cells not finished are missing");
+            }
+            extra
         },
         report.cells.len() - diffs.len(),
         diffs.len(),

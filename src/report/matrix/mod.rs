@@ -100,6 +100,7 @@ pub(crate) mod test_helpers {
             ],
             seconds: 100.0,
             jobs: 2,
+            incomplete: false,
         }
     }
 

@@ -36,6 +36,9 @@ pub struct MatrixReport {
     pub seconds: f64,
     /// Cells run at once (`--jobs`); for merged shards, the largest.
     pub jobs: usize,
+    /// The run was interrupted: cells it did not finish are missing.
+    #[serde(default)]
+    pub incomplete: bool,
 }
 
 /// What happened to a cell.
@@ -279,6 +282,7 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
         merged.shards.extend(r.shards);
         merged.seconds += r.seconds;
         merged.jobs = merged.jobs.max(r.jobs);
+        merged.incomplete |= r.incomplete;
     }
     merged.sort();
     Ok(merged)
