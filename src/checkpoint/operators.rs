@@ -170,9 +170,9 @@ impl Inspector {
                     Err(e) => {
                         self.finding(
                             Severity::Error,
-                            "file-unreadable",
+                            e.code(),
                             Some(rel),
-                            format!("cannot read {rel}: {e}"),
+                            format!("cannot read {rel}: {e}; Spark 3.1+ reads it on restart to check the state schema: restore it from a backup of the checkpoint"),
                         );
                         None
                     }

@@ -186,9 +186,9 @@ impl Inspector {
             Err(e) => {
                 self.finding(
                     Severity::Warning,
-                    "file-unreadable",
+                    e.code(),
                     Some(&rel),
-                    format!("cannot read {rel}: {e}"),
+                    format!("cannot read {rel}: {e}; a Kafka source reads its initial offsets from it only if it must start over"),
                 );
                 return None;
             }

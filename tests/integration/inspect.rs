@@ -1404,6 +1404,25 @@ fn special_files_and_links_in_the_logs_and_metadata() {
         assert!(f.message.contains("backup"), "{}", f.message);
     }
     assert!(has(&doc, "not-a-regular-file", "sources/0/2"));
+    assert_eq!(
+        doc.findings
+            .iter()
+            .filter(|f| f.code == "not-a-regular-file")
+            .count(),
+        3,
+        "one finding per special file: {:?}",
+        doc.codes()
+    );
+
+    // The state schema file as a FIFO: an error, never opened.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    mkfifo(&ckpt.join("state/0/0/_metadata/schema"));
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("not-a-regular-file");
+    assert_eq!(
+        (f.severity.as_str(), f.file.as_deref()),
+        ("error", Some("state/0/0/_metadata/schema"))
+    );
     assert!(!has(&doc, "metadata-missing", "metadata"));
     assert!(!has(&doc, "file-source-log-missing", "sources/0/2"));
 
