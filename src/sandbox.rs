@@ -2,8 +2,10 @@
 //!
 //! The source checkpoint is only ever read: [`Sandbox::create`] hashes every source file while
 //! copying it, and [`SourceHashes::verify`] hashes the source again at the end of a trial, so a
-//! report can state that the source was untouched (or fail loudly if it was not). Symlinks are
-//! not followed out of the checkpoint: a link is recorded and skipped.
+//! report can state that the source was untouched (or fail loudly if it was not). A link to a
+//! regular file is copied as the file it points at (Spark reads through it); a link to a
+//! directory is refused (it may lead anywhere, `/` included); FIFOs, sockets and devices are
+//! skipped, never opened.
 //!
 //! Layout of a sandbox directory (mounted at `/sandbox` in the Spark container):
 //! ```text
@@ -43,6 +45,14 @@ pub enum SandboxError {
         #[source]
         source: io::Error,
     },
+    /// The checkpoint holds a symlink to a directory, which Spark would follow.
+    #[error("{path} in the source checkpoint is a symlink to the directory {target}; rehearse copies a checkpoint without following directory links (one may lead out of it)\n(hint: copy the checkpoint with its links resolved, `cp -rL CHECKPOINT COPY`, and rehearse the copy)")]
+    LinkedDirectory {
+        /// The link.
+        path: PathBuf,
+        /// Where it points.
+        target: PathBuf,
+    },
     /// The copy's hash differs from the source's right after copying.
     #[error("the sandbox copy of {path} differs from the source right after copying (disk or concurrent writer?)")]
     CopyMismatch {
@@ -59,7 +69,7 @@ pub struct SourceHashes {
 }
 
 impl SourceHashes {
-    /// Hashes every regular file under `root` (symlinks are not followed).
+    /// Hashes every regular file under `root`, and every link to one (as the file it points at).
     pub fn of(root: &Path) -> Result<SourceHashes, SandboxError> {
         let mut files = BTreeMap::new();
         for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
@@ -67,7 +77,7 @@ impl SourceHashes {
                 path: e.path().unwrap_or(root).to_path_buf(),
                 source: e.into(),
             })?;
-            if !entry.file_type().is_file() {
+            if !matches!(kind(&entry)?, Kind::File) {
                 continue;
             }
             let rel = relative(root, entry.path());
@@ -182,7 +192,8 @@ impl Sandbox {
 
 /// Copies `from` into `to` (which exists), hashing each file on both sides; returns the hashes
 /// of the source files. Directories and empty files (Hadoop markers) are kept; `.crc` side files
-/// are ordinary files here. Symlinks are skipped: a checkpoint never needs them.
+/// are ordinary files here. A link to a regular file is copied as that file; a link to a
+/// directory is [`SandboxError::LinkedDirectory`]; FIFOs, sockets and devices are skipped.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
     let mut files = BTreeMap::new();
     for entry in WalkDir::new(from).follow_links(false).sort_by_file_name() {
@@ -192,12 +203,13 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
         })?;
         let rel = relative(from, entry.path());
         let dest = to.join(&rel);
-        if entry.file_type().is_dir() {
+        let kind = kind(&entry)?;
+        if matches!(kind, Kind::Dir) {
             fs::create_dir_all(&dest).map_err(|source| SandboxError::Write {
                 path: dest.clone(),
                 source,
             })?;
-        } else if entry.file_type().is_file() {
+        } else if matches!(kind, Kind::File) {
             let bytes = fs::read(entry.path()).map_err(|source| SandboxError::ReadSource {
                 path: entry.path().to_path_buf(),
                 source,
@@ -214,6 +226,36 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
         }
     }
     Ok(SourceHashes { files })
+}
+
+/// What a walked entry is to a copy: a file to read (a regular file, or a link to one), a
+/// directory, or something to skip (FIFO, socket, device, dangling link). A link to a
+/// directory is an error.
+enum Kind {
+    File,
+    Dir,
+    Skip,
+}
+
+fn kind(entry: &walkdir::DirEntry) -> Result<Kind, SandboxError> {
+    let t = entry.file_type();
+    if t.is_dir() {
+        return Ok(Kind::Dir);
+    }
+    if t.is_file() {
+        return Ok(Kind::File);
+    }
+    if t.is_symlink() {
+        return match fs::metadata(entry.path()) {
+            Ok(m) if m.is_file() => Ok(Kind::File),
+            Ok(m) if m.is_dir() => Err(SandboxError::LinkedDirectory {
+                path: entry.path().to_path_buf(),
+                target: fs::read_link(entry.path()).unwrap_or_default(),
+            }),
+            _ => Ok(Kind::Skip),
+        };
+    }
+    Ok(Kind::Skip)
 }
 
 fn hash_file(path: &Path) -> Result<String, SandboxError> {
@@ -266,6 +308,36 @@ mod tests {
             sb.source_hashes.changes_since(src.path()).unwrap(),
             vec!["changed offsets/0"]
         );
+    }
+
+    #[test]
+    fn links_to_files_are_copied_as_files_fifos_skipped_linked_dirs_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("1.delta"), "state bytes").unwrap();
+        let src = tempfile::tempdir().unwrap();
+        fs::create_dir_all(src.path().join("state/0/0")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("1.delta"),
+            src.path().join("state/0/0/1.delta"),
+        )
+        .unwrap();
+        let fifo = src.path().join("state/0/0/pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let sb = Sandbox::create(src.path(), None, "links").unwrap();
+        let copied = sb.checkpoint().join("state/0/0/1.delta");
+        assert_eq!(fs::read_to_string(&copied).unwrap(), "state bytes");
+        assert!(!fs::symlink_metadata(&copied)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        if made.is_ok_and(|s| s.success()) {
+            assert!(!sb.checkpoint().join("state/0/0/pipe").exists());
+        }
+        drop(sb);
+        std::os::unix::fs::symlink(outside.path(), src.path().join("state/0/1")).unwrap();
+        let err = Sandbox::create(src.path(), None, "links").unwrap_err();
+        assert!(matches!(err, SandboxError::LinkedDirectory { .. }), "{err}");
+        assert!(err.to_string().contains("cp -rL"), "{err}");
     }
 
     #[test]

@@ -430,7 +430,7 @@ impl Inspector {
         links.sort_by(|a, b| a.0.cmp(&b.0));
         for (link, target) in links {
             let (code, message) = match target {
-                LinkTarget::File => ("symlink-to-file", format!("{link} is a symbolic link to a regular file: Spark reads through it, and so did rehearse; but copies that skip or keep links (rehearse run's sandbox, cp -r, hdfs dfs -cp) lose the file: replace the link with a copy of its target")),
+                LinkTarget::File => ("symlink-to-file", format!("{link} is a symbolic link to a regular file: Spark reads through it, and so did rehearse; rehearse run's sandbox copies the file it points at, but other copies that skip or keep links (cp -r, hdfs dfs -cp) lose it: replace the link with a copy of its target")),
                 LinkTarget::Dir => ("symlink-not-followed", format!("{link} is a symbolic link to a directory; rehearse does not walk links inside a checkpoint (they can lead out of it, or in a circle), so what it holds was not inspected and is not counted missing either; replace the link with the directory to have it checked")),
                 LinkTarget::Broken => ("symlink-not-followed", format!("{link} is a symbolic link to nothing (dangling, a loop, or unreadable): Spark cannot read it either; restore what it pointed to, or remove the link")),
                 // Reported with the special files.
