@@ -308,6 +308,9 @@ struct Group {
     child: Mutex<tokio::process::Child>,
     pgid: i32,
     pidfile: PathBuf,
+    /// Set once the group was seen empty: from then on its id may belong to someone else, so
+    /// it is never signalled again.
+    gone: std::sync::atomic::AtomicBool,
 }
 
 impl Group {
@@ -347,6 +350,7 @@ impl Group {
             child: Mutex::new(child),
             pgid,
             pidfile,
+            gone: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -363,13 +367,19 @@ impl Group {
         }
     }
 
-    fn signal(&self, signal: i32) {
-        if self.pgid > 0 {
-            // SAFETY: kill has no memory effects; a negative pid addresses our own group.
-            unsafe {
-                libc::kill(-self.pgid, signal);
-            }
+    /// Sends `signal` to the group (0: only checks it still has members); false once it has
+    /// none.
+    fn signal(&self, signal: i32) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.pgid <= 0 || self.gone.load(Ordering::Relaxed) {
+            return false;
         }
+        // SAFETY: kill has no memory effects; a negative pid addresses our own group.
+        let sent = unsafe { libc::kill(-self.pgid, signal) } == 0;
+        if !sent {
+            self.gone.store(true, Ordering::Relaxed);
+        }
+        sent
     }
 
     /// SIGTERM to the group, SIGKILL after `grace` if the leader has not exited.
@@ -381,8 +391,17 @@ impl Group {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
-        // Children of the leader (the Python driver) may outlive it: the group goes either way.
+        // Children of the leader (the Python driver) may outlive it: the group goes either way,
+        // and is waited for (at most 2 s), so what it wrote can be removed next.
         self.signal(libc::SIGKILL);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            let _ = self.exit_code(); // reaps the leader, which counts as a member until then
+            if !self.signal(0) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }
 
