@@ -119,6 +119,9 @@ pub struct MatrixArgs {
     /// Memory cap of each Spark container, MiB.
     #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
     pub spark_memory: u64,
+    /// Where Kafka and Spark run: containers, or host processes (no Docker; see README).
+    #[arg(long, value_enum, default_value_t = RuntimeChoice::Docker, env = "REHEARSE_RUNTIME")]
+    pub runtime: RuntimeChoice,
     /// Keep every trial's sandbox and print its path in the reports.
     #[arg(long, env = "REHEARSE_KEEP")]
     pub keep: bool,

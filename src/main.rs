@@ -14,7 +14,11 @@ fn main() {
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         default_hook(info);
-        eprintln!(
+        // Never `eprintln!` here: with stderr closed it would panic inside the hook and abort,
+        // leaving containers and host processes behind.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
             "error: this is a bug in rehearse; please report it with the command and input above"
         );
         std::process::exit(rehearse::exit::INTERNAL);

@@ -33,8 +33,9 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
         versions.push(g.source.clone());
         versions.extend(g.targets.iter().cloned());
     }
+    let runtime_kind: rehearse::runtime::RuntimeKind = args.runtime.into();
     if let Some(s) = suite.shapes.first() {
-        crate::run_command::ensure_images(&versions, &s.scenario.kafka_version)?;
+        crate::run_command::prepare_runtime(runtime_kind, &versions, &s.scenario.kafka_version)?;
     }
     let options = MatrixOptions {
         jobs,
@@ -43,7 +44,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
             report_dir: args.report_dir.clone(),
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
-            ..Default::default()
+            runtime: runtime_kind,
         },
     };
     let total: usize = groups.iter().map(|g| g.targets.len()).sum();

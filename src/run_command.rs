@@ -152,22 +152,15 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
             (std::path::PathBuf::new(), Some(spark.clone()))
         }
     };
-    match settings.runtime {
-        RuntimeKind::Docker => ensure_images(&versions, &scenario.kafka_version)?,
-        RuntimeKind::Local => {
-            let mut unique = versions.clone();
-            unique.sort();
-            unique.dedup();
-            let kafka = scenario.kafka_version.clone();
-            // Off the async thread, so Ctrl-C is still heard during a long first install.
-            tokio::task::spawn_blocking(move || {
-                let mut progress = |line: &str| say!("  {line}");
-                rehearse::runtime::prepare_local(&unique, &kafka, &mut progress)
-            })
-            .await
-            .context("the local runtime's installation stopped")??;
-        }
-    }
+    let (runtime, kafka, wanted) = (
+        settings.runtime,
+        scenario.kafka_version.clone(),
+        versions.clone(),
+    );
+    // Off the async thread, so Ctrl-C is still heard during a long first build or install.
+    tokio::task::spawn_blocking(move || prepare_runtime(runtime, &wanted, &kafka))
+        .await
+        .context("preparing the runtime stopped")??;
     let source = match &scenario.checkpoint {
         CheckpointSource::Path(_) => source,
         CheckpointSource::Generate {
@@ -219,7 +212,27 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
     })
 }
 
-pub(crate) fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
+/// Makes `runtime` ready for these Spark versions and the Kafka version: the images (built if
+/// missing) for Docker, the host installs (after checking the host can run them) for local.
+pub(crate) fn prepare_runtime(
+    runtime: RuntimeKind,
+    spark_versions: &[String],
+    kafka_version: &str,
+) -> anyhow::Result<()> {
+    match runtime {
+        RuntimeKind::Docker => ensure_images(spark_versions, kafka_version),
+        RuntimeKind::Local => {
+            let mut unique = spark_versions.to_vec();
+            unique.sort();
+            unique.dedup();
+            let mut progress = |line: &str| say!("  {line}");
+            rehearse::runtime::prepare_local(&unique, kafka_version, &mut progress)?;
+            Ok(())
+        }
+    }
+}
+
+fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Result<()> {
     let mut progress = |line: &str| say!("  {line}");
     rehearse::images::ensure_kafka(
         kafka_version,

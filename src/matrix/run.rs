@@ -96,7 +96,7 @@ pub async fn run_matrix(
 
     if !runnable.is_empty() {
         let first = suite.group_scenario(&runnable[0]);
-        let ids = TrialIds::new(&suite.name);
+        let ids = TrialIds::new(&suite.name).with_runtime(options.settings.runtime);
         let kafka = trial::start_ready_kafka(&ids, &first, &mut |_| {})
             .await
             .map_err(MatrixError::Kafka)?;
