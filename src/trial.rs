@@ -233,10 +233,16 @@ pub async fn run_trial_with(
         on_event(TrialEvent::SparkStarted {
             image: spark.describe().to_string(),
         });
+        let ctx = crate::verdict::TrialContext {
+            // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
+            // of the checkpoint has its own proof below: Spark's data-loss error, or the grace.)
+            require_input_rows: seeding.fresh_records > 0 && kafka_short.is_none(),
+            ..used.trial_context()
+        };
         let classification = watch(
             &spark,
             sandbox.path(),
-            used.trial_context(),
+            ctx,
             scenario.timeout_seconds,
             kafka_short,
         )

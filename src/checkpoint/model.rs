@@ -312,6 +312,8 @@ impl Inspection {
             pending_batch: self.pending_batch,
             committed_offsets: self.committed_offsets(),
             operator_ids: self.operators.iter().map(|o| o.id).collect(),
+            // Only a live trial knows it seeded fresh records; it sets this itself.
+            require_input_rows: false,
         }
     }
 }

@@ -639,6 +639,7 @@ mod tests {
             pending_batch: None,
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
+            require_input_rows: false,
         }
     }
 
@@ -649,6 +650,7 @@ mod tests {
             batch_id: Some(batch),
             executed: true,
             start_offsets: Some(vec![Some(start)]),
+            input_rows: 0,
         }
     }
 

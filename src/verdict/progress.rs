@@ -22,6 +22,8 @@ pub(crate) struct Progress {
     pub executed: bool,
     /// `sources[i].startOffset`, normalised; `None` when the log did not show them.
     pub start_offsets: Option<Vec<Option<Value>>>,
+    /// Rows the batch read: `numInputRows`, or the sum over `sources[i].numInputRows`.
+    pub input_rows: u64,
 }
 
 /// Tracks `{…}` nesting over the lines of a pretty-printed JSON document.
@@ -128,6 +130,7 @@ impl Progress {
             run_id: v.get("runId").and_then(Value::as_str).map(str::to_owned),
             batch_id: v.get("batchId").and_then(Value::as_u64),
             executed,
+            input_rows: num(v.get("numInputRows")).max(rows_in_sources).max(0) as u64,
             start_offsets: sources.map(|s| {
                 s.iter()
                     .map(|s| s.get("startOffset").and_then(normalise_offset))
@@ -157,6 +160,7 @@ impl Progress {
                 || text.contains("\"numRowsTotal\"")
                 || text.contains("\"addBatch\""),
             start_offsets: None,
+            input_rows: rows.max(0) as u64,
         }
     }
 }

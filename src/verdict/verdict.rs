@@ -112,6 +112,12 @@ pub struct TrialContext {
     pub committed_offsets: Vec<Option<serde_json::Value>>,
     /// Stateful operator ids present under `state/` (to tell `plan-change` from a state error).
     pub operator_ids: Vec<u32>,
+    /// A live trial that seeded fresh records sets this: `resumed` then also needs a batch of
+    /// the restarted run that READ rows (`numInputRows` > 0), so the restart is proved on the
+    /// data and state paths, not only by the re-run of a pending batch that read nothing.
+    /// Until that batch comes the verdict stays open (a later failure wins); if it never comes,
+    /// the verdict is `timeout`. `false` (classify of a finished log): the first batch proves.
+    pub require_input_rows: bool,
 }
 
 /// A verdict with the rule that produced it and the evidence behind it.

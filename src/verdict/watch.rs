@@ -88,6 +88,9 @@ struct Facts {
     error_class_hint: Option<String>,
     ended_normally: Option<String>,
     unmatched_top: Option<Vec<String>>,
+    /// Resume proved by a batch that read no rows, waiting for one that reads rows
+    /// ([`TrialContext::require_input_rows`]): (rule, evidence, offsets_match).
+    awaiting_rows: Option<(&'static str, Vec<String>, Option<bool>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -529,6 +532,30 @@ impl Watcher {
                 return;
             }
         }
+        if let Some((rule, proof, offsets_match)) = self.facts.awaiting_rows.clone() {
+            let ours = match (&self.ctx.query_id, &p.id) {
+                (Some(q), Some(id)) => q == id,
+                _ => true,
+            };
+            if ours && p.input_rows > 0 {
+                let mut ev = proof;
+                ev.extend(evidence);
+                ev.push(format!(
+                    "batch {} read {} rows after the restart: the restarted query processed new records through its state",
+                    p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+                    p.input_rows
+                ));
+                self.decide(
+                    Verdict::Resumed,
+                    rule,
+                    ev,
+                    "Safe to restart on this version: the first batch after the restart continued from the checkpoint's committed offsets, and a later batch processed new records.".into(),
+                    offsets_match,
+                    None,
+                );
+            }
+            return;
+        }
         let resuming_at = self.resuming_for(p.id.as_deref());
         let j = judge_progress(&self.ctx, &p, resuming_at, self.facts.fresh_start.is_some());
         if j == ProgressJudgement::OtherQuery {
@@ -564,6 +591,18 @@ impl Watcher {
                     ev.push("start offsets NOT checked: the checkpoint's committed offsets are unknown (give --checkpoint); batch ids continue Spark's own \"Resuming at batch N\"".into());
                     "Batch ids continue the checkpoint; rerun with --checkpoint to prove the start offsets too before relying on it.".to_owned()
                 };
+                if self.ctx.require_input_rows && p.input_rows == 0 {
+                    // The re-run of an empty pending batch: the offsets continue, but no row went
+                    // through the query yet. Wait for a batch that reads the fresh records.
+                    ev.push(format!(
+                        "batch {} read no rows; waiting for a batch that reads the fresh records",
+                        p.batch_id
+                            .map(|b| b.to_string())
+                            .unwrap_or_else(|| "-".into())
+                    ));
+                    self.facts.awaiting_rows = Some((rule, ev, offsets_match));
+                    return;
+                }
                 self.decide(Verdict::Resumed, rule, ev, remedy, offsets_match, None);
             }
             ProgressJudgement::StartedFresh {
@@ -739,6 +778,23 @@ impl Watcher {
             }
             self.facts.unmatched_top = Some(j.evidence);
         }
+        // 3b. The restart continued the checkpoint, but no batch read rows before the end:
+        // not proof enough for `resumed` (see TrialContext::require_input_rows).
+        if let Some((_, proof, offsets_match)) = self.facts.awaiting_rows.clone() {
+            let mut ev = proof;
+            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+            ev.extend(recent);
+            ev.push(format!("no batch read the fresh records ({ending})"));
+            self.decide(
+                Verdict::Timeout,
+                "resumed-without-reading-rows",
+                ev,
+                "The restart continued the checkpoint's offsets but processed no new records before the trial ended: raise the trial timeout, and check the job's trigger and that the sandbox Kafka holds fresh records.".into(),
+                offsets_match,
+                None,
+            );
+            return self.decided.take().expect("decided");
+        }
         let mut ev: Vec<String> = Vec::new();
         ev.extend(self.facts.query_start.clone());
         ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
@@ -853,6 +909,7 @@ mod tests {
             pending_batch: None,
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
+            require_input_rows: false,
         }
     }
 
@@ -960,6 +1017,61 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
             assert_ne!(c.verdict, Verdict::PlanChange, "{c:?}");
             assert_ne!(c.verdict, Verdict::Resumed, "{c:?}");
         }
+    }
+
+    /// `progress` with another batch id and row count (an empty re-run reads 0 rows).
+    fn progress_rows(batch: u64, start: &str, rows: u64) -> String {
+        progress("MicroBatchExecution", batch, start).replace(
+            "\"numInputRows\" : 8",
+            &format!("\"numInputRows\" : {rows}"),
+        )
+    }
+
+    #[test]
+    fn a_live_trial_waits_for_a_batch_that_reads_rows_before_resumed() {
+        let strict = TrialContext {
+            require_input_rows: true,
+            ..ctx()
+        };
+        let empty_rerun = progress_rows(4, "{\"t\":{\"0\":42}}", 0);
+        let data = progress_rows(5, "{\"t\":{\"0\":42}}", 5);
+        // The empty re-run alone decides nothing live ...
+        let mut w = Watcher::new(strict.clone());
+        let mut early = None;
+        for l in format!("{START}\n{empty_rerun}").lines() {
+            early = early.or(w.push_line(l));
+        }
+        assert!(early.is_none(), "{early:?}");
+        // ... a batch that reads rows then proves it, citing both batches ...
+        for l in data.lines() {
+            early = early.or(w.push_line(l));
+        }
+        let c = early.expect("resumed once rows were read");
+        assert_eq!(c.verdict, Verdict::Resumed);
+        assert_eq!(c.first_batch_after_restart, Some(BatchId(4)));
+        assert_eq!(c.start_offsets_match, Some(true));
+        assert!(
+            c.evidence.iter().any(|e| e.contains("batch 5 read 5 rows")),
+            "{c:?}"
+        );
+        // ... a failure after the empty re-run is the failure ...
+        let c = run(
+            &format!("{START}\n{empty_rerun}\n{STATE_FAILURE}"),
+            strict.clone(),
+            Ended::Exited(Some(1)),
+        );
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:?}");
+        // ... and no such batch before the end is not resumed.
+        let c = run(
+            &format!("{START}\n{empty_rerun}"),
+            strict,
+            Ended::TimedOut(60),
+        );
+        assert_eq!(c.verdict, Verdict::Timeout, "{c:?}");
+        assert_eq!(c.rule, "resumed-without-reading-rows");
+        // classify of a finished log (no fresh-record promise): the re-run proves.
+        let c = run(&format!("{START}\n{empty_rerun}"), ctx(), Ended::EndOfInput);
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
     }
 
     #[test]
@@ -1201,6 +1313,7 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             pending_batch: None,
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
+            require_input_rows: false,
         }
     }
 
@@ -1255,6 +1368,7 @@ mod complete_log_eof_tests {
             pending_batch: None,
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
+            require_input_rows: false,
         }
     }
 

@@ -135,6 +135,7 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
                 json!({"logOffset": 2})
             })],
             operator_ids: ops,
+            require_input_rows: false,
         }
     };
     // The hand edits the case names document (restart-experiments.md).
