@@ -105,9 +105,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
             "interrupted: removing rehearse containers; reporting the {} of {total} cells that finished",
             partial.cells.len()
         );
-        let _ = runtime.block_on(rehearse::runtime::gc(
-            rehearse::runtime::GcScope::ThisProcess,
-        ));
+        runtime.block_on(crate::run_command::sweep_this_process());
         partial.incomplete = true;
         partial.shards = shard.map(|s| s.to_string()).into_iter().collect();
         partial.suite_file = Some(path.display().to_string());

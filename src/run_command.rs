@@ -109,7 +109,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             r = run_scenario(&scenario, &settings) => r,
             _ = tokio::signal::ctrl_c() => {
                 say!("interrupted: removing this rehearsal's containers and processes");
-                let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
+                sweep_this_process().await;
                 std::process::exit(130);
             }
         }
@@ -250,6 +250,15 @@ fn ensure_images(spark_versions: &[String], kafka_version: &str) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// Removes this process's containers and host processes after Ctrl-C, twice: a container
+/// whose creation was in flight when the run was dropped appears only after the first sweep
+/// (seen: a suite's Kafka broker left running).
+pub(crate) async fn sweep_this_process() {
+    let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let _ = rehearse::runtime::gc(rehearse::runtime::GcScope::ThisProcess).await;
 }
 
 /// `rehearse gc`.
