@@ -176,8 +176,9 @@ pub struct Group {
 /// Why a suite file was rejected. Messages name the file and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
-    /// The file could not be read.
-    #[error("cannot read suite {path}: {source}")]
+    /// The file could not be read. (The cause is the error's source, not in this message:
+    /// `error: {:#}` prints the chain, and would print it twice.)
+    #[error("cannot read suite {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -185,7 +186,7 @@ pub enum SuiteError {
         source: std::io::Error,
     },
     /// Malformed TOML or unknown keys.
-    #[error("suite {path} is not valid: {message}\n(hint: see scenarios/README.md, \"Suites\")")]
+    #[error("suite {path} is not valid: {message}\n(hint: see scenarios/suites/README.md for the format)")]
     Parse {
         /// The file.
         path: PathBuf,
@@ -200,8 +201,8 @@ pub enum SuiteError {
         /// What is wrong and how to fix it.
         message: String,
     },
-    /// A shape's scenario is wrong.
-    #[error("suite {path}: shape {shape}: {source}")]
+    /// A shape's scenario is wrong (the scenario's error is the source, printed by the chain).
+    #[error("suite {path}: shape {shape}")]
     Shape {
         /// The suite file.
         path: PathBuf,
@@ -241,11 +242,23 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// Compares dotted versions numerically (`3.10.0` > `3.9.1`). Both are checked 3-part versions.
+/// Compares dotted versions numerically (`3.10.0` > `3.9.1`). Both are checked 3-part versions
+/// (digits only, of any length: a part is compared by its digits without leading zeros, so a
+/// part too large for an integer still compares right).
 pub fn version_lt(a: &str, b: &str) -> bool {
-    let parse = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    let parse = |v: &str| -> Vec<(usize, String)> {
+        v.split('.')
+            .map(|p| {
+                let digits = p.trim_start_matches('0');
+                (digits.len(), digits.to_string())
+            })
+            .collect()
+    };
     parse(a) < parse(b)
 }
+
+/// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`, clients/.../internals/Topic.java).
+pub const MAX_TOPIC_NAME: usize = 249;
 
 impl Suite {
     /// Reads and validates a suite file and every shape scenario it names.
@@ -407,7 +420,7 @@ impl Suite {
                 "suite name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names); set `name`"
             )));
         }
-        Ok(Suite {
+        let suite = Suite {
             name,
             file: path.to_path_buf(),
             shapes,
@@ -416,7 +429,36 @@ impl Suite {
             targets,
             timeout_seconds: file.timeout_seconds,
             expect,
-        })
+        };
+        suite.check_topics().map_err(invalid)?;
+        Ok(suite)
+    }
+
+    /// The topics the suite creates on its one broker (`<suite>.<shape>.<provider>.<source>.
+    /// <topic>`) must be valid for Kafka before any container starts: at most
+    /// [`MAX_TOPIC_NAME`] characters, and no two equal once `.` is read as `_` (Kafka refuses
+    /// a topic that "collides" with an existing one, `Topic.hasCollision`).
+    fn check_topics(&self) -> Result<(), String> {
+        let mut seen: std::collections::HashMap<String, String> = Default::default();
+        for group in self.groups(None) {
+            for topic in self.group_scenario(&group).topics {
+                let name = topic.name;
+                if name.len() > MAX_TOPIC_NAME {
+                    return Err(format!(
+                        "topic {name:?} is {} characters, over Kafka's limit of {MAX_TOPIC_NAME} (the suite names each topic <suite>.<shape>.<provider>.<source>.<topic>); shorten the suite's `name`, the shape's `name` or the scenario's topic name",
+                        name.len()
+                    ));
+                }
+                let key = name.replace('.', "_");
+                if let Some(other) = seen.get(&key) {
+                    return Err(format!(
+                        "two source checkpoints would share Kafka topic {name:?} (as {other:?}; Kafka reads '.' and '_' as the same); rename a shape (`name`) or a topic so the names <suite>.<shape>.<provider>.<source>.<topic> differ in more than '.' and '_'"
+                    ));
+                }
+                seen.insert(key, name);
+            }
+        }
+        Ok(())
     }
 
     /// Every cell in grid order: shape, provider, source, target (file order each).
@@ -696,5 +738,45 @@ mod tests {
         assert!(e.to_string().contains("missing.toml"), "{e}");
         let e = suite("sources = [\"3.5.3\"]\nshape = 1\n").unwrap_err();
         assert!(e.to_string().contains("shape"), "{e}");
+    }
+    #[test]
+    fn topic_names_too_long_for_kafka_or_colliding_are_refused_before_any_container() {
+        let long = "a".repeat(230);
+        let e = suite(&format!("name = \"{long}\"\n{}", &BASIC[10..])).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("249") && msg.contains("shorten"), "{msg}");
+        // 224 + ".agg.rocksdb.4.0.1.events" (25) = 249: the longest that Kafka takes.
+        let fits = "a".repeat(224);
+        suite(&format!("name = \"{fits}\"\n{}", &BASIC[10..])).unwrap();
+        let e = suite(&format!(
+            "{BASIC}name = \"x_y\"\n[[shapes]]\nscenario = \"agg.toml\"\nname = \"x.y\"\n"
+        ))
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("share Kafka topic") && msg.contains("x.y"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn versions_compare_numerically_even_when_a_part_overflows_an_integer() {
+        assert!(version_lt("3.5.3", "99999999999999999999.0.0"));
+        assert!(!version_lt("99999999999999999999.0.0", "3.4.0"));
+        assert!(version_lt("3.4.0", "3.10.0"));
+        assert!(!version_lt("3.05.0", "3.5.0") && !version_lt("3.5.0", "3.05.0"));
+    }
+
+    #[test]
+    fn a_suite_that_cannot_be_read_says_why_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = anyhow::Error::from(Suite::load(dir.path()).unwrap_err());
+        let msg = format!("{e:#}");
+        assert_eq!(msg.matches("os error").count(), 1, "{msg}");
+        let e = anyhow::Error::from(
+            suite("sources = [\"3.5.3\"]\n[[shapes]]\nscenario = \"missing.toml\"\n").unwrap_err(),
+        );
+        let msg = format!("{e:#}");
+        assert_eq!(msg.matches("os error").count(), 1, "{msg}");
     }
 }
