@@ -13,14 +13,25 @@ use rehearse::trial::TrialSettings;
 
 use crate::cli::{MatrixArgs, MatrixCommand, MatrixOutput, MergeArgs};
 
+/// The largest `--spark-memory` (1 TiB, in MiB): Docker takes the cap in bytes as an i64.
+const MAX_SPARK_MEMORY_MB: u64 = 1 << 20;
+
 /// `rehearse matrix …`.
 pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
     if let Some(MatrixCommand::Merge(merge)) = args.command {
         return run_merge(merge);
     }
     let Some(path) = args.suite else {
-        anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/README.md)");
+        anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/suites/README.md)");
     };
+    if args.spark_memory > MAX_SPARK_MEMORY_MB {
+        // Docker takes the cap in bytes (an i64): a larger value would overflow on the way.
+        eprintln!(
+            "error: --spark-memory {} MiB is more than any machine has; give the cap of each Spark container in MiB, from 512 to {MAX_SPARK_MEMORY_MB} (default 2048)",
+            args.spark_memory
+        );
+        return Ok(rehearse::exit::USAGE);
+    }
     let suite = Suite::load(&path)?;
     let shard: Option<Shard> = args.shard;
     let jobs = args
@@ -28,13 +39,17 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
         .map(usize::from)
         .unwrap_or_else(|| matrix::default_jobs(args.spark_memory));
     let groups = suite.groups(shard);
+    // Only the versions of cells that run: a version every cell of which is not applicable
+    // (an old source for a new shape) needs no image, and a shard of only such cells none at all.
     let mut versions: Vec<String> = Vec::new();
-    for g in &groups {
-        versions.push(g.source.clone());
-        versions.extend(g.targets.iter().cloned());
+    for cell in suite.cells_of(&groups) {
+        if suite.not_applicable(&cell).is_none() {
+            versions.push(cell.source);
+            versions.push(cell.target);
+        }
     }
     let runtime_kind: rehearse::runtime::RuntimeKind = args.runtime.into();
-    if let Some(s) = suite.shapes.first() {
+    if let (Some(s), false) = (suite.shapes.first(), versions.is_empty()) {
         crate::run_command::prepare_runtime(runtime_kind, &versions, &s.scenario.kafka_version)?;
     }
     let options = MatrixOptions {
@@ -132,6 +147,19 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<i32> {
 fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read matrix report {}", path.display()))?;
+    // Another rehearse document (a `rehearse run --json` report, a newer matrix schema): say so
+    // before serde complains about a missing field.
+    if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(&text) {
+        if let Some(schema) = doc.get("schema").and_then(|s| s.as_str()) {
+            if schema != reports::MATRIX_SCHEMA {
+                anyhow::bail!(
+                    "{} has schema {schema:?}, not {:?}: merge reads the JSON of `rehearse matrix SUITE --json` (a `rehearse run` report is not one)",
+                    path.display(),
+                    reports::MATRIX_SCHEMA
+                );
+            }
+        }
+    }
     let report: MatrixReport = serde_json::from_str(&text).with_context(|| {
         format!(
             "{} is not a rehearse matrix report (JSON, schema {:?}); write one with `rehearse matrix SUITE --json > FILE`",
@@ -141,7 +169,7 @@ fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
     })?;
     if report.schema != reports::MATRIX_SCHEMA {
         anyhow::bail!(
-            "{} has schema {:?}; this rehearse reads {:?}",
+            "{} has schema {:?}, not {:?}: merge reads the JSON of `rehearse matrix SUITE --json`",
             path.display(),
             report.schema,
             reports::MATRIX_SCHEMA
@@ -174,6 +202,10 @@ fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result
     };
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
+        other => Ok(other.context(if output.json {
+            "cannot write the JSON report to stdout"
+        } else {
+            "cannot write the grid to stdout"
+        })?),
     }
 }

@@ -463,15 +463,20 @@ impl Suite {
 
     /// Every cell in grid order: shape, provider, source, target (file order each).
     pub fn cells(&self) -> Vec<CellKey> {
-        self.groups(None)
-            .into_iter()
+        self.cells_of(&self.groups(None))
+    }
+
+    /// The cells of `groups` (e.g. one shard's), in their order.
+    pub fn cells_of(&self, groups: &[Group]) -> Vec<CellKey> {
+        groups
+            .iter()
             .flat_map(|g| {
-                let shape = self.shapes[g.shape].name.clone();
-                g.targets.into_iter().map(move |target| CellKey {
+                let shape = &self.shapes[g.shape].name;
+                g.targets.iter().map(move |target| CellKey {
                     shape: shape.clone(),
                     provider: g.provider.clone(),
                     source: g.source.clone(),
-                    target,
+                    target: target.clone(),
                 })
             })
             .collect()

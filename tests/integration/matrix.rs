@@ -254,3 +254,48 @@ fn merge_joins_shards_lists_differences_first_and_exits_1() {
         "{stderr}"
     );
 }
+
+#[test]
+fn merge_refuses_a_run_report_and_cells_outside_the_axes_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run.json");
+    std::fs::write(&run, r#"{"schema":"rehearse.run/v1","scenario":"demo"}"#).unwrap();
+    let (code, _, stderr) = rehearse(&["matrix", "merge", &run.display().to_string()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("run.json") && stderr.contains("rehearse.run/v1"),
+        "{stderr}"
+    );
+    let outside = shard_report(
+        tmp.path(),
+        "outside.json",
+        "1/2",
+        &[("9.9.9", "3.5.3", "resumed", "resumed")],
+    );
+    let (code, _, stderr) = rehearse(&["matrix", "merge", &outside.display().to_string()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("outside.json") && stderr.contains("9.9.9"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_spark_memory_is_usage_and_an_all_not_applicable_suite_needs_no_engine() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Every cell is not applicable: no image, no broker, no container; exit 0 (they agree).
+    let s = suite(tmp.path(), "min_spark = \"9.0.0\"\n");
+    let (code, stdout, stderr) = rehearse(&["matrix", &s.display().to_string(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Report = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report.cells.len(), 4);
+    assert!(report.cells.iter().all(|c| c.status == "not-applicable"));
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        &s.display().to_string(),
+        "--spark-memory",
+        "18446744073709551615",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--spark-memory"), "{stderr}");
+}

@@ -71,7 +71,7 @@ fn difference_line(c: &Cell) -> String {
     let rule = c
         .rule
         .as_deref()
-        .map(|r| format!(" (rule {r}"))
+        .map(|r| format!(" (rule {}", text::sanitize(r).replace('\n', " ")))
         .unwrap_or_default();
     let secs = c.seconds.map(text::seconds).unwrap_or_default();
     let tail = match (rule.is_empty(), secs.is_empty()) {
@@ -191,5 +191,16 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "[3/4] dedup/rocksdb/4.0.1->3.5.3  ✗ state-store-error, expected resumed  (12.5s)\n"
         );
+    }
+
+    #[test]
+    fn a_rule_from_a_merged_file_cannot_send_escapes_or_line_breaks_to_the_terminal() {
+        let mut r = report();
+        r.cells[2].rule = Some("r\x1b[2J\nx".into());
+        let mut out = Vec::new();
+        write_grid(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\x1b'), "{text}");
+        assert!(text.contains("(rule r x, 12.5s)"), "{text}");
     }
 }

@@ -60,7 +60,10 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
                 c.id(),
                 c.expected,
                 c.label(),
-                c.rule.as_deref().map(code).unwrap_or_else(|| "-".into())
+                c.rule
+                    .as_deref()
+                    .map(|r| code(r).replace('|', "\\|"))
+                    .unwrap_or_else(|| "-".into())
             )?;
         }
     }
@@ -126,9 +129,15 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
     Ok(())
 }
 
+/// Inline text: Markdown punctuation escaped, and a line break (an `expect` reason may be a
+/// multi-line TOML string) becomes a space so it cannot start a heading, a rule or a table row.
 fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in text::sanitize(s).chars() {
+        if ch == '\n' {
+            out.push(' ');
+            continue;
+        }
         if "\\`*_[]<>|#".contains(ch) {
             out.push('\\');
         }
@@ -137,8 +146,12 @@ fn escape(s: &str) -> String {
     out
 }
 
+/// A code span on one line (in a table cell, `|` must be escaped on top: GFM splits cells first).
 fn code(s: &str) -> String {
-    format!("`{}`", text::sanitize(s).replace('`', "'"))
+    format!(
+        "`{}`",
+        text::sanitize(s).replace('`', "'").replace('\n', " ")
+    )
 }
 
 #[cfg(test)]
@@ -154,5 +167,21 @@ mod tests {
         insta::assert_snapshot!(text);
         assert!(text.find("### Differences").unwrap() < text.find("### dedup").unwrap());
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn free_text_cannot_break_a_table_or_start_a_heading() {
+        let mut r = report();
+        r.cells[2].rule = Some("rule|with`tick\nand line".into());
+        r.cells[2].expected_reason = Some("SPARK-1\n# not a heading\n---".into());
+        let mut out = Vec::new();
+        write_markdown(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("| `rule\\|with'tick and line` |"), "{text}");
+        assert!(
+            text.contains("Expected because: SPARK-1 \\# not a heading ---"),
+            "{text}"
+        );
+        assert!(!text.lines().any(|l| l.starts_with("# ")), "{text}");
     }
 }

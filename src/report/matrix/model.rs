@@ -230,14 +230,27 @@ pub enum MergeError {
     #[error("nothing to merge: give the JSON reports of the shards (rehearse matrix SUITE --shard I/N --json > shard-I.json)")]
     Empty,
     /// A report is of another suite or another grid.
-    #[error("{file}: suite {found:?} with other axes than {expected:?} in the first report; merge only shards of one suite file")]
+    #[error("{file}: {what} [{found}], but [{expected}] in {first}; merge only the shards of one suite file (unchanged between the shards)")]
     OtherSuite {
         /// The file.
         file: String,
-        /// Its suite.
+        /// What differs: `suite`, `shapes`, `providers`, `sources`, `targets`.
+        what: &'static str,
+        /// Its value in `file`.
         found: String,
-        /// The first report's suite.
+        /// Its value in the first report.
         expected: String,
+        /// The first report's file.
+        first: String,
+    },
+    /// A report holds what `rehearse matrix` never writes: a cell outside its axes or twice,
+    /// a name that is not a suite/shape/provider/version name, a malformed shard.
+    #[error("{file} is not a report `rehearse matrix --json` wrote: {message}; rerun that shard with --json")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        message: String,
     },
     /// Two reports hold the same cell.
     #[error("cell {cell} is in more than one report (shard {first} and {second}); was a shard run twice?")]
@@ -251,22 +264,99 @@ pub enum MergeError {
     },
 }
 
-/// Joins shard reports (`(file name, report)`) into one: same suite and axes required; every
-/// cell at most once; cells in grid order; seconds summed.
+/// A name `rehearse matrix` accepts in a suite (suite, shape, provider): it becomes part of
+/// Kafka topic names, so `[A-Za-z0-9._-]+`; nothing a report renders can escape from it.
+fn plain_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+}
+
+impl MatrixReport {
+    /// Checks what a report read back from a file must hold if `rehearse matrix` wrote it: names
+    /// and versions as a suite file allows them, no axis value twice, every cell inside the
+    /// axes and at most once, shards like `2/4`. Renderers rely on it (a name is put into
+    /// Markdown tables and terminal lines as it is).
+    pub fn validate(&self) -> Result<(), String> {
+        if !plain_name(&self.suite) {
+            return Err(format!("suite name {:?} is not a suite name", self.suite));
+        }
+        let axes: [(&str, &Vec<String>, bool); 4] = [
+            ("shapes", &self.shapes, false),
+            ("providers", &self.providers, false),
+            ("sources", &self.sources, true),
+            ("targets", &self.targets, true),
+        ];
+        for (what, list, versions) in axes {
+            for (i, v) in list.iter().enumerate() {
+                let ok = if versions {
+                    crate::scenario::check_version(v).is_ok()
+                } else {
+                    plain_name(v)
+                };
+                if !ok {
+                    return Err(format!("{what} holds {v:?}"));
+                }
+                if list[..i].contains(v) {
+                    return Err(format!("{what} names {v:?} twice"));
+                }
+            }
+        }
+        for s in &self.shards {
+            s.parse::<crate::matrix::Shard>()?;
+        }
+        if !(self.seconds.is_finite() && self.seconds >= 0.0) {
+            return Err(format!("seconds is {}", self.seconds));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for c in &self.cells {
+            if !(self.shapes.contains(&c.shape)
+                && self.providers.contains(&c.provider)
+                && self.sources.contains(&c.source)
+                && self.targets.contains(&c.target))
+            {
+                return Err(format!(
+                    "cell {:?} is outside the report's shapes, providers, sources and targets",
+                    c.id()
+                ));
+            }
+            if !seen.insert(c.id()) {
+                return Err(format!("cell {} is in it twice", c.id()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Joins shard reports (`(file name, report)`) into one: each must be valid
+/// ([`MatrixReport::validate`]); same suite and axes required; every cell at most once; cells in
+/// grid order; seconds summed.
 pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, MergeError> {
+    for (file, r) in &reports {
+        r.validate().map_err(|message| MergeError::Invalid {
+            file: file.clone(),
+            message,
+        })?;
+    }
     let mut iter = reports.into_iter();
-    let (_, mut merged) = iter.next().ok_or(MergeError::Empty)?;
+    let (first, mut merged) = iter.next().ok_or(MergeError::Empty)?;
     for (file, r) in iter {
-        if r.suite != merged.suite
-            || r.shapes != merged.shapes
-            || r.providers != merged.providers
-            || r.sources != merged.sources
-            || r.targets != merged.targets
-        {
+        let differs = [
+            ("suite", vec![merged.suite.clone()], vec![r.suite.clone()]),
+            ("shapes", merged.shapes.clone(), r.shapes.clone()),
+            ("providers", merged.providers.clone(), r.providers.clone()),
+            ("sources", merged.sources.clone(), r.sources.clone()),
+            ("targets", merged.targets.clone(), r.targets.clone()),
+        ]
+        .into_iter()
+        .find(|(_, a, b)| a != b);
+        if let Some((what, a, b)) = differs {
             return Err(MergeError::OtherSuite {
                 file,
-                found: r.suite,
-                expected: merged.suite,
+                what,
+                found: b.join(", "),
+                expected: a.join(", "),
+                first,
             });
         }
         for c in r.cells {
@@ -286,4 +376,60 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
     }
     merged.sort();
     Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_helpers::report;
+    use super::*;
+
+    fn merge_one(r: MatrixReport) -> Result<MatrixReport, MergeError> {
+        merge(vec![("x.json".into(), r)])
+    }
+
+    #[test]
+    fn merge_refuses_what_rehearse_matrix_never_writes_even_in_a_single_report() {
+        let mut outside = report();
+        outside.cells[0].source = "9.9.9".into();
+        let e = merge_one(outside).unwrap_err().to_string();
+        assert!(e.contains("x.json") && e.contains("outside"), "{e}");
+        let mut twice = report();
+        twice.cells.push(twice.cells[1].clone());
+        let e = merge_one(twice).unwrap_err().to_string();
+        assert!(e.contains("twice"), "{e}");
+        let mut evil = report();
+        evil.shapes[0] = "de|dup`\n# h".into();
+        for c in &mut evil.cells {
+            c.shape = evil.shapes[0].clone();
+        }
+        assert!(merge_one(evil).unwrap_err().to_string().contains("shapes"));
+        let mut suite = report();
+        suite.suite = "\x1b[2Jx".into();
+        assert!(merge_one(suite).is_err());
+        let mut shard = report();
+        shard.shards = vec!["1/2<b>".into()];
+        assert!(merge_one(shard).is_err());
+        let mut version = report();
+        version.targets[1] = "4.0.1|x".into();
+        assert!(merge_one(version).is_err());
+        let mut secs = report();
+        secs.seconds = -1e308;
+        assert!(merge_one(secs).is_err());
+        merge_one(report()).unwrap();
+    }
+
+    #[test]
+    fn merge_says_which_axis_differs_and_in_which_files() {
+        let a = report();
+        let mut b = report();
+        b.cells.clear();
+        b.targets.reverse();
+        let e = merge(vec![("a.json".into(), a), ("b.json".into(), b)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("b.json: targets [4.0.1, 3.5.3], but [3.5.3, 4.0.1] in a.json"),
+            "{e}"
+        );
+    }
 }
