@@ -319,6 +319,11 @@ impl Suite {
                 )));
             }
         }
+        if file.timeout_seconds == Some(0) {
+            return Err(invalid(
+                "`timeout_seconds = 0` would time out every trial at once: give the seconds per trial from submit to verdict (e.g. 300), or leave it out to use each shape scenario's".into(),
+            ));
+        }
         if file.shapes.is_empty() {
             return Err(invalid(
                 "no [[shapes]]: name at least one scenario file, e.g. [[shapes]] scenario = \"../shapes/dedup.toml\"".into(),
@@ -741,6 +746,11 @@ mod tests {
         let e =
             suite("sources = [\"3.5.3\"]\n[[shapes]]\nscenario = \"missing.toml\"\n").unwrap_err();
         assert!(e.to_string().contains("missing.toml"), "{e}");
+        let e = suite(
+            "sources = [\"3.5.3\"]\ntimeout_seconds = 0\n[[shapes]]\nscenario = \"agg.toml\"\n",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("timeout_seconds"), "{e}");
         let e = suite("sources = [\"3.5.3\"]\nshape = 1\n").unwrap_err();
         assert!(e.to_string().contains("shape"), "{e}");
     }
