@@ -106,7 +106,7 @@ pub struct MatrixArgs {
     /// `merge`: join shard reports instead of running a suite.
     #[command(subcommand)]
     pub command: Option<MatrixCommand>,
-    /// The suite file (TOML; see scenarios/README.md, "Suites").
+    /// The suite file (TOML; see scenarios/suites/README.md).
     #[arg(required = true)]
     pub suite: Option<PathBuf>,
     /// Cells run at once (default: what free memory holds at --spark-memory each, at most the
