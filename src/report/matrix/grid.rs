@@ -20,8 +20,8 @@ pub fn write_grid(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
     } else {
         format!(", shards {}", report.shards.join(","))
     };
-    if report.incomplete {
-        shards.push_str(", INTERRUPTED: cells not finished are missing (·)");
+    if let Some(why) = report.incompleteness() {
+        shards.push_str(&format!("\n{why}"));
     }
     writeln!(
         out,
@@ -48,6 +48,11 @@ pub fn write_grid(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
         }
     }
     writeln!(out)?;
+    writeln!(
+        out,
+        "rows: the Spark version that wrote the checkpoint; columns: the version that restarted it; \
+         ✗ differs from the suite; · not in this report (another shard, or not finished)"
+    )?;
     write_grid_only(report, out)
 }
 

@@ -86,8 +86,8 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
             } else {
                 format!(", shards {}", esc(&report.shards.join(", ")))
             };
-            if report.incomplete {
-                extra.push_str(", INTERRUPTED: cells not finished are missing");
+            if let Some(x) = report.incompleteness() {
+                extra.push_str(&format!(". {}", esc(&x)));
             }
             extra
         },

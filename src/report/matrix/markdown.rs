@@ -28,8 +28,8 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
             } else {
                 format!(", shards {}", report.shards.join(", "))
             };
-            if report.incomplete {
-                extra.push_str(", INTERRUPTED: cells not finished are missing");
+            if let Some(x) = report.incompleteness() {
+                extra.push_str(&format!(". {}", x));
             }
             extra
         },
@@ -58,7 +58,10 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
                 out,
                 "| `{}` | {} | **{}** | {} |",
                 c.id(),
-                c.expected,
+                match &c.expected_reason {
+                    Some(r) => format!("{} ({})", c.expected, escape(r)),
+                    None => c.expected.to_string(),
+                },
                 c.label(),
                 c.rule
                     .as_deref()
@@ -67,6 +70,12 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
             )?;
         }
     }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "In the grids, rows are the Spark version that wrote the checkpoint and columns the version \
+         that restarted it; · is a cell this report does not hold (another shard, or not finished)."
+    )?;
     for shape in &report.shapes {
         for provider in &report.providers {
             writeln!(out)?;
@@ -94,11 +103,17 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
     let shown: Vec<&Cell> = report
         .cells
         .iter()
-        .filter(|c| c.status != CellStatus::NotApplicable && c.verdict != Some(Verdict::Resumed))
+        .filter(|c| {
+            c.status != CellStatus::NotApplicable
+                && (c.verdict != Some(Verdict::Resumed) || !c.passed())
+        })
         .collect();
     if !shown.is_empty() {
         writeln!(out)?;
-        writeln!(out, "### Evidence of the cells that did not resume")?;
+        writeln!(
+            out,
+            "### Evidence of the cells that did not resume or differ"
+        )?;
         for c in shown {
             writeln!(out)?;
             writeln!(

@@ -15,10 +15,11 @@ pub use markdown::write_markdown;
 pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA};
 
 /// Exit code of `rehearse matrix` and `rehearse matrix merge`: 0 when every cell agrees with
-/// the suite's expectation (not-applicable cells agree), else 1 ([`crate::exit::VERDICT_MIXED`]).
+/// the suite's expectation (not-applicable cells agree) and the report is complete, else 1
+/// ([`crate::exit::VERDICT_MIXED`]): a merge missing shards of its split must not pass CI.
 /// The differences themselves are listed first in every report.
 pub fn exit_code(report: &MatrixReport) -> i32 {
-    if report.differences().is_empty() {
+    if report.differences().is_empty() && !report.incomplete {
         crate::exit::SUCCESS
     } else {
         crate::exit::VERDICT_MIXED
@@ -138,5 +139,30 @@ pub(crate) mod test_helpers {
         let e = merge(vec![("a".into(), a), ("o.json".into(), other)]).unwrap_err();
         assert!(e.to_string().contains("o.json"), "{e}");
         assert!(matches!(merge(vec![]), Err(MergeError::Empty)));
+    }
+
+    #[test]
+    fn a_merge_missing_shards_of_its_split_is_incomplete_and_fails() {
+        let whole = report();
+        let mut a = whole.clone();
+        a.cells = vec![whole.cells[1].clone()];
+        a.shards = vec!["1/3".into()];
+        let mut b = a.clone();
+        b.cells = vec![whole.cells[3].clone()];
+        b.shards = vec!["2/3".into()];
+        assert!(
+            a.incompleteness().is_none(),
+            "a shard alone is not incomplete"
+        );
+        assert_eq!(exit_code(&a), 0);
+        let merged = merge(vec![("a".into(), a), ("b".into(), b)]).unwrap();
+        assert!(merged.incomplete);
+        assert_eq!(merged.missing_shards(), ["3/3"]);
+        assert!(merged.incompleteness().unwrap().contains("3/3"));
+        assert_eq!(
+            exit_code(&merged),
+            1,
+            "all cells agree, but a third is missing"
+        );
     }
 }

@@ -191,6 +191,44 @@ impl Cell {
 }
 
 impl MatrixReport {
+    /// Shards of an `I/N` split that this report lacks (empty when it holds no shards, or all).
+    pub fn missing_shards(&self) -> Vec<String> {
+        let parsed: Vec<(usize, usize)> = self
+            .shards
+            .iter()
+            .filter_map(|s| {
+                let (i, n) = s.split_once('/')?;
+                Some((i.parse().ok()?, n.parse().ok()?))
+            })
+            .collect();
+        let Some(&(_, n)) = parsed.first() else {
+            return Vec::new();
+        };
+        if n > 4096 || parsed.iter().any(|&(_, m)| m != n) {
+            return Vec::new();
+        }
+        (1..=n)
+            .filter(|i| !parsed.iter().any(|&(j, _)| j == *i))
+            .map(|i| format!("{i}/{n}"))
+            .collect()
+    }
+
+    /// Why the report is incomplete, for its header: shards missing from a merge, or an
+    /// interrupted run. `None` when complete.
+    pub fn incompleteness(&self) -> Option<String> {
+        let missing = self.missing_shards();
+        if !missing.is_empty() && self.shards.len() > 1 {
+            Some(format!(
+                "INCOMPLETE: shards {} are missing from the merge (their cells show as ·)",
+                missing.join(", ")
+            ))
+        } else if self.incomplete {
+            Some("INCOMPLETE: the run was interrupted (cells not finished show as ·)".into())
+        } else {
+            None
+        }
+    }
+
     /// Cells that disagree with their expectation, in grid order: what a reader needs first.
     pub fn differences(&self) -> Vec<&Cell> {
         self.cells.iter().filter(|c| !c.passed()).collect()
@@ -373,6 +411,10 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
         merged.seconds += r.seconds;
         merged.jobs = merged.jobs.max(r.jobs);
         merged.incomplete |= r.incomplete;
+    }
+    // A merge of some shards of a split is incomplete: its exit code must not say "all agree".
+    if !merged.missing_shards().is_empty() && merged.shards.len() > 1 {
+        merged.incomplete = true;
     }
     merged.sort();
     Ok(merged)
