@@ -72,25 +72,10 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
     writeln!(out, "<h1>rehearse matrix: {}</h1>", esc(&report.suite))?;
     writeln!(
         out,
-        "<p>{} ({} × {} × {} × {}{}): <b>{} as expected, {} different</b>. \
+        "<p>{}: <b>{} as expected, {} different</b>. \
          Wall time {} with {} cells at once. Rows: the Spark version that wrote the checkpoint; \
          columns: the version that restarted it. Click a cell for its evidence.</p>",
-        text::count(report.cells.len(), "cell", "cells"),
-        text::count(report.shapes.len(), "shape", "shapes"),
-        text::count(report.providers.len(), "provider", "providers"),
-        text::count(report.sources.len(), "source", "sources"),
-        text::count(report.targets.len(), "target", "targets"),
-        {
-            let mut extra = if report.shards.is_empty() {
-                String::new()
-            } else {
-                format!(", shards {}", esc(&report.shards.join(", ")))
-            };
-            if let Some(x) = report.incompleteness() {
-                extra.push_str(&format!(". {}", esc(&x)));
-            }
-            extra
-        },
+        esc(&report.scope()),
         report.cells.len() - diffs.len(),
         diffs.len(),
         text::seconds(report.seconds),

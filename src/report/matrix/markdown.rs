@@ -15,24 +15,8 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
     writeln!(out)?;
     writeln!(
         out,
-        "{} ({} × {} × {} × {}{}): **{} as expected, {} different**. \
-         Wall time {} with {} cells at once.",
-        text::count(report.cells.len(), "cell", "cells"),
-        text::count(report.shapes.len(), "shape", "shapes"),
-        text::count(report.providers.len(), "provider", "providers"),
-        text::count(report.sources.len(), "source", "sources"),
-        text::count(report.targets.len(), "target", "targets"),
-        {
-            let mut extra = if report.shards.is_empty() {
-                String::new()
-            } else {
-                format!(", shards {}", report.shards.join(", "))
-            };
-            if let Some(x) = report.incompleteness() {
-                extra.push_str(&format!(". {}", x));
-            }
-            extra
-        },
+        "{}: **{} as expected, {} different**. Wall time {} with {} cells at once.",
+        escape(&report.scope()),
         report.cells.len() - diffs.len(),
         diffs.len(),
         text::seconds(report.seconds),

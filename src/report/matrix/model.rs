@@ -213,6 +213,28 @@ impl MatrixReport {
             .collect()
     }
 
+    /// `160 cells (5 shapes × 2 providers × 4 sources × 4 targets, shards 1/8, …)`: what the
+    /// report covers, for the first line of the Markdown and HTML reports (plain text).
+    pub fn scope(&self) -> String {
+        use crate::report::text::count;
+        let mut extra = if self.shards.is_empty() {
+            String::new()
+        } else {
+            format!(", shards {}", self.shards.join(", "))
+        };
+        if let Some(why) = self.incompleteness() {
+            extra.push_str(&format!(". {why}"));
+        }
+        format!(
+            "{} ({} × {} × {} × {}{extra})",
+            count(self.cells.len(), "cell", "cells"),
+            count(self.shapes.len(), "shape", "shapes"),
+            count(self.providers.len(), "provider", "providers"),
+            count(self.sources.len(), "source", "sources"),
+            count(self.targets.len(), "target", "targets"),
+        )
+    }
+
     /// Why the report is incomplete, for its header: shards missing from a merge, or an
     /// interrupted run. `None` when complete.
     pub fn incompleteness(&self) -> Option<String> {
