@@ -38,21 +38,6 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn docker_available() -> bool {
-    let ok = Command::new("docker")
-        .arg("info")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true but no Docker engine answers `docker info`: the end-to-end tests must run in CI (scripts/setup-docker.sh starts one)");
-        }
-        eprintln!("SKIPPED: no Docker engine answers `docker info`; start one (scripts/setup-docker.sh) to run the end-to-end tests");
-    }
-    ok
-}
-
 fn rehearse(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
         .args(args)
@@ -68,7 +53,7 @@ fn rehearse(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn e2e_ci_slice_every_cell_resumes_with_matching_offsets_and_reports_render() {
-    if !docker_available() {
+    if !super::run::docker_available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -39,8 +39,9 @@ fn cache_dir() -> PathBuf {
     repo().join("target/rehearse-cache")
 }
 
-/// True when a Docker engine answers; panics under CI=true when none does.
-fn docker_available() -> bool {
+/// True when a Docker engine answers; panics under CI=true when none does (shared by the
+/// end-to-end modules).
+pub(crate) fn docker_available() -> bool {
     let ok = Command::new("docker")
         .arg("info")
         .output()
