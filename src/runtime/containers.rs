@@ -294,6 +294,25 @@ pub(crate) struct DockerSpark {
     container: ContainerAsync<GenericImage>,
 }
 
+/// The next line of a driver stream without its line ending (`\n`, `\r\n`), invalid UTF-8
+/// replaced; `None` at the end of the stream or on a read error. Shared by the container and
+/// the host-process runtimes.
+pub(super) async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+) -> Option<String> {
+    buf.clear();
+    match reader.read_until(b'\n', buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(_) => {
+            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                buf.pop();
+            }
+            Some(String::from_utf8_lossy(buf).into_owned())
+        }
+    }
+}
+
 impl DockerSpark {
     /// Streams stdout and stderr line by line into a channel, in arrival order per stream.
     /// The channel closes when both streams end (the container exited or was removed).
@@ -307,19 +326,9 @@ impl DockerSpark {
             tokio::spawn(async move {
                 let mut reader = reader;
                 let mut buf = Vec::new();
-                loop {
-                    buf.clear();
-                    match reader.read_until(b'\n', &mut buf).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {
-                            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                                buf.pop();
-                            }
-                            let text = String::from_utf8_lossy(&buf).into_owned();
-                            if tx.send(LogLine { stream, text }).await.is_err() {
-                                break;
-                            }
-                        }
+                while let Some(text) = next_line(&mut reader, &mut buf).await {
+                    if tx.send(LogLine { stream, text }).await.is_err() {
+                        break;
                     }
                 }
             });
@@ -480,6 +489,25 @@ mod tests {
             split_tag("localhost:5000/spark"),
             ("localhost:5000/spark", "latest")
         );
+    }
+
+    #[tokio::test]
+    async fn lines_lose_their_endings_and_the_last_needs_none() {
+        let mut reader: &[u8] = b"one\r\ntwo\n\xff three";
+        let mut buf = Vec::new();
+        assert_eq!(
+            next_line(&mut reader, &mut buf).await.as_deref(),
+            Some("one")
+        );
+        assert_eq!(
+            next_line(&mut reader, &mut buf).await.as_deref(),
+            Some("two")
+        );
+        assert_eq!(
+            next_line(&mut reader, &mut buf).await.as_deref(),
+            Some("\u{fffd} three")
+        );
+        assert_eq!(next_line(&mut reader, &mut buf).await, None);
     }
 
     #[test]

@@ -18,7 +18,6 @@ use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use super::containers::{free_port, LogLine, RuntimeError, Stream, TrialIds};
@@ -661,19 +660,9 @@ where
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
         let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            match reader.read_until(b'\n', &mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                        buf.pop();
-                    }
-                    let text = String::from_utf8_lossy(&buf).into_owned();
-                    if tx.send(LogLine { stream, text }).is_err() {
-                        break;
-                    }
-                }
+        while let Some(text) = super::containers::next_line(&mut reader, &mut buf).await {
+            if tx.send(LogLine { stream, text }).is_err() {
+                break;
             }
         }
     });
