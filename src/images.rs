@@ -544,15 +544,10 @@ fn write_recipes(dir: &Path, files: &[(&str, &str)]) -> Result<(), ImageError> {
     Ok(())
 }
 
-/// Where the whole output of one build goes: `$REHEARSE_CACHE/logs` (default
-/// `~/.cache/rehearse/logs`), or the temp dir when no home is known.
+/// Where the whole output of one build goes: [`crate::cache::build_logs`]
+/// (`$REHEARSE_CACHE/logs`, default `~/.cache/rehearse/logs`, beside the recipes' downloads).
 fn build_log_path(tag: &str) -> PathBuf {
-    let cache = std::env::var_os("REHEARSE_CACHE")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rehearse")))
-        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/rehearse")))
-        .unwrap_or_else(std::env::temp_dir);
-    let logs = cache.join("logs");
+    let logs = crate::cache::build_logs();
     let _ = std::fs::create_dir_all(&logs);
     logs.join(format!("images-{}.log", tag.replace(['/', ':'], "_")))
 }

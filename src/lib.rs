@@ -12,6 +12,7 @@
 //! callback) and the binary's reporters decide what reaches the terminal.
 #![warn(missing_docs)]
 
+pub mod cache;
 pub mod checkpoint;
 pub mod exit;
 pub mod images;

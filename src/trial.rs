@@ -665,28 +665,10 @@ impl EventLogTail {
     }
 }
 
-/// Where generated source checkpoints are cached: `$REHEARSE_CACHE_DIR`, else `$REHEARSE_CACHE`
-/// (the root image builds use too), else `$XDG_CACHE_HOME/rehearse`, else `~/.cache/rehearse`;
-/// checkpoints live under `checkpoints/<scenario>-<version>-<key>/`.
-pub fn cache_dir() -> PathBuf {
-    for var in ["REHEARSE_CACHE_DIR", "REHEARSE_CACHE"] {
-        if let Some(d) = std::env::var_os(var).filter(|d| !d.is_empty()) {
-            return PathBuf::from(d);
-        }
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("rehearse");
-    }
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir)
-        .join(".cache/rehearse")
-}
-
 /// The cached source checkpoint for `g`, if an earlier run generated it.
 pub fn cached_checkpoint(scenario: &Scenario, g: &Generate) -> Option<PathBuf> {
     let key = generation_key(scenario, g).ok()?;
-    let dir = cache_dir().join("checkpoints").join(key);
+    let dir = crate::cache::checkpoints().join(key);
     dir.join("complete")
         .exists()
         .then(|| dir.join("checkpoint"))
@@ -730,7 +712,7 @@ pub async fn generate_checkpoint_with(
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<PathBuf, TrialError> {
     let key = generation_key(scenario, g)?;
-    let dest = cache_dir().join("checkpoints").join(&key);
+    let dest = crate::cache::checkpoints().join(&key);
     if dest.join("complete").exists() {
         return Ok(dest.join("checkpoint"));
     }
@@ -762,9 +744,7 @@ pub async fn generate_checkpoint_with(
         work.keep();
         return Err(e);
     }
-    let staging = cache_dir()
-        .join("checkpoints")
-        .join(format!("{key}.partial"));
+    let staging = crate::cache::checkpoints().join(format!("{key}.partial"));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(staging.join("checkpoint")).map_err(|source| TrialError::Stage {
         path: staging.clone(),

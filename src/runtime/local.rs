@@ -1,7 +1,7 @@
 //! The `local` runtime: the Kafka broker and the Spark driver of a trial as host processes, for
 //! machines without a Docker engine. Same parts as the images (docker/local-install.sh runs the
 //! recipes' own download and resolve functions), installed once per version under
-//! `<cache>/local/{spark,kafka}-<version>/` (`trial::cache_dir()`), run with the host's `java`
+//! `<cache>/local/{spark,kafka}-<version>/` (`cache::local()`), run with the host's `java`
 //! (or `$JAVA_HOME/bin/java`) and `python3` (or `$PYSPARK_PYTHON`).
 //!
 //! Every process runs in a process group of its own: stopping sends SIGTERM to the group, then
@@ -188,9 +188,9 @@ pub fn check_host(version: &str) -> Result<(), RuntimeError> {
 // ---------------------------------------------------------------------------------------------
 // Installation
 
-/// Where local installations live: `<cache>/local`.
+/// Where local installations live: `<cache>/local` ([`crate::cache::local`]).
 pub fn install_root() -> PathBuf {
-    crate::trial::cache_dir().join("local")
+    crate::cache::local()
 }
 
 /// What is installed.

@@ -1,0 +1,123 @@
+//! Where rehearse keeps what it reuses between runs: the one place the cache roots are
+//! computed. Reads environment variables and joins paths; creates and removes nothing.
+//!
+//! There are two roots, and they differ on purpose:
+//!
+//! | root | used for | `$REHEARSE_CACHE_DIR` | then | no home known |
+//! |---|---|---|---|---|
+//! | [`root`] | generated checkpoints ([`checkpoints`]), local-runtime installs ([`local`]) | honoured first | `$REHEARSE_CACHE`, `$XDG_CACHE_HOME/rehearse`, `~/.cache/rehearse` | `<tmp>/.cache/rehearse` |
+//! | [`images_root`] | image-build downloads and logs ([`build_logs`]) | ignored | `$REHEARSE_CACHE`, `$XDG_CACHE_HOME/rehearse`, `~/.cache/rehearse` | `<tmp>` |
+//!
+//! [`images_root`] is the root the image recipes compute for themselves (`CACHE` in
+//! `docker/common.sh`, which knows only `$REHEARSE_CACHE`): the Rust side writes the build logs
+//! next to the recipes' downloads. `$REHEARSE_CACHE_DIR` moves only what rehearse itself caches
+//! (the integration tests point it into `target/` and still share the downloads).
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// The cache root of generated checkpoints and local-runtime installs: `$REHEARSE_CACHE_DIR`,
+/// else `$REHEARSE_CACHE` (empty values are skipped), else `$XDG_CACHE_HOME/rehearse`, else
+/// `~/.cache/rehearse` (with no home: under the temp dir). README documents this order.
+pub fn root() -> PathBuf {
+    root_in(&|var| std::env::var_os(var))
+}
+
+/// [`root`] with the environment passed in.
+fn root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
+    for var in ["REHEARSE_CACHE_DIR", "REHEARSE_CACHE"] {
+        if let Some(d) = env(var).filter(|d| !d.is_empty()) {
+            return PathBuf::from(d);
+        }
+    }
+    if let Some(d) = env("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("rehearse");
+    }
+    env("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join(".cache/rehearse")
+}
+
+/// Generated source checkpoints: `<root>/checkpoints`, one `<scenario>-<version>-<key>/` each.
+pub fn checkpoints() -> PathBuf {
+    root().join("checkpoints")
+}
+
+/// Spark and Kafka installed for the local runtime: `<root>/local`.
+pub fn local() -> PathBuf {
+    root().join("local")
+}
+
+/// The root the image recipes cache their downloads under (`docker/common.sh`):
+/// `$REHEARSE_CACHE`, else `$XDG_CACHE_HOME/rehearse`, else `~/.cache/rehearse`, else the temp
+/// dir. Not moved by `$REHEARSE_CACHE_DIR` (see the module doc).
+pub fn images_root() -> PathBuf {
+    images_root_in(&|var| std::env::var_os(var))
+}
+
+/// [`images_root`] with the environment passed in.
+fn images_root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
+    env("REHEARSE_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rehearse")))
+        .or_else(|| env("HOME").map(|d| PathBuf::from(d).join(".cache/rehearse")))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Where the whole output of image builds and local installs goes: `<images root>/logs`.
+pub fn build_logs() -> PathBuf {
+    images_root().join("logs")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn the_cache_root_follows_the_documented_order() {
+        let all = [
+            ("REHEARSE_CACHE_DIR", "/dir"),
+            ("REHEARSE_CACHE", "/cache"),
+            ("XDG_CACHE_HOME", "/xdg"),
+            ("HOME", "/home/u"),
+        ];
+        assert_eq!(root_in(&env(&all)), PathBuf::from("/dir"));
+        assert_eq!(root_in(&env(&all[1..])), PathBuf::from("/cache"));
+        assert_eq!(root_in(&env(&all[2..])), PathBuf::from("/xdg/rehearse"));
+        assert_eq!(
+            root_in(&env(&all[3..])),
+            PathBuf::from("/home/u/.cache/rehearse")
+        );
+        let empty = [("REHEARSE_CACHE_DIR", ""), ("REHEARSE_CACHE", "/cache")];
+        assert_eq!(root_in(&env(&empty)), PathBuf::from("/cache"));
+    }
+
+    #[test]
+    fn the_images_root_ignores_rehearse_cache_dir() {
+        let all = [
+            ("REHEARSE_CACHE_DIR", "/dir"),
+            ("REHEARSE_CACHE", "/cache"),
+            ("XDG_CACHE_HOME", "/xdg"),
+            ("HOME", "/home/u"),
+        ];
+        assert_eq!(images_root_in(&env(&all)), PathBuf::from("/cache"));
+        assert_eq!(
+            images_root_in(&env(&all[2..])),
+            PathBuf::from("/xdg/rehearse")
+        );
+        assert_eq!(
+            images_root_in(&env(&all[3..])),
+            PathBuf::from("/home/u/.cache/rehearse")
+        );
+        assert_eq!(images_root_in(&env(&[])), std::env::temp_dir());
+    }
+}
