@@ -11,6 +11,7 @@
 //!
 //! Formats and their sources: spark-checkpoints.md §1–2 of the shared docs.
 
+mod batch;
 mod commits;
 mod error;
 mod findings;
@@ -28,7 +29,7 @@ mod state;
 
 use std::collections::BTreeMap;
 
-pub use crate::verdict::BatchId;
+pub use batch::BatchId;
 
 /// Kafka offsets as the Kafka source writes them in the offset log: topic → partition → offset
 /// (`{"topic":{"0":42}}`, KafkaSourceOffset / JsonUtils.scala).

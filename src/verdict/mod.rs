@@ -20,9 +20,10 @@ mod scan;
 mod verdict;
 mod watch;
 
+pub use crate::checkpoint::BatchId;
 pub use classify::{classify, CompleteLog, Ended};
 pub use input::{classify_files, InputError};
 pub use render::{sanitize, write_text};
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
-pub use verdict::{BatchId, Classification, TrialContext, Verdict};
+pub use verdict::{Classification, TrialContext, Verdict};
 pub use watch::Watcher;

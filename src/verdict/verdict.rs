@@ -3,18 +3,7 @@
 
 use serde::Serialize;
 
-/// A micro-batch id: the decimal file name of `offsets/N` and `commits/N` (HDFSMetadataLog.scala).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
-)]
-#[serde(transparent)]
-pub struct BatchId(pub u64);
-
-impl std::fmt::Display for BatchId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+use crate::checkpoint::BatchId;
 
 /// The outcome of one trial (one restart on one target version). DESIGN.md "Verdicts".
 ///
