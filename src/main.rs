@@ -74,7 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             use std::io::Write as _;
             let ctx = match &args.checkpoint {
                 Some(dir) => match rehearse::checkpoint::inspect(dir) {
-                    Ok(inspection) => inspection.trial_context(),
+                    Ok(inspection) => rehearse::verdict::TrialContext::from_inspection(&inspection),
                     Err(err) => {
                         let cause = std::error::Error::source(&err)
                             .map(|c| format!(": {c}"))

@@ -237,7 +237,7 @@ pub async fn run_trial_with(
             // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
             // of the checkpoint has its own proof below: Spark's data-loss error, or the grace.)
             require_input_rows: seeding.fresh_records > 0 && kafka_short.is_none(),
-            ..used.trial_context()
+            ..crate::verdict::TrialContext::from_inspection(used)
         };
         let classification = watch(
             &spark,

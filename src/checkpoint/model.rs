@@ -1,6 +1,6 @@
 //! The result of an inspection ([`Inspection`]) and the questions the rest of rehearse asks it:
-//! committed and required Kafka offsets, partition counts, the `startingOffsets` remedy and the
-//! classifier's [`TrialContext`](crate::verdict::TrialContext).
+//! committed and required Kafka offsets, partition counts and the `startingOffsets` remedy (the
+//! verdict layer reads its trial context off it).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -302,18 +302,5 @@ impl Inspection {
     pub fn starting_offsets(&self) -> Option<String> {
         let offsets = self.committed_kafka_offsets();
         (!offsets.is_empty()).then(|| kafka_offsets_json(&offsets))
-    }
-
-    /// What the verdict classifier needs to know about this checkpoint.
-    pub fn trial_context(&self) -> crate::verdict::TrialContext {
-        crate::verdict::TrialContext {
-            query_id: self.query_id.clone(),
-            last_committed_batch: self.last_committed_batch,
-            pending_batch: self.pending_batch,
-            committed_offsets: self.committed_offsets(),
-            operator_ids: self.operators.iter().map(|o| o.id).collect(),
-            // Only a live trial knows it seeded fresh records; it sets this itself.
-            require_input_rows: false,
-        }
     }
 }

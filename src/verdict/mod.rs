@@ -5,9 +5,10 @@
 //! a running trial feeds line by line in `watch.rs`; `scan.rs` recognises log lines and
 //! `progress.rs` reads progress reports; `input.rs` feeds log files to a watcher and
 //! `render.rs` prints a classification as text. The checkpoint facts come from
-//! `checkpoint::Inspection::trial_context()`.
+//! [`TrialContext::from_inspection`] (`context.rs`).
 
 mod classify;
+mod context;
 mod input;
 mod progress;
 mod render;
@@ -22,8 +23,9 @@ mod watch;
 
 pub use crate::checkpoint::BatchId;
 pub use classify::{classify, CompleteLog, Ended};
+pub use context::TrialContext;
 pub use input::{classify_files, InputError};
 pub use render::{sanitize, write_text};
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
-pub use verdict::{Classification, TrialContext, Verdict};
+pub use verdict::{Classification, Verdict};
 pub use watch::Watcher;

@@ -1,5 +1,5 @@
-//! The verdict enum, the context a classifier needs from the inspected checkpoint, and the
-//! classification result with its evidence.
+//! The verdict enum and the classification result with its evidence (the context a classifier
+//! needs from the inspected checkpoint is in `context.rs`).
 
 use serde::Serialize;
 
@@ -83,30 +83,6 @@ impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// What the classifier must know about the checkpoint being restarted. Built from
-/// `checkpoint::Inspection` (the trial) or given partly by hand (`rehearse classify` without
-/// `--checkpoint`: then `resumed` cannot be proven from offsets and is reported as such).
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct TrialContext {
-    /// Query id from the checkpoint's `metadata` file (StreamMetadata.scala).
-    pub query_id: Option<String>,
-    /// Highest N with `commits/N`.
-    pub last_committed_batch: Option<BatchId>,
-    /// Highest N with `offsets/N` but no `commits/N`: Spark re-runs it on restart.
-    pub pending_batch: Option<BatchId>,
-    /// Per source (plan order), its offset JSON in `offsets/<last committed batch>`: the start
-    /// offsets the first batch after a resume must report. `None` for `-` (no offset yet).
-    pub committed_offsets: Vec<Option<serde_json::Value>>,
-    /// Stateful operator ids present under `state/` (to tell `plan-change` from a state error).
-    pub operator_ids: Vec<u32>,
-    /// A live trial that seeded fresh records sets this: `resumed` then also needs a batch of
-    /// the restarted run that READ rows (`numInputRows` > 0), so the restart is proved on the
-    /// data and state paths, not only by the re-run of a pending batch that read nothing.
-    /// Until that batch comes the verdict stays open (a later failure wins); if it never comes,
-    /// the verdict is `timeout`. `false` (classify of a finished log): the first batch proves.
-    pub require_input_rows: bool,
 }
 
 /// A verdict with the rule that produced it and the evidence behind it.

@@ -107,9 +107,9 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
     files.sort();
     let pristine = corpus.join("checkpoints/3.5.3-aggregation");
     let mut ctx = if pristine.is_dir() && pristine_tree(&pristine) == files {
-        rehearse::checkpoint::inspect(&pristine)
-            .expect("pristine checkpoint readable")
-            .trial_context()
+        TrialContext::from_inspection(
+            &rehearse::checkpoint::inspect(&pristine).expect("pristine checkpoint readable"),
+        )
     } else {
         let ids = |dir: &str| -> Vec<u64> {
             files

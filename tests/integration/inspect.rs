@@ -538,7 +538,7 @@ fn kafka_fixtures_give_offsets_partitions_and_starting_offsets() {
         );
         let required = inspection.required_kafka_offsets();
         assert!(required["events"].values().all(|o| *o >= 15), "{case}");
-        let ctx = inspection.trial_context();
+        let ctx = rehearse::verdict::TrialContext::from_inspection(&inspection);
         assert_eq!(
             ctx.committed_offsets,
             vec![Some(expected.clone())],
@@ -982,7 +982,7 @@ fn kafka_offsets_committed_required_and_the_fresh_start_remedy() {
             None
         ]
     );
-    let ctx = inspection.trial_context();
+    let ctx = rehearse::verdict::TrialContext::from_inspection(&inspection);
     assert_eq!(
         ctx.query_id.as_deref(),
         Some("d7f1c5b2-8f0e-4a3b-9c6d-2e1f0a9b8c7d")
