@@ -23,5 +23,6 @@ pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
 pub mod spark;
+pub mod text;
 pub mod trial;
 pub mod verdict;

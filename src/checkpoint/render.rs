@@ -5,18 +5,20 @@
 
 use std::io::{self, Write};
 
+use crate::text::sanitize;
+
 use super::findings::Severity;
 use super::model::{Inspection, Operator, SourceKind, SourceOffset};
 use super::state::Provider;
 use super::BatchId;
 
 /// Writes the text report of an inspection. File names, the query id, conf values and offsets
-/// come from the checkpoint's files: the report is [`crate::verdict::sanitize`]d as a whole, so
+/// come from the checkpoint's files: the report is [`sanitize`]d as a whole, so
 /// none of them can send escape sequences to a terminal (the JSON document keeps them, escaped).
 pub fn write_text(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
     let mut buf = Vec::new();
     write_raw(inspection, &mut buf)?;
-    out.write_all(crate::verdict::sanitize(&String::from_utf8_lossy(&buf)).as_bytes())
+    out.write_all(sanitize(&String::from_utf8_lossy(&buf)).as_bytes())
 }
 
 fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {

@@ -33,9 +33,9 @@ pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
-/// Removes ANSI escape sequences and control characters (the one helper `rehearse classify`'s
-/// text output uses too, so it lives with the verdict renderer).
-pub(crate) use crate::verdict::sanitize;
+/// Removes ANSI escape sequences and control characters (a leaf helper every human-readable
+/// writer shares).
+pub(crate) use crate::text::sanitize;
 
 /// Every line of the evidence, sanitized, with embedded newlines split into lines of their own.
 pub(crate) fn evidence_lines(evidence: &[String]) -> Vec<String> {

@@ -22,10 +22,11 @@ mod verdict;
 mod watch;
 
 pub use crate::checkpoint::BatchId;
+pub use crate::text::sanitize;
 pub use classify::{classify, CompleteLog, Ended};
 pub use context::TrialContext;
 pub use input::{classify_files, InputError};
-pub use render::{sanitize, write_text};
+pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use verdict::{Classification, Verdict};
 pub use watch::Watcher;
