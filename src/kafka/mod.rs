@@ -13,5 +13,5 @@ pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
 
 pub use seed::{
     create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,
-    SeedPlan, TopicPlan,
+    SeedPlan, SeedingSummary, TopicPlan,
 };

@@ -12,8 +12,22 @@ use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 
 use crate::checkpoint::KafkaOffsets;
-use crate::report::SeedingSummary;
 use crate::scenario::{RecordSource, Topic};
+
+/// How the sandbox Kafka was seeded for a trial: what [`seed`] did, as the run report shows it.
+/// The `Serialize` derive is not the report's JSON form (`report/json.rs` writes the topics as
+/// objects, not `[name, partitions]` pairs).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SeedingSummary {
+    /// Records produced to fill offsets up to the checkpoint's (template records).
+    pub filler_records: u64,
+    /// Fresh records produced after the checkpointed offsets (new work for the restart).
+    pub fresh_records: u64,
+    /// Topics created, with their partition counts.
+    pub topics: Vec<(String, u32)>,
+    /// Whether offsets were rebased in the sandbox copy (too large to produce).
+    pub rebased: bool,
+}
 
 /// Why talking to the sandbox Kafka failed.
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,9 @@ use serde::Serialize;
 
 use crate::verdict::{BatchId, Verdict};
 
+/// How the sandbox Kafka was seeded (the seeding step owns it; reports carry it as is).
+pub use crate::kafka::SeedingSummary;
+
 /// Schema id written in the JSON report's `"schema"` field. Bump on breaking changes.
 pub const RUN_SCHEMA: &str = "rehearse.run/v1";
 
@@ -61,19 +64,6 @@ pub struct TrialReport {
     pub sandbox: Option<PathBuf>,
     /// Anything else the user should know (e.g. offsets were rebased in the sandbox copy).
     pub notes: Vec<String>,
-}
-
-/// How the sandbox Kafka was seeded for a trial.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SeedingSummary {
-    /// Records produced to fill offsets up to the checkpoint's (template records).
-    pub filler_records: u64,
-    /// Fresh records produced after the checkpointed offsets (new work for the restart).
-    pub fresh_records: u64,
-    /// Topics created, with their partition counts.
-    pub topics: Vec<(String, u32)>,
-    /// Whether offsets were rebased in the sandbox copy (too large to produce).
-    pub rebased: bool,
 }
 
 impl TrialReport {
