@@ -2,17 +2,16 @@
 //! source versions × target versions as trials on one machine (in parallel, within a memory
 //! budget) or spread over CI runners in shards, and reports the grid.
 //!
-//! [`suite`] reads and validates the suite file; [`run`] runs it; the report model and its
+//! `scenario::suite` reads and validates the suite file; [`run`] runs it; the report model and its
 //! writers live in `report::matrix`. This module only declares and re-exports.
 
 mod run;
-mod suite;
 
+pub use crate::scenario::suite::{
+    version_lt, CellKey, Expectation, Group, Shape, Shard, Suite, SuiteError, SuiteFile, PROVIDERS,
+    PROVIDER_CONF,
+};
 pub use run::{
     cells_per_grid, default_jobs, run_matrix, MatrixError, MatrixOptions, DEFAULT_SPARK_MEMORY_MB,
     RESERVED_MEMORY_MB,
-};
-pub use suite::{
-    version_lt, CellKey, Expectation, Group, Shape, Shard, Suite, SuiteError, SuiteFile, PROVIDERS,
-    PROVIDER_CONF,
 };

@@ -11,9 +11,9 @@ use std::time::Instant;
 
 use tokio::sync::{mpsc, Semaphore};
 
-use super::suite::{CellKey, Group, Suite};
 use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
 use crate::runtime::{KafkaContainer, TrialIds};
+use crate::scenario::suite::{CellKey, Group, Suite};
 use crate::scenario::{CheckpointSource, Scenario};
 use crate::trial::{self, Generate, SharedKafka, TrialError, TrialSettings};
 

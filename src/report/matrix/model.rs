@@ -363,7 +363,7 @@ impl MatrixReport {
             }
         }
         for s in &self.shards {
-            s.parse::<crate::matrix::Shard>()?;
+            s.parse::<crate::scenario::suite::Shard>()?;
         }
         if !(self.seconds.is_finite() && self.seconds >= 0.0) {
             return Err(format!("seconds is {}", self.seconds));
