@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::checkpoint::{Inspection, KafkaOffsets};
 use crate::report::{SeedingSummary, TrialReport};
-use crate::runtime::{self, KafkaContainer, SparkContainer, TrialIds};
+use crate::runtime::{self, KafkaBroker, SparkDriver, TrialIds};
 use crate::sandbox::{Sandbox, SandboxError};
 use crate::scenario::{fill, Job, Placeholders, Scenario};
 use crate::spark::{self, Submit};
@@ -141,7 +141,7 @@ pub async fn run_trial(
 /// were already seeded (`seeding` says how), so the trial only checks the broker is not short.
 pub struct SharedKafka<'a> {
     /// The broker.
-    pub kafka: &'a KafkaContainer,
+    pub kafka: &'a KafkaBroker,
     /// Its Docker network, which the trial's Spark container joins.
     pub network: &'a str,
     /// How the topics of this checkpoint were seeded.
@@ -297,7 +297,7 @@ pub async fn run_trial_with(
 /// the seeding summary and, when the broker still ends below the checkpoint's offsets (topics
 /// the scenario leaves short), the harness's evidence of it.
 async fn seed_for(
-    kafka: &KafkaContainer,
+    kafka: &KafkaBroker,
     inspection: &Inspection,
     scenario: &Scenario,
 ) -> Result<(SeedingSummary, Option<String>), TrialError> {
@@ -313,7 +313,7 @@ async fn seed_for(
 
 /// The harness's evidence that `kafka` ends below the offsets `inspection` needs, if it does.
 async fn kafka_short_of(
-    kafka: &KafkaContainer,
+    kafka: &KafkaBroker,
     inspection: &Inspection,
 ) -> Result<Option<String>, TrialError> {
     let required = inspection.required_kafka_offsets();
@@ -328,7 +328,7 @@ pub async fn start_ready_kafka(
     ids: &TrialIds,
     scenario: &Scenario,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
-) -> Result<KafkaContainer, TrialError> {
+) -> Result<KafkaBroker, TrialError> {
     let started = Instant::now();
     let kafka = runtime::start_kafka(ids, &scenario.kafka_version).await?;
     if let Err(e) = crate::kafka::wait_ready(&kafka.host_bootstrap, Duration::from_secs(120)).await
@@ -406,7 +406,7 @@ fn submit(
     sandbox: &Path,
     app: &str,
     args: &[String],
-    kafka: &KafkaContainer,
+    kafka: &KafkaBroker,
 ) -> Result<Vec<String>, TrialError> {
     let placeholders = Placeholders {
         checkpoint: sandbox.join("checkpoint").to_string_lossy().into_owned(),
@@ -443,7 +443,7 @@ fn submit(
 /// before it reads past the end, so the driver is watched on (at most [`SHORT_KAFKA_GRACE`]) for
 /// Spark's own data-loss failure, and the verdict is `kafka-data-loss` either way.
 async fn watch(
-    spark: &SparkContainer,
+    spark: &SparkDriver,
     sandbox: &Path,
     ctx: TrialContext,
     timeout_seconds: u64,
@@ -592,7 +592,7 @@ impl DriverStream {
     }
 }
 
-async fn exit_code_after_exit(spark: &SparkContainer) -> Option<i64> {
+async fn exit_code_after_exit(spark: &SparkDriver) -> Option<i64> {
     for _ in 0..20 {
         if let Some(code) = spark.exit_code().await {
             return Some(code);
@@ -708,7 +708,7 @@ pub async fn generate_checkpoint(
 pub async fn generate_checkpoint_with(
     scenario: &Scenario,
     g: &Generate,
-    shared: Option<(&KafkaContainer, &str)>,
+    shared: Option<(&KafkaBroker, &str)>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<PathBuf, TrialError> {
     let key = generation_key(scenario, g)?;
@@ -775,7 +775,7 @@ async fn generate_with(
     scenario: &Scenario,
     g: &Generate,
     ids: &TrialIds,
-    kafka: &KafkaContainer,
+    kafka: &KafkaBroker,
     app: &str,
     work: &Path,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
@@ -844,7 +844,7 @@ async fn generate_with(
 }
 
 async fn follow_generation<F, Fut>(
-    spark: &SparkContainer,
+    spark: &SparkDriver,
     scenario: &Scenario,
     g: &Generate,
     work: &Path,

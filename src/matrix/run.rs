@@ -12,7 +12,7 @@ use std::time::Instant;
 use tokio::sync::{mpsc, Semaphore};
 
 use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
-use crate::runtime::{KafkaContainer, TrialIds};
+use crate::runtime::{KafkaBroker, TrialIds};
 use crate::scenario::suite::{CellKey, Group, Suite};
 use crate::scenario::{CheckpointSource, Scenario};
 use crate::trial::{self, Generate, SharedKafka, TrialError, TrialSettings};
@@ -172,7 +172,7 @@ fn not_applicable(suite: &Suite, k: &CellKey) -> Cell {
 async fn run_group(
     suite: Arc<Suite>,
     group: Group,
-    kafka: Arc<KafkaContainer>,
+    kafka: Arc<KafkaBroker>,
     network: String,
     gate: Arc<Semaphore>,
     settings: TrialSettings,
@@ -266,7 +266,7 @@ async fn run_group(
 /// it, and seeds its topics for the restarts.
 async fn prepare(
     scenario: &Scenario,
-    kafka: &KafkaContainer,
+    kafka: &KafkaBroker,
     network: &str,
     settings: &TrialSettings,
 ) -> Result<

@@ -1,5 +1,5 @@
-//! Kafka and Spark containers of a trial (the `docker` runtime), their log streams, and the
-//! names and errors both runtimes share.
+//! Kafka and Spark containers of a trial (the `docker` runtime) and their log streams; the only
+//! file that names testcontainers. What both runtimes share is in `common.rs`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -7,8 +7,9 @@ use std::time::Duration;
 use testcontainers::core::{ContainerPort, Mount};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
-use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
+
+use super::common::{free_port, next_line, GcScope, LogLine, RuntimeError, Stream, TrialIds};
 
 /// Label on every container rehearse starts (value `true`).
 pub const LABEL_MANAGED: &str = "org.rehearse.managed";
@@ -20,182 +21,14 @@ pub const LABEL_PID: &str = "org.rehearse.pid";
 /// Kafka container port for containers on the trial network (docker/README.md contract).
 const KAFKA_INTERNAL_PORT: u16 = 9092;
 
-/// Why a container could not be started or watched. One variant per Docker operation.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    /// The image is not in the local store.
-    #[error("image {image} is not in the local Docker store\n(hint: rehearse images build --spark <version> --kafka <version>)")]
-    ImageMissing {
-        /// The tag.
-        image: String,
-    },
-    /// Starting a container failed (engine down, name clash, port taken…).
-    #[error("failed to start the {role} container from {image}: {message}\n(hint: is dockerd running? `docker info`; scripts/setup-docker.sh starts one)")]
-    Start {
-        /// `kafka` or `spark`.
-        role: &'static str,
-        /// The tag.
-        image: String,
-        /// Docker's answer.
-        message: String,
-    },
-    /// Stopping or removing a container failed.
-    #[error("failed to stop or remove container {id}: {message}")]
-    Stop {
-        /// Container id.
-        id: String,
-        /// Docker's answer.
-        message: String,
-    },
-    /// No free local port for the Kafka listener the host uses.
-    #[error("no free local TCP port for the sandbox Kafka: {0}")]
-    NoPort(#[source] std::io::Error),
-    /// The Docker engine could not be reached for a sweep.
-    #[error("cannot talk to the Docker engine: {0}\n(hint: start dockerd, or run scripts/setup-docker.sh)")]
-    Engine(String),
-    /// Local runtime: no usable `java` (`$JAVA_HOME/bin/java`, else `java` on PATH).
-    #[error("the local runtime needs Java and found none: {detail}\n(hint: install a JRE (apt-get install openjdk-17-jre-headless) or set JAVA_HOME; or use --runtime docker)")]
-    JavaMissing {
-        /// What failed.
-        detail: String,
-    },
-    /// Local runtime: no usable Python for PySpark (`$PYSPARK_PYTHON`, else `python3`).
-    #[error("the local runtime needs Python for PySpark and found none: {detail}\n(hint: install python3 or set PYSPARK_PYTHON; or use --runtime docker)")]
-    PythonMissing {
-        /// What failed.
-        detail: String,
-    },
-    /// Local runtime: this host's Java or Python cannot run the Spark version.
-    #[error("Spark {version} cannot run on the local runtime of this host: {reason}\n(hint: use the docker runtime (--runtime docker), whose images carry a suitable Java and Python; or {fix})")]
-    LocalUnsupported {
-        /// The Spark version.
-        version: String,
-        /// Why not.
-        reason: String,
-        /// What the user can change on the host.
-        fix: String,
-    },
-    /// Local runtime: installing Spark or Kafka (PyPI, Maven Central) failed; the cause says
-    /// what and how to fix it.
-    #[error("cannot install {what} for the local runtime")]
-    Install {
-        /// `spark 3.5.3` or `kafka 3.9.1`.
-        what: String,
-        /// The recipe's error (not published, registry unreachable, tool missing…).
-        #[source]
-        source: crate::images::ImageError,
-    },
-    /// Local runtime: a process could not be started.
-    #[error("cannot start the local {role} process {program}")]
-    Spawn {
-        /// `kafka` or `spark`.
-        role: &'static str,
-        /// The program.
-        program: String,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// Local runtime: the broker could not bind its ports (another process took one between
-    /// rehearse choosing it and Kafka binding it).
-    #[error("the local Kafka broker could not bind its ports ({ports}): address already in use\n{tail}\n(hint: run the rehearsal again; it picks new free ports)")]
-    PortTaken {
-        /// The ports tried.
-        ports: String,
-        /// The last lines of the broker log.
-        tail: String,
-    },
-    /// Local runtime: a process exited (or never listened) before it was ready.
-    #[error("the local {role} process exited with code {code} before it was ready (log {log}):\n{tail}\n(hint: the log above says why; --runtime docker runs the same parts in containers)")]
-    ProcessExited {
-        /// `kafka` or `spark`.
-        role: &'static str,
-        /// Its exit code (-1: still running but not ready in time).
-        code: i64,
-        /// Its log file.
-        log: std::path::PathBuf,
-        /// The last lines of it.
-        tail: String,
-    },
-    /// Local runtime: the job would see the sandbox at a path with whitespace, which Spark's
-    /// event-log URI and the driver's Java options cannot carry.
-    #[error("the local runtime cannot run a job in {path}: the path contains whitespace\n(hint: give --report-dir a directory without spaces, or use --runtime docker, where the job sees /sandbox)")]
-    SandboxPath {
-        /// The sandbox.
-        path: std::path::PathBuf,
-    },
-    /// Local runtime: a file operation failed.
-    #[error("local runtime: cannot {action}")]
-    LocalIo {
-        /// What was being done.
-        action: String,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
-}
-
-/// Names that tie a trial's containers together.
-#[derive(Debug, Clone)]
-pub struct TrialIds {
-    /// Short unique id (also in container and network names).
-    pub trial: String,
-    /// Scenario name, as a label.
-    pub scenario: String,
-    /// The Docker network the trial's containers join: its own (`rehearse-<trial>`), or a
-    /// suite's network shared with one Kafka broker ([`TrialIds::joining`]). Unused by the
-    /// local runtime.
-    pub network: String,
-    /// Where the trial's Kafka and Spark run (default: Docker).
-    pub runtime: super::RuntimeKind,
-}
-
-impl TrialIds {
-    /// A new id for a trial of `scenario`.
-    pub fn new(scenario: &str) -> TrialIds {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let id = format!("{:x}{:x}", std::process::id(), nanos & 0xffff_ffff);
-        TrialIds {
-            network: format!("rehearse-{id}"),
-            trial: id,
-            scenario: scenario.to_string(),
-            runtime: super::RuntimeKind::default(),
-        }
-    }
-
-    /// The same ids on `runtime`.
-    #[must_use]
-    pub fn with_runtime(self, runtime: super::RuntimeKind) -> TrialIds {
-        TrialIds { runtime, ..self }
-    }
-
-    /// A new id for a trial of `scenario` whose containers join `network` (a suite's network,
-    /// where one Kafka broker serves every trial).
-    pub fn joining(scenario: &str, network: &str) -> TrialIds {
-        TrialIds {
-            network: network.to_string(),
-            ..TrialIds::new(scenario)
-        }
-    }
-
-    fn labels(&self) -> [(String, String); 4] {
-        [
-            (LABEL_MANAGED.to_string(), "true".to_string()),
-            (LABEL_PID.to_string(), std::process::id().to_string()),
-            (LABEL_TRIAL.to_string(), self.trial.clone()),
-            ("org.rehearse.scenario".to_string(), self.scenario.clone()),
-        ]
-    }
-}
-
-/// A free TCP port on 127.0.0.1 (bound, read, released).
-pub fn free_port() -> Result<u16, RuntimeError> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(RuntimeError::NoPort)?;
-    let port = listener.local_addr().map_err(RuntimeError::NoPort)?.port();
-    Ok(port)
+/// The labels of every container of the trial `ids` (what `rehearse gc` matches).
+fn labels(ids: &TrialIds) -> [(String, String); 4] {
+    [
+        (LABEL_MANAGED.to_string(), "true".to_string()),
+        (LABEL_PID.to_string(), std::process::id().to_string()),
+        (LABEL_TRIAL.to_string(), ids.trial.clone()),
+        ("org.rehearse.scenario".to_string(), ids.scenario.clone()),
+    ]
 }
 
 fn split_tag(image: &str) -> (&str, &str) {
@@ -256,7 +89,7 @@ pub(crate) async fn start_kafka(ids: &TrialIds, image: &str) -> Result<DockerKaf
     let container = GenericImage::new(repo, tag)
         .with_network(ids.network.clone())
         .with_container_name(&name)
-        .with_labels(ids.labels())
+        .with_labels(labels(ids))
         .with_env_var("KAFKA_INTERNAL_HOST", &name)
         .with_env_var("KAFKA_EXTERNAL_PORT", port.to_string())
         .with_mapped_port(port, ContainerPort::Tcp(port))
@@ -271,46 +104,9 @@ pub(crate) async fn start_kafka(ids: &TrialIds, image: &str) -> Result<DockerKaf
     })
 }
 
-/// Which stream a driver-log line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    /// spark-submit's stdout (PySpark prints Python tracebacks here).
-    Stdout,
-    /// stderr (log4j's console appender).
-    Stderr,
-}
-
-/// One line of driver output.
-#[derive(Debug, Clone)]
-pub struct LogLine {
-    /// Where it came from.
-    pub stream: Stream,
-    /// The text, without the newline (invalid UTF-8 replaced).
-    pub text: String,
-}
-
 /// A running Spark driver (spark-submit) with the sandbox mounted at `/sandbox`.
 pub(crate) struct DockerSpark {
     container: ContainerAsync<GenericImage>,
-}
-
-/// The next line of a driver stream without its line ending (`\n`, `\r\n`), invalid UTF-8
-/// replaced; `None` at the end of the stream or on a read error. Shared by the container and
-/// the host-process runtimes.
-pub(super) async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-) -> Option<String> {
-    buf.clear();
-    match reader.read_until(b'\n', buf).await {
-        Ok(0) | Err(_) => None,
-        Ok(_) => {
-            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                buf.pop();
-            }
-            Some(String::from_utf8_lossy(buf).into_owned())
-        }
-    }
 }
 
 impl DockerSpark {
@@ -384,7 +180,7 @@ pub(crate) async fn start_spark(
     let container = GenericImage::new(repo, tag)
         .with_network(ids.network.clone())
         .with_container_name(format!("rehearse-spark-{}", ids.trial))
-        .with_labels(ids.labels())
+        .with_labels(labels(ids))
         .with_mount(Mount::bind_mount(
             sandbox.to_string_lossy(),
             crate::spark::SANDBOX_MOUNT,
@@ -401,16 +197,6 @@ pub(crate) async fn start_spark(
         .await
         .map_err(|e| start_error("spark", image, e))?;
     Ok(DockerSpark { container })
-}
-
-/// Which leftovers [`gc`](super::gc) removes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcScope {
-    /// Containers and local processes started by this process (Ctrl-C during a run).
-    ThisProcess,
-    /// Containers and local processes whose rehearse process is gone (`rehearse gc`): live
-    /// rehearsals elsewhere on this host are left alone.
-    Orphans,
 }
 
 /// Removes rehearse containers in `scope`, then every network named `rehearse-*` with no
@@ -489,29 +275,5 @@ mod tests {
             split_tag("localhost:5000/spark"),
             ("localhost:5000/spark", "latest")
         );
-    }
-
-    #[tokio::test]
-    async fn lines_lose_their_endings_and_the_last_needs_none() {
-        let mut reader: &[u8] = b"one\r\ntwo\n\xff three";
-        let mut buf = Vec::new();
-        assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
-            Some("one")
-        );
-        assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
-            Some("two")
-        );
-        assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
-            Some("\u{fffd} three")
-        );
-        assert_eq!(next_line(&mut reader, &mut buf).await, None);
-    }
-
-    #[test]
-    fn free_port_is_nonzero() {
-        assert!(free_port().unwrap() > 0);
     }
 }

@@ -8,39 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::containers::{self, DockerKafka, DockerSpark, GcScope, LogLine, RuntimeError, TrialIds};
+use super::common::{GcScope, LogLine, RuntimeError, RuntimeKind, TrialIds};
+use super::containers::{self, DockerKafka, DockerSpark};
 use super::local::{self, LocalKafka, LocalSpark};
-
-/// Where a trial's Kafka broker and Spark driver run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum RuntimeKind {
-    /// Containers from the local images `rehearse/spark:<v>` and `rehearse/kafka:<v>`
-    /// (testcontainers; needs a Docker engine).
-    #[default]
-    Docker,
-    /// Host processes: the same Spark distribution and Kafka broker installed under the cache,
-    /// run with the host's Java and Python (no Docker engine needed).
-    Local,
-}
-
-impl RuntimeKind {
-    /// `docker` or `local`, as the `--runtime` flag spells it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuntimeKind::Docker => "docker",
-            RuntimeKind::Local => "local",
-        }
-    }
-
-    /// The path at which the job sees the sandbox whose host path is `sandbox`: the container
-    /// mount point ([`crate::spark::SANDBOX_MOUNT`]) on Docker, the host path itself locally.
-    pub fn job_sandbox(self, sandbox: &Path) -> PathBuf {
-        match self {
-            RuntimeKind::Docker => PathBuf::from(crate::spark::SANDBOX_MOUNT),
-            RuntimeKind::Local => sandbox.to_path_buf(),
-        }
-    }
-}
 
 enum KafkaInner {
     Docker(Box<DockerKafka>),
@@ -48,9 +18,9 @@ enum KafkaInner {
 }
 
 /// A running Kafka broker of a trial (or of a suite): a container on the trial network, or a
-/// host process on the local runtime. Remove it with [`KafkaContainer::remove`]; dropping it
+/// host process on the local runtime. Remove it with [`KafkaBroker::remove`]; dropping it
 /// removes it too (safety net).
-pub struct KafkaContainer {
+pub struct KafkaBroker {
     inner: KafkaInner,
     /// Bootstrap servers for the host (rdkafka seeding): `127.0.0.1:<port>`.
     pub host_bootstrap: String,
@@ -59,7 +29,7 @@ pub struct KafkaContainer {
     pub internal_bootstrap: String,
 }
 
-impl KafkaContainer {
+impl KafkaBroker {
     /// The runtime it runs on.
     pub fn runtime(&self) -> RuntimeKind {
         match self.inner {
@@ -84,11 +54,11 @@ impl KafkaContainer {
 /// network, or the broker installed under the cache (installed on first use) on free
 /// 127.0.0.1 ports. Returns once it runs; the caller waits for a real metadata answer
 /// (`kafka::wait_ready`).
-pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaContainer, RuntimeError> {
+pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaBroker, RuntimeError> {
     match ids.runtime {
         RuntimeKind::Docker => {
             let k = containers::start_kafka(ids, &crate::images::kafka_image(version)).await?;
-            Ok(KafkaContainer {
+            Ok(KafkaBroker {
                 host_bootstrap: k.host_bootstrap.clone(),
                 internal_bootstrap: k.internal_bootstrap.clone(),
                 inner: KafkaInner::Docker(Box::new(k)),
@@ -96,7 +66,7 @@ pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaContainer
         }
         RuntimeKind::Local => {
             let k = local::start_kafka(ids, version).await?;
-            Ok(KafkaContainer {
+            Ok(KafkaBroker {
                 host_bootstrap: k.bootstrap.clone(),
                 internal_bootstrap: k.bootstrap.clone(),
                 inner: KafkaInner::Local(Box::new(k)),
@@ -112,12 +82,12 @@ enum SparkInner {
 
 /// A running Spark driver (spark-submit) of a trial: a container with the sandbox mounted at
 /// `/sandbox`, or a host process in the sandbox on the local runtime.
-pub struct SparkContainer {
+pub struct SparkDriver {
     inner: SparkInner,
     description: String,
 }
 
-impl SparkContainer {
+impl SparkDriver {
     /// What runs it, for progress lines: the image tag, or `local Spark <v> (<SPARK_HOME>)`.
     pub fn describe(&self) -> &str {
         &self.description
@@ -179,19 +149,19 @@ pub async fn start_spark(
     sandbox: &Path,
     cmd: Vec<String>,
     memory_mb: Option<u64>,
-) -> Result<SparkContainer, RuntimeError> {
+) -> Result<SparkDriver, RuntimeError> {
     match ids.runtime {
         RuntimeKind::Docker => {
             let image = crate::images::spark_image(version);
             let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb).await?;
-            Ok(SparkContainer {
+            Ok(SparkDriver {
                 inner: SparkInner::Docker(Box::new(s)),
                 description: image,
             })
         }
         RuntimeKind::Local => {
             let s = local::start_spark(ids, version, sandbox, cmd).await?;
-            Ok(SparkContainer {
+            Ok(SparkDriver {
                 description: s.description.clone(),
                 inner: SparkInner::Local(Box::new(s)),
             })
@@ -237,21 +207,4 @@ pub async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
         }
     }
     Ok(removed)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_job_sees_the_sandbox_where_the_runtime_puts_it() {
-        let host = Path::new("/tmp/rehearse-x");
-        assert_eq!(
-            RuntimeKind::Docker.job_sandbox(host),
-            PathBuf::from("/sandbox")
-        );
-        assert_eq!(RuntimeKind::Local.job_sandbox(host), host);
-        assert_eq!(RuntimeKind::default(), RuntimeKind::Docker);
-        assert_eq!(RuntimeKind::Local.as_str(), "local");
-    }
 }

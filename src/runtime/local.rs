@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::containers::{free_port, LogLine, RuntimeError, Stream, TrialIds};
+use super::common::{free_port, next_line, LogLine, RuntimeError, Stream, TrialIds};
 
 /// Environment variable set on every local process: the trial id. `gc` checks it in
 /// `/proc/<pid>/environ` before killing, so a reused pid is never killed.
@@ -660,7 +660,7 @@ where
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
         let mut buf = Vec::new();
-        while let Some(text) = super::containers::next_line(&mut reader, &mut buf).await {
+        while let Some(text) = next_line(&mut reader, &mut buf).await {
             if tx.send(LogLine { stream, text }).is_err() {
                 break;
             }
