@@ -6,15 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Rehearse the restart of a Spark Structured Streaming query (Kafka source) from its
 /// production checkpoint on another Spark version, in containers, before production does.
-///
-/// Exit codes: 0 success (every target resumed; inspect found no error; classify: resumed),
-/// 1 targets failed with different verdicts, 2 usage error, 3 bad input (checkpoint, scenario
-/// or log missing or malformed), 4 environment (Docker down, image missing, port taken),
-/// 5 inspect found error-severity findings, 10–17 every failing target got this verdict:
-/// 10 timeout, 11 environment-error, 12 kafka-data-loss, 13 started-fresh,
-/// 14 unclassified-failure, 15 plan-change, 16 offset-log-error, 17 state-store-error.
+// `--help` ends with the exit codes, generated from the one table in `rehearse::exit`.
 #[derive(Debug, Parser)]
 #[command(name = "rehearse", version, about, long_about)]
+#[command(after_long_help = rehearse::exit::help_text())]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -216,4 +211,31 @@ pub enum ImageSource {
     Packages,
     /// FROM the official `apache/spark` and `apache/kafka` images on Docker Hub.
     Official,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// `rehearse --help` lists every exit code with its meaning, from `rehearse::exit`.
+    #[test]
+    fn help_lists_every_exit_code() {
+        let help = Cli::command().render_long_help().to_string();
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (code, meaning) in rehearse::exit::rows() {
+            assert!(
+                words.contains(&format!("{code} {meaning}")),
+                "exit code {code} missing from --help:\n{help}"
+            );
+        }
+    }
+
+    /// clap's own exit code for a command line it cannot parse is the table's usage code.
+    #[test]
+    fn a_bad_command_line_exits_with_the_usage_code() {
+        let err = Cli::try_parse_from(["rehearse", "--no-such-flag"]).unwrap_err();
+        assert_eq!(err.exit_code(), rehearse::exit::Outcome::Usage.code());
+    }
 }

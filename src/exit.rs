@@ -1,22 +1,333 @@
-//! Exit codes of the `rehearse` binary: the stable contract CI scripts read.
+//! Exit codes of the `rehearse` binary: the stable contract CI scripts read, in one table.
+//!
+//! Every way a command can end is an [`Outcome`], and [`Outcome::code`] is the only place a
+//! number is chosen — by an exhaustive match, with one code written out per verdict (never
+//! derived from `Verdict`'s declaration order, so reordering the enum cannot change what CI
+//! scripts read). [`Outcome::DOCUMENTED`] lists what each code means: `rehearse --help` is
+//! generated from it ([`help_text`]) and a test checks README.md's table against
+//! [`markdown_table`].
 //!
 //! "rehearse could not run" (usage, bad input, environment) is kept apart from "the rehearsal ran
-//! and found a problem" (a verdict other than `resumed`).
+//! and found a problem" (a verdict other than `resumed`, findings, a differing matrix cell).
+//! Errors that stop a command say which kind of "could not run" they are through
+//! [`HasErrorKind`]; the binary turns the kind into an outcome ([`Outcome::from`]).
+//!
+//! This module decides codes only: which outcome a report implies is decided next to the report
+//! (`report::outcome`, `report::matrix::outcome`), and nothing here prints or exits.
 
-/// Every target resumed (or, in a suite, every target matched its expected verdict);
-/// `inspect` found no error-severity finding; `classify` found `resumed`.
-pub const SUCCESS: i32 = 0;
-/// The rehearsal ran and at least one target did not resume (or did not match its expected
-/// verdict). The per-verdict codes below are used when all failing targets agree; this one when
-/// they differ.
-pub const VERDICT_MIXED: i32 = 1;
-/// Command line could not be parsed (clap's own code).
-pub const USAGE: i32 = 2;
-/// Bad input: the checkpoint, scenario, or log given is missing, unreadable or malformed.
-pub const BAD_INPUT: i32 = 3;
-/// The environment could not run a rehearsal: Docker engine down, image missing, port taken.
-pub const ENVIRONMENT: i32 = 4;
-/// `inspect` ran and reported at least one error-severity finding.
-pub const FINDINGS: i32 = 5;
-/// A bug in rehearse (a panic); please report it.
-pub const INTERNAL: i32 = 70;
+use crate::verdict::Verdict;
+
+/// How a `rehearse` command ended, as far as its exit code is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report: every target resumed (or matched its expected verdict), inspect found
+    /// no error-severity finding, every matrix cell agreed.
+    Success,
+    /// Every failing target got this verdict (`run`), or the log got it (`classify`).
+    /// `Verdict(Resumed)` is a success.
+    Verdict(Verdict),
+    /// `run`: the failing targets got different verdicts, or resumed where the scenario expected
+    /// another verdict.
+    VerdictsDiffer,
+    /// `matrix`: a cell differs from the suite's expectation, or a merge lacks shards of its split.
+    MatrixDiffers,
+    /// The command line could not be parsed (clap exits with this code itself) or names nothing
+    /// to do.
+    Usage,
+    /// A checkpoint, scenario, suite or log given is missing, unreadable or malformed.
+    BadInput,
+    /// The environment could not run a rehearsal: Docker engine down, image missing, port taken,
+    /// Kafka not answering.
+    Environment,
+    /// `inspect` ran and reported at least one error-severity finding.
+    Findings,
+    /// A bug in rehearse (a panic).
+    Internal,
+    /// The source checkpoint changed during a rehearsal: rehearse must never write it.
+    SourceChanged,
+    /// Interrupted by Ctrl-C (the shell's 128 + SIGINT).
+    Interrupted,
+}
+
+impl Outcome {
+    /// The exit code: the one table.
+    ///
+    /// Codes 0–5 and 10–17 are those rehearse always had; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
+    /// for a process ended by Ctrl-C.
+    pub const fn code(self) -> i32 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::Verdict(verdict) => match verdict {
+                Verdict::Resumed => 0,
+                Verdict::Timeout => 10,
+                Verdict::EnvironmentError => 11,
+                Verdict::KafkaDataLoss => 12,
+                Verdict::StartedFresh => 13,
+                Verdict::UnclassifiedFailure => 14,
+                Verdict::PlanChange => 15,
+                Verdict::OffsetLogError => 16,
+                Verdict::StateStoreError => 17,
+            },
+            Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
+            Outcome::Usage => 2,
+            Outcome::BadInput => 3,
+            Outcome::Environment => 4,
+            Outcome::Findings => 5,
+            Outcome::Internal => 70,
+            Outcome::SourceChanged => 71,
+            Outcome::Interrupted => 130,
+        }
+    }
+
+    /// What the outcome's code tells a CI script, one line (the `--help` and README wording).
+    pub fn meaning(self) -> String {
+        match self {
+            Outcome::Success => "every target resumed (or matched its expected verdict); \
+                inspect: no error finding; classify: resumed; matrix: every cell agrees"
+                .into(),
+            Outcome::Verdict(Verdict::Resumed) => "classify: resumed".into(),
+            Outcome::Verdict(verdict) => {
+                format!("every failing target got {verdict} (classify: the log did)")
+            }
+            Outcome::VerdictsDiffer => "targets failed with different verdicts".into(),
+            Outcome::MatrixDiffers => {
+                "matrix: a cell differs from the suite's expectation, or a merge lacks shards"
+                    .into()
+            }
+            Outcome::Usage => "usage error".into(),
+            Outcome::BadInput => {
+                "bad input: checkpoint, scenario or log missing or malformed".into()
+            }
+            Outcome::Environment => {
+                "environment: Docker down, image missing, port taken, Kafka not answering".into()
+            }
+            Outcome::Findings => "inspect found error-severity findings".into(),
+            Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
+            Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
+            Outcome::Interrupted => {
+                "interrupted (Ctrl-C); matrix still reports the cells that finished".into()
+            }
+        }
+    }
+
+    /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
+    /// code and is not listed apart). A test checks that every outcome is here.
+    pub const DOCUMENTED: [Outcome; 18] = [
+        Outcome::Success,
+        Outcome::VerdictsDiffer,
+        Outcome::MatrixDiffers,
+        Outcome::Usage,
+        Outcome::BadInput,
+        Outcome::Environment,
+        Outcome::Findings,
+        Outcome::Verdict(Verdict::Timeout),
+        Outcome::Verdict(Verdict::EnvironmentError),
+        Outcome::Verdict(Verdict::KafkaDataLoss),
+        Outcome::Verdict(Verdict::StartedFresh),
+        Outcome::Verdict(Verdict::UnclassifiedFailure),
+        Outcome::Verdict(Verdict::PlanChange),
+        Outcome::Verdict(Verdict::OffsetLogError),
+        Outcome::Verdict(Verdict::StateStoreError),
+        Outcome::Internal,
+        Outcome::SourceChanged,
+        Outcome::Interrupted,
+    ];
+}
+
+impl From<ErrorKind> for Outcome {
+    fn from(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::BadInput => Outcome::BadInput,
+            ErrorKind::Environment => Outcome::Environment,
+        }
+    }
+}
+
+/// Why a command could not run, as an error type reports it ([`HasErrorKind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The user's input is at fault: fix the file or argument named in the message.
+    BadInput,
+    /// The machine is at fault: Docker, images, Kafka, ports, the generating Spark job.
+    Environment,
+}
+
+/// An error type that knows whether it is bad input or the environment; the binary reads it off
+/// the first error in a cause chain that has one (an error without one counts as bad input).
+pub trait HasErrorKind {
+    /// Which kind of "rehearse could not run" this error is.
+    fn error_kind(&self) -> ErrorKind;
+}
+
+/// The documented codes, one `(code, meaning)` row per code; outcomes sharing a code share a row.
+pub fn rows() -> Vec<(i32, String)> {
+    let mut rows: Vec<(i32, String)> = Vec::new();
+    for outcome in Outcome::DOCUMENTED {
+        match rows.last_mut() {
+            Some((code, meaning)) if *code == outcome.code() => {
+                meaning.push_str("; ");
+                meaning.push_str(&outcome.meaning());
+            }
+            _ => rows.push((outcome.code(), outcome.meaning())),
+        }
+    }
+    rows
+}
+
+/// The "Exit codes:" section of `rehearse --help`, wrapped at 80 columns with the meanings
+/// aligned (clap keeps a line's indent when it wraps further, but not a hanging indent).
+pub fn help_text() -> String {
+    const WIDTH: usize = 80;
+    let mut text = String::from("Exit codes:\n");
+    for (code, meaning) in rows() {
+        let mut line = format!("  {code:>3} ");
+        for word in meaning.split(' ') {
+            if line.len() + 1 + word.len() > WIDTH {
+                text.push_str(&line);
+                text.push('\n');
+                line = " ".repeat(6);
+            }
+            line.push(' ');
+            line.push_str(word);
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+/// The exit-code table of README.md, as Markdown (header included, newline-terminated).
+pub fn markdown_table() -> String {
+    let mut table = String::from("| code | meaning |\n|---|---|\n");
+    for (code, meaning) in rows() {
+        table.push_str(&format!("| {code} | {meaning} |\n"));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each verdict's code, written out: CI scripts read these numbers.
+    #[test]
+    fn every_verdict_has_its_pinned_code() {
+        let pinned = [
+            (Verdict::Resumed, 0),
+            (Verdict::Timeout, 10),
+            (Verdict::EnvironmentError, 11),
+            (Verdict::KafkaDataLoss, 12),
+            (Verdict::StartedFresh, 13),
+            (Verdict::UnclassifiedFailure, 14),
+            (Verdict::PlanChange, 15),
+            (Verdict::OffsetLogError, 16),
+            (Verdict::StateStoreError, 17),
+        ];
+        assert_eq!(pinned.len(), Verdict::ALL.len());
+        for (verdict, code) in pinned {
+            assert_eq!(Outcome::Verdict(verdict).code(), code, "{verdict}");
+        }
+    }
+
+    #[test]
+    fn the_other_codes_are_pinned() {
+        let pinned = [
+            (Outcome::Success, 0),
+            (Outcome::VerdictsDiffer, 1),
+            (Outcome::MatrixDiffers, 1),
+            (Outcome::Usage, 2),
+            (Outcome::BadInput, 3),
+            (Outcome::Environment, 4),
+            (Outcome::Findings, 5),
+            (Outcome::Internal, 70),
+            (Outcome::SourceChanged, 71),
+            (Outcome::Interrupted, 130),
+        ];
+        for (outcome, code) in pinned {
+            assert_eq!(outcome.code(), code, "{outcome:?}");
+        }
+        assert_eq!(Outcome::from(ErrorKind::BadInput).code(), 3);
+        assert_eq!(Outcome::from(ErrorKind::Environment).code(), 4);
+    }
+
+    /// Adding an `Outcome` variant breaks this match: add it to `DOCUMENTED` too.
+    fn documented(outcome: Outcome) -> bool {
+        match outcome {
+            Outcome::Verdict(Verdict::Resumed) => true, // shares Success's row
+            Outcome::Success
+            | Outcome::Verdict(_)
+            | Outcome::VerdictsDiffer
+            | Outcome::MatrixDiffers
+            | Outcome::Usage
+            | Outcome::BadInput
+            | Outcome::Environment
+            | Outcome::Findings
+            | Outcome::Internal
+            | Outcome::SourceChanged
+            | Outcome::Interrupted => Outcome::DOCUMENTED.contains(&outcome),
+        }
+    }
+
+    #[test]
+    fn every_outcome_is_documented_once_in_code_order() {
+        let unit = [
+            Outcome::Success,
+            Outcome::VerdictsDiffer,
+            Outcome::MatrixDiffers,
+            Outcome::Usage,
+            Outcome::BadInput,
+            Outcome::Environment,
+            Outcome::Findings,
+            Outcome::Internal,
+            Outcome::SourceChanged,
+            Outcome::Interrupted,
+        ];
+        for outcome in unit.into_iter().chain(Verdict::ALL.map(Outcome::Verdict)) {
+            assert!(
+                documented(outcome),
+                "{outcome:?} is not in Outcome::DOCUMENTED"
+            );
+        }
+        let codes: Vec<i32> = Outcome::DOCUMENTED.iter().map(|o| o.code()).collect();
+        assert!(codes.windows(2).all(|w| w[0] <= w[1]), "{codes:?}");
+        let rows: Vec<i32> = rows().iter().map(|(code, _)| *code).collect();
+        assert!(rows.windows(2).all(|w| w[0] < w[1]), "{rows:?}");
+    }
+
+    /// README.md's "Exit codes" table is this module's table; on a mismatch, paste the expected
+    /// table printed below into the README.
+    #[test]
+    fn readme_table_matches() {
+        let readme = include_str!("../README.md");
+        let section = readme
+            .split("\n## Exit codes\n")
+            .nth(1)
+            .expect("README.md has a '## Exit codes' section");
+        let table: String = section
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert_eq!(
+            table,
+            markdown_table(),
+            "README.md's exit-code table differs; expected:\n{}",
+            markdown_table()
+        );
+    }
+
+    #[test]
+    fn help_text_lists_every_code() {
+        let help = help_text();
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (code, meaning) in rows() {
+            assert!(words.contains(&format!("{code} {meaning}")), "{help}");
+        }
+        assert!(
+            help.lines().all(|line| line.chars().count() <= 80),
+            "{help}"
+        );
+    }
+}

@@ -388,6 +388,14 @@ pub enum ImageError {
     },
 }
 
+/// An image error is the environment's (`rehearse images build` calls an invalid version a
+/// usage error itself).
+impl crate::exit::HasErrorKind for ImageError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::Environment
+    }
+}
+
 fn docker() -> Command {
     Command::new("docker")
 }

@@ -3,12 +3,13 @@
 
 use std::time::Instant;
 
+use rehearse::exit::{HasErrorKind, Outcome};
 use rehearse::images::{self, ImageSourceKind};
 
 use crate::cli::{ImageSource, ImagesCommand};
 
 /// Runs one `rehearse images` subcommand; returns the exit code.
-pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
+pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
     match cmd {
         ImagesCommand::Build(args) => {
             let source = match args.from {
@@ -17,7 +18,7 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
             };
             if args.spark.is_empty() && args.kafka.is_empty() {
                 eprintln!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
-                return Ok(rehearse::exit::USAGE);
+                return Ok(Outcome::Usage);
             }
             let builds = args
                 .kafka
@@ -42,14 +43,15 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
                     Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
                     Err(err) => {
                         eprintln!("error: {err}");
+                        // A version typed on this command line is a usage error here.
                         return Ok(match err {
-                            images::ImageError::InvalidVersion { .. } => rehearse::exit::USAGE,
-                            _ => rehearse::exit::ENVIRONMENT,
+                            images::ImageError::InvalidVersion { .. } => Outcome::Usage,
+                            _ => Outcome::from(err.error_kind()),
                         });
                     }
                 }
             }
-            Ok(rehearse::exit::SUCCESS)
+            Ok(Outcome::Success)
         }
         ImagesCommand::List => match images::list_images() {
             Ok(list) => {
@@ -63,11 +65,11 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<i32> {
                         i.tag, i.size, i.created, i.source, i.substituted
                     );
                 }
-                Ok(rehearse::exit::SUCCESS)
+                Ok(Outcome::Success)
             }
             Err(err) => {
                 eprintln!("error: {err}");
-                Ok(rehearse::exit::ENVIRONMENT)
+                Ok(Outcome::from(err.error_kind()))
             }
         },
     }

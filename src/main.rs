@@ -6,6 +6,7 @@ mod matrix_command;
 mod run_command;
 
 use clap::Parser;
+use rehearse::exit::{ErrorKind, HasErrorKind, Outcome};
 
 use cli::{Cli, Command};
 
@@ -21,20 +22,39 @@ fn main() {
             std::io::stderr(),
             "error: this is a bug in rehearse; please report it with the command and input above"
         );
-        std::process::exit(rehearse::exit::INTERNAL);
+        std::process::exit(Outcome::Internal.code());
     }));
     let cli = Cli::parse();
-    let code = match run(cli) {
-        Ok(code) => code,
+    let outcome = match run(cli) {
+        Ok(outcome) => outcome,
         Err(err) => {
             eprintln!("error: {err:#}");
-            run_command::exit_code_for(&err)
+            Outcome::from(error_kind(&err))
         }
     };
-    std::process::exit(code);
+    std::process::exit(outcome.code());
 }
 
-fn run(cli: Cli) -> anyhow::Result<i32> {
+/// The kind of the outermost error in `err`'s cause chain whose type reports one
+/// ([`HasErrorKind`]); bad input when none does. The types listed here are the library's
+/// errors that know their kind; a new one goes in this list.
+fn error_kind(err: &anyhow::Error) -> ErrorKind {
+    fn reported<E: HasErrorKind + std::error::Error + 'static>(
+        cause: &(dyn std::error::Error + 'static),
+    ) -> Option<ErrorKind> {
+        cause.downcast_ref::<E>().map(HasErrorKind::error_kind)
+    }
+    err.chain()
+        .find_map(|cause| {
+            reported::<rehearse::trial::TrialError>(cause)
+                .or_else(|| reported::<rehearse::runtime::RuntimeError>(cause))
+                .or_else(|| reported::<rehearse::kafka::KafkaError>(cause))
+                .or_else(|| reported::<rehearse::images::ImageError>(cause))
+        })
+        .unwrap_or(ErrorKind::BadInput)
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Inspect(args) => {
             use std::io::Write as _;
@@ -45,7 +65,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                         .map(|c| format!(": {c}"))
                         .unwrap_or_default();
                     eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
-                    return Ok(rehearse::exit::BAD_INPUT);
+                    return Ok(Outcome::BadInput);
                 }
             };
             let mut out = std::io::stdout().lock();
@@ -62,9 +82,9 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 other => other?,
             }
             Ok(if inspection.has_errors() {
-                rehearse::exit::FINDINGS
+                Outcome::Findings
             } else {
-                rehearse::exit::SUCCESS
+                Outcome::Success
             })
         }
         Command::Run(args) => run_command::run(args),
@@ -80,7 +100,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                             .map(|c| format!(": {c}"))
                             .unwrap_or_default();
                         eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
-                        return Ok(rehearse::exit::BAD_INPUT);
+                        return Ok(Outcome::BadInput);
                     }
                 },
                 None => rehearse::verdict::TrialContext::default(),
@@ -100,7 +120,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                         .map(|h| format!("\n  hint: {h}"))
                         .unwrap_or_default();
                     eprintln!("error: {err}{cause}{hint}");
-                    return Ok(rehearse::exit::BAD_INPUT);
+                    return Ok(Outcome::BadInput);
                 }
             };
             let mut out = std::io::stdout().lock();
@@ -116,8 +136,43 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 other => other?,
             }
-            Ok(c.verdict.exit_code())
+            Ok(Outcome::Verdict(c.verdict))
         }
         Command::Images(cmd) => images_cmd::run(cmd),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use anyhow::Context as _;
+    use rehearse::trial::TrialError;
+
+    use super::*;
+
+    #[test]
+    fn errors_map_to_the_kind_their_type_reports() {
+        let environment = anyhow::Error::new(TrialError::Generation {
+            spark: "3.5.3".into(),
+            reason: "the job exited".into(),
+            log: "driver.log".into(),
+            tail: String::new(),
+        });
+        assert_eq!(error_kind(&environment), ErrorKind::Environment);
+        let bad_input = anyhow::Error::new(TrialError::Args {
+            scenario: "s.toml".into(),
+            message: "no such topic".into(),
+        });
+        assert_eq!(error_kind(&bad_input), ErrorKind::BadInput);
+        let docker = Err::<(), _>(rehearse::images::ImageError::NoDocker {
+            detail: "connection refused".into(),
+        })
+        .context("preparing the runtime")
+        .unwrap_err();
+        assert_eq!(
+            error_kind(&docker),
+            ErrorKind::Environment,
+            "found under a context"
+        );
+        assert_eq!(error_kind(&anyhow::anyhow!("no kind")), ErrorKind::BadInput);
     }
 }

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
+use rehearse::exit::Outcome;
 use rehearse::matrix::{self, MatrixOptions, Shard, Suite};
 use rehearse::report::matrix::{self as reports, MatrixReport};
 use rehearse::trial::TrialSettings;
@@ -17,7 +18,7 @@ use crate::cli::{MatrixArgs, MatrixCommand, MatrixOutput, MergeArgs};
 const MAX_SPARK_MEMORY_MB: u64 = 1 << 20;
 
 /// `rehearse matrix …`.
-pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
+pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
     if let Some(MatrixCommand::Merge(merge)) = args.command {
         return run_merge(merge);
     }
@@ -30,7 +31,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
             "error: --spark-memory {} MiB is more than any machine has; give the cap of each Spark container in MiB, from 512 to {MAX_SPARK_MEMORY_MB} (default 2048)",
             args.spark_memory
         );
-        return Ok(rehearse::exit::USAGE);
+        return Ok(Outcome::Usage);
     }
     let suite = Suite::load(&path)?;
     let shard: Option<Shard> = args.shard;
@@ -127,21 +128,21 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<i32> {
         partial.seconds = started.elapsed().as_secs_f64();
         partial.sort();
         write_outputs(&partial, &args.output)?;
-        return Ok(130);
+        return Ok(Outcome::Interrupted);
     };
     let report = result?;
     write_outputs(&report, &args.output)?;
-    Ok(reports::exit_code(&report))
+    Ok(reports::outcome(&report))
 }
 
-fn run_merge(args: MergeArgs) -> anyhow::Result<i32> {
+fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     let mut inputs = Vec::new();
     for path in &args.reports {
         inputs.push((path.display().to_string(), read_report(path)?));
     }
     let report = reports::merge(inputs)?;
     write_outputs(&report, &args.output)?;
-    Ok(reports::exit_code(&report))
+    Ok(reports::outcome(&report))
 }
 
 fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {

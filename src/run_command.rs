@@ -1,10 +1,9 @@
-//! `rehearse run` and `rehearse gc`: glue between the CLI and the library's trial runner,
-//! plus the mapping from error kinds to exit codes (src/exit.rs).
+//! `rehearse run` and `rehearse gc`: glue between the CLI and the library's trial runner.
 
 use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
-use rehearse::exit;
+use rehearse::exit::Outcome;
 use rehearse::report::{self, RunReport, RUN_SCHEMA};
 use rehearse::runtime::RuntimeKind;
 use rehearse::scenario::{CheckpointSource, Scenario};
@@ -19,34 +18,6 @@ macro_rules! say {
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), $($arg)*);
     }};
-}
-
-/// Exit code for an error that stopped a command: environment problems (Docker, images,
-/// Kafka, ports) get [`exit::ENVIRONMENT`], everything else is bad input.
-pub fn exit_code_for(err: &anyhow::Error) -> i32 {
-    for cause in err.chain() {
-        if cause
-            .downcast_ref::<rehearse::runtime::RuntimeError>()
-            .is_some()
-            || cause
-                .downcast_ref::<rehearse::kafka::KafkaError>()
-                .is_some()
-            || cause
-                .downcast_ref::<rehearse::images::ImageError>()
-                .is_some()
-        {
-            return exit::ENVIRONMENT;
-        }
-        if let Some(t) = cause.downcast_ref::<trial::TrialError>() {
-            return match t {
-                trial::TrialError::Runtime(_)
-                | trial::TrialError::Kafka(_)
-                | trial::TrialError::Generation { .. } => exit::ENVIRONMENT,
-                _ => exit::BAD_INPUT,
-            };
-        }
-    }
-    exit::BAD_INPUT
 }
 
 /// Progress of a run as one line per event on stderr (stdout carries the report).
@@ -89,7 +60,7 @@ fn progress() -> impl FnMut(TrialEvent) + Send {
 }
 
 /// `rehearse run SCENARIO`.
-pub fn run(args: RunArgs) -> anyhow::Result<i32> {
+pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
     let mut scenario = Scenario::load(&args.scenario)?;
     if !args.targets.is_empty() {
         for t in &args.targets {
@@ -110,7 +81,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             _ = tokio::signal::ctrl_c() => {
                 say!("interrupted: removing this rehearsal's containers and processes");
                 sweep_this_process().await;
-                std::process::exit(130);
+                std::process::exit(Outcome::Interrupted.code());
             }
         }
     })?;
@@ -137,9 +108,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     if report.trials.iter().any(|t| !t.source_untouched) {
         say!("error: the source checkpoint changed during the rehearsal; see the notes in the report");
-        return Ok(exit::INTERNAL);
+        return Ok(Outcome::SourceChanged);
     }
-    Ok(report::exit_code(&report))
+    Ok(report::outcome(&report))
 }
 
 async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::Result<RunReport> {
@@ -262,7 +233,7 @@ pub(crate) async fn sweep_this_process() {
 }
 
 /// `rehearse gc`.
-pub fn gc() -> anyhow::Result<i32> {
+pub fn gc() -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let removed = runtime.block_on(rehearse::runtime::gc(rehearse::runtime::GcScope::Orphans))?;
     if removed.is_empty() {
@@ -271,5 +242,5 @@ pub fn gc() -> anyhow::Result<i32> {
     for r in removed {
         println!("removed {r}");
     }
-    Ok(exit::SUCCESS)
+    Ok(Outcome::Success)
 }

@@ -107,6 +107,24 @@ pub enum TrialError {
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
 }
 
+/// A trial that could not start or whose source checkpoint could not be generated is the
+/// environment's fault; the other variants name a file or scenario key to fix.
+impl crate::exit::HasErrorKind for TrialError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        use crate::exit::ErrorKind;
+        match self {
+            TrialError::Runtime(_) | TrialError::Kafka(_) | TrialError::Generation { .. } => {
+                ErrorKind::Environment
+            }
+            TrialError::Sandbox(_)
+            | TrialError::Args { .. }
+            | TrialError::Stage { .. }
+            | TrialError::Rebase(_)
+            | TrialError::Checkpoint(_) => ErrorKind::BadInput,
+        }
+    }
+}
+
 /// Settings shared by the trials of one run.
 #[derive(Debug, Clone, Default)]
 pub struct TrialSettings {

@@ -76,6 +76,13 @@ pub enum KafkaError {
     },
 }
 
+/// A Kafka error is the environment's (the sandbox broker did not answer or refused).
+impl crate::exit::HasErrorKind for KafkaError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::Environment
+    }
+}
+
 /// What to produce into one partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionPlan {

@@ -94,8 +94,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::exit_code::exit_code;
 use super::model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+use super::outcome::outcome;
 
 /// Writes `report` as the `rehearse.run/v1` document (see the module docs for the format).
 pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
@@ -191,7 +191,7 @@ impl<'a> RunDocument<'a> {
             source_checkpoint: lossy(&report.source_checkpoint),
             source_version: report.source_version.as_deref(),
             passed: report.trials.iter().all(TrialReport::passed),
-            exit_code: exit_code(report),
+            exit_code: outcome(report).code(),
             trials: report.trials.iter().map(TrialDocument::new).collect(),
         }
     }

@@ -1,5 +1,5 @@
 //! Reporters: one result model ([`RunReport`]) in, four writers out — terminal summary, JSON
-//! (`rehearse.run/v1`), JUnit XML, Markdown — plus the exit code a report implies.
+//! (`rehearse.run/v1`), JUnit XML, Markdown — plus the outcome (exit code) a report implies.
 //!
 //! Writers are generic over `std::io::Write` so tests render into memory; none of them prints to
 //! stdout or stderr, decides colour, or runs a trial. The stable surfaces are the JSON document
@@ -7,22 +7,22 @@
 //!
 //! This module only declares and re-exports.
 
-mod exit_code;
 mod format;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
 mod model;
+mod outcome;
 pub mod terminal;
 #[cfg(test)]
 mod test_helpers;
 mod text;
 
-pub use exit_code::exit_code;
 pub use format::{write, ReportFormat};
 pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+pub use outcome::outcome;
 pub use terminal::{progress_line, write_summary, TerminalStyle};

@@ -153,6 +153,13 @@ pub enum RuntimeError {
     },
 }
 
+/// A runtime error is the environment's (Docker, host processes, ports).
+impl crate::exit::HasErrorKind for RuntimeError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::Environment
+    }
+}
+
 /// Names that tie a trial's broker and driver together (container and network names, labels,
 /// pid files).
 #[derive(Debug, Clone)]

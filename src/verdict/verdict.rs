@@ -68,15 +68,6 @@ impl Verdict {
     pub fn from_name(name: &str) -> Option<Verdict> {
         Verdict::ALL.into_iter().find(|v| v.name() == name)
     }
-
-    /// Exit code of `rehearse run` / `rehearse classify` when every failing target has this
-    /// verdict: 0 for `resumed`, 10 + severity rank otherwise (10 timeout … 17 state-store-error).
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Verdict::Resumed => 0,
-            other => 9 + other as i32,
-        }
-    }
 }
 
 impl std::fmt::Display for Verdict {

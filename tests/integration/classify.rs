@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use rehearse::exit;
 use rehearse::verdict::{classify, BatchId, Classification, Ended, TrialContext, Verdict, Watcher};
 use serde_json::json;
 
@@ -404,7 +405,7 @@ fn cli_prints_verdict_and_exits_with_its_code() {
         .unwrap();
     assert_eq!(
         out.status.code(),
-        Some(Verdict::StateStoreError.exit_code())
+        Some(exit::Outcome::Verdict(Verdict::StateStoreError).code())
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert_eq!(v["verdict"], "state-store-error");
@@ -447,14 +448,14 @@ fn cli_bad_input_exits_3() {
         .arg("classify")
         .arg(tmp.path().join("missing.log"))
         .assert()
-        .code(rehearse::exit::BAD_INPUT)
+        .code(exit::Outcome::BadInput.code())
         .stderr(predicates::str::contains("missing.log"))
         .stderr(predicates::str::contains("hint: check the path"));
     rehearse()
         .arg("classify")
         .arg(tmp.path())
         .assert()
-        .code(rehearse::exit::BAD_INPUT)
+        .code(exit::Outcome::BadInput.code())
         .stderr(predicates::str::contains("directory"));
     // Not UTF-8: read lossily, still classified.
     let log = tmp.path().join("latin1.log");
@@ -467,7 +468,7 @@ fn cli_bad_input_exits_3() {
         .arg("classify")
         .arg(&log)
         .assert()
-        .code(Verdict::OffsetLogError.exit_code());
+        .code(exit::Outcome::Verdict(Verdict::OffsetLogError).code());
 }
 
 #[test]
@@ -483,7 +484,10 @@ fn cli_text_output_strips_terminal_escapes_and_json_keeps_them() {
     )
     .unwrap();
     let out = rehearse().arg("classify").arg(&log).output().unwrap();
-    assert_eq!(out.status.code(), Some(Verdict::OffsetLogError.exit_code()));
+    assert_eq!(
+        out.status.code(),
+        Some(exit::Outcome::Verdict(Verdict::OffsetLogError).code())
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Failed to read log file"), "{text}");
     for bad in ['\x1b', '\x07', '\r', '\u{9b}'] {
@@ -519,7 +523,7 @@ fn cli_a_file_that_is_not_a_driver_log_is_bad_input() {
     .unwrap();
     for (file, what) in [(&empty, "it is empty"), (&text, "none of its 2 line(s)")] {
         let out = rehearse().arg("classify").arg(file).output().unwrap();
-        assert_eq!(out.status.code(), Some(rehearse::exit::BAD_INPUT));
+        assert_eq!(out.status.code(), Some(exit::Outcome::BadInput.code()));
         let stderr = String::from_utf8_lossy(&out.stderr);
         for part in [
             file.to_str().unwrap(),
@@ -562,7 +566,7 @@ fn cli_short_real_logs_of_a_job_that_never_started_keep_environment_error() {
         let out = rehearse().arg("classify").arg(&file).output().unwrap();
         assert_eq!(
             out.status.code(),
-            Some(Verdict::EnvironmentError.exit_code()),
+            Some(exit::Outcome::Verdict(Verdict::EnvironmentError).code()),
             "{name}: {}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)

@@ -4,6 +4,7 @@
 use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
+use rehearse::exit::Outcome;
 
 fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
@@ -43,7 +44,7 @@ fn images_list_runs() {
     } else {
         assert!(!in_ci(), "CI=true but no Docker engine answers");
         // no engine: environment error with the setup hint
-        assert_eq!(out.status.code(), Some(rehearse::exit::ENVIRONMENT));
+        assert_eq!(out.status.code(), Some(Outcome::Environment.code()));
         assert!(String::from_utf8_lossy(&out.stderr).contains("setup-docker.sh"));
     }
 }
@@ -55,7 +56,7 @@ fn images_build_rejects_nonsense_versions() {
         .args(["images", "build", "--spark", "3.5;rm"])
         .output()
         .expect("run rehearse images build");
-    assert_eq!(out.status.code(), Some(rehearse::exit::USAGE), "{out:?}");
+    assert_eq!(out.status.code(), Some(Outcome::Usage.code()), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid version '3.5;rm'"));
 }
 

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use quick_junit::{NonSuccessKind, TestCaseStatus};
+use rehearse::exit::Outcome;
 use rehearse::report::{
-    exit_code, write, ReportFormat, RunReport, SeedingSummary, TerminalStyle, TrialReport,
-    RUN_SCHEMA,
+    outcome, write, ReportFormat, RunReport, SeedingSummary, TerminalStyle, TrialReport, RUN_SCHEMA,
 };
 use rehearse::verdict::{BatchId, Verdict};
 use serde::Deserialize;
@@ -133,8 +133,11 @@ fn json_document_reads_back_into_consumer_types() {
     assert_eq!(run.source_checkpoint, "/data/checkpoints/orders");
     assert_eq!(run.source_version.as_deref(), Some("3.5.3"));
     assert!(!run.passed);
-    assert_eq!(run.exit_code, Verdict::StateStoreError.exit_code());
-    assert_eq!(run.exit_code, exit_code(&report));
+    assert_eq!(
+        run.exit_code,
+        Outcome::Verdict(Verdict::StateStoreError).code()
+    );
+    assert_eq!(run.exit_code, outcome(&report).code());
 
     let [resumed, failed] = &run.trials[..] else {
         panic!("two trials expected, got {}", run.trials.len());

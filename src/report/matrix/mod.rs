@@ -1,6 +1,6 @@
 //! Reports of `rehearse matrix`: the [`MatrixReport`] model (which is the `rehearse.matrix/v1`
 //! JSON document) and its writers — terminal grid, Markdown, JUnit, self-contained HTML — plus
-//! shard merging and the exit code. Writers take `impl Write` and never print by themselves.
+//! shard merging and the outcome (exit code). Writers take `impl Write` and never print by themselves.
 
 mod grid;
 mod html;
@@ -8,21 +8,23 @@ mod junit;
 mod markdown;
 mod model;
 
+use crate::exit::Outcome;
+
 pub use grid::{write_grid, write_grid_only, write_progress_line};
 pub use html::write_html;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA};
 
-/// Exit code of `rehearse matrix` and `rehearse matrix merge`: 0 when every cell agrees with
-/// the suite's expectation (not-applicable cells agree) and the report is complete, else 1
-/// ([`crate::exit::VERDICT_MIXED`]): a merge missing shards of its split must not pass CI.
+/// Outcome of `rehearse matrix` and `rehearse matrix merge`: success when every cell agrees
+/// with the suite's expectation (not-applicable cells agree) and the report is complete, else
+/// [`Outcome::MatrixDiffers`]: a merge missing shards of its split must not pass CI.
 /// The differences themselves are listed first in every report.
-pub fn exit_code(report: &MatrixReport) -> i32 {
+pub fn outcome(report: &MatrixReport) -> Outcome {
     if report.differences().is_empty() && !report.incomplete {
-        crate::exit::SUCCESS
+        Outcome::Success
     } else {
-        crate::exit::VERDICT_MIXED
+        Outcome::MatrixDiffers
     }
 }
 
@@ -112,11 +114,11 @@ pub(crate) mod test_helpers {
         write_json(&r, &mut out).unwrap();
         let back: MatrixReport = serde_json::from_slice(&out).unwrap();
         assert_eq!(back, r);
-        assert_eq!(exit_code(&r), 1);
+        assert_eq!(outcome(&r).code(), 1);
         assert_eq!(r.differences().len(), 1);
         let mut ok = r.clone();
         ok.cells.remove(2);
-        assert_eq!(exit_code(&ok), 0);
+        assert_eq!(outcome(&ok).code(), 0);
     }
 
     #[test]
@@ -154,13 +156,13 @@ pub(crate) mod test_helpers {
             a.incompleteness().is_none(),
             "a shard alone is not incomplete"
         );
-        assert_eq!(exit_code(&a), 0);
+        assert_eq!(outcome(&a).code(), 0);
         let merged = merge(vec![("a".into(), a), ("b".into(), b)]).unwrap();
         assert!(merged.incomplete);
         assert_eq!(merged.missing_shards(), ["3/3"]);
         assert!(merged.incompleteness().unwrap().contains("3/3"));
         assert_eq!(
-            exit_code(&merged),
+            outcome(&merged).code(),
             1,
             "all cells agree, but a third is missing"
         );

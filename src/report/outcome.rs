@@ -1,39 +1,39 @@
-//! The exit code of `rehearse run` for a finished report: the contract CI scripts read.
+//! The outcome of `rehearse run` for a finished report, which decides its exit code.
 //!
-//! Only the verdicts decide it; "rehearse could not run" codes (usage, bad input, environment)
-//! are chosen by the binary before any report exists (see [`crate::exit`]).
+//! Only the verdicts decide it; "rehearse could not run" outcomes (usage, bad input, environment)
+//! are chosen by the binary before any report exists, and the numbers are in [`crate::exit`].
 
 use super::model::RunReport;
-use crate::exit;
+use crate::exit::Outcome;
 use crate::verdict::Verdict;
 
-/// The exit code for a finished run, from the trials that did not pass ([`TrialReport::passed`]).
+/// The outcome of a finished run, from the trials that did not pass ([`TrialReport::passed`]).
 ///
-/// | trials that did not pass                          | exit code                          |
+/// | trials that did not pass                          | outcome                            |
 /// |---------------------------------------------------|------------------------------------|
-/// | none (also: a run with no trials)                 | [`exit::SUCCESS`] (0)              |
-/// | all with the same verdict `v`, and `v` ≠ resumed  | `v.exit_code()` (10–17)            |
-/// | all `resumed` (each expected another verdict)     | [`exit::VERDICT_MIXED`] (1)        |
-/// | verdicts differ                                   | [`exit::VERDICT_MIXED`] (1)        |
+/// | none (also: a run with no trials)                 | [`Outcome::Success`] (0)           |
+/// | all with the same verdict `v`, and `v` ≠ resumed  | [`Outcome::Verdict`]`(v)` (10–17)  |
+/// | all `resumed` (each expected another verdict)     | [`Outcome::VerdictsDiffer`] (1)    |
+/// | verdicts differ                                   | [`Outcome::VerdictsDiffer`] (1)    |
 ///
 /// The `resumed` row exists because a trial that resumed where the scenario expected a failure
-/// did not pass, yet `Verdict::Resumed.exit_code()` is 0: a run with a failing trial must never
+/// did not pass, yet `Outcome::Verdict(Resumed)` exits 0: a run with a failing trial must never
 /// exit 0.
 ///
 /// [`TrialReport::passed`]: super::TrialReport::passed
-pub fn exit_code(report: &RunReport) -> i32 {
+pub fn outcome(report: &RunReport) -> Outcome {
     let mut failing = report
         .trials
         .iter()
         .filter(|trial| !trial.passed())
         .map(|trial| trial.verdict);
     let Some(first) = failing.next() else {
-        return exit::SUCCESS;
+        return Outcome::Success;
     };
     if first == Verdict::Resumed || failing.any(|verdict| verdict != first) {
-        exit::VERDICT_MIXED
+        Outcome::VerdictsDiffer
     } else {
-        first.exit_code()
+        Outcome::Verdict(first)
     }
 }
 
@@ -59,13 +59,13 @@ mod tests {
     #[test]
     fn every_trial_resumed_is_success() {
         let report = with_verdicts(&[(Verdict::Resumed, None), (Verdict::Resumed, None)]);
-        assert_eq!(exit_code(&report), exit::SUCCESS);
+        assert_eq!(outcome(&report), Outcome::Success);
     }
 
     #[test]
     fn no_trials_is_success() {
         let report = with_verdicts(&[]);
-        assert_eq!(exit_code(&report), exit::SUCCESS);
+        assert_eq!(outcome(&report), Outcome::Success);
     }
 
     #[test]
@@ -74,7 +74,7 @@ mod tests {
             (Verdict::Resumed, None),
             (Verdict::StateStoreError, Some(Verdict::StateStoreError)),
         ]);
-        assert_eq!(exit_code(&report), exit::SUCCESS);
+        assert_eq!(outcome(&report), Outcome::Success);
     }
 
     #[test]
@@ -84,16 +84,16 @@ mod tests {
             (Verdict::StateStoreError, None),
             (Verdict::StateStoreError, None),
         ]);
-        assert_eq!(exit_code(&report), Verdict::StateStoreError.exit_code());
-        assert_eq!(exit_code(&report), 17);
+        assert_eq!(outcome(&report), Outcome::Verdict(Verdict::StateStoreError));
+        assert_eq!(outcome(&report).code(), 17);
     }
 
     #[test]
     fn every_failing_verdict_maps_to_its_code() {
         for verdict in Verdict::ALL.into_iter().filter(|v| *v != Verdict::Resumed) {
             let report = with_verdicts(&[(verdict, None)]);
-            assert_eq!(exit_code(&report), verdict.exit_code(), "{verdict}");
-            assert_ne!(exit_code(&report), exit::SUCCESS, "{verdict}");
+            assert_eq!(outcome(&report), Outcome::Verdict(verdict), "{verdict}");
+            assert_ne!(outcome(&report).code(), 0, "{verdict}");
         }
     }
 
@@ -103,7 +103,7 @@ mod tests {
             (Verdict::OffsetLogError, None),
             (Verdict::StateStoreError, None),
         ]);
-        assert_eq!(exit_code(&report), exit::VERDICT_MIXED);
+        assert_eq!(outcome(&report), Outcome::VerdictsDiffer);
     }
 
     #[test]
@@ -113,26 +113,26 @@ mod tests {
             (Verdict::StateStoreError, Some(Verdict::StateStoreError)),
             (Verdict::Timeout, None),
         ]);
-        assert_eq!(exit_code(&report), Verdict::Timeout.exit_code());
+        assert_eq!(outcome(&report), Outcome::Verdict(Verdict::Timeout));
     }
 
     #[test]
     fn resumed_where_a_failure_was_expected_is_never_success() {
         let report = with_verdicts(&[(Verdict::Resumed, Some(Verdict::StateStoreError))]);
-        assert_eq!(exit_code(&report), exit::VERDICT_MIXED);
+        assert_eq!(outcome(&report), Outcome::VerdictsDiffer);
     }
 
     #[test]
     fn fixtures_exit_codes() {
-        assert_eq!(exit_code(&test_helpers::resumed()), exit::SUCCESS);
-        assert_eq!(exit_code(&test_helpers::state_store_error()), 17);
+        assert_eq!(outcome(&test_helpers::resumed()), Outcome::Success);
+        assert_eq!(outcome(&test_helpers::state_store_error()).code(), 17);
         assert_eq!(
-            exit_code(&test_helpers::mixed_with_expected()),
-            exit::VERDICT_MIXED
+            outcome(&test_helpers::mixed_with_expected()),
+            Outcome::VerdictsDiffer
         );
         assert_eq!(
-            exit_code(&test_helpers::empty_evidence()),
-            Verdict::Timeout.exit_code()
+            outcome(&test_helpers::empty_evidence()),
+            Outcome::Verdict(Verdict::Timeout)
         );
     }
 }
