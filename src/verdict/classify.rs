@@ -1,52 +1,13 @@
-//! The classifier's decisions, as pure functions, and [`classify`]: a whole driver log
-//! (and optionally event-log lines) plus the checkpoint's [`TrialContext`] in, one
-//! [`Classification`] out.
+//! [`classify`]: a whole driver log (and optionally event-log lines) plus the checkpoint's
+//! [`TrialContext`] in, one [`Classification`] out.
 //!
 //! `classify` is exactly "feed every line to a [`Watcher`], then `finish`": a trial that
-//! watches a running driver and `rehearse classify LOG` take the same code path.
-//!
-//! # When is a restart `resumed`?
-//!
-//! Only on positive proof from a progress report (driver log or `QueryProgressEvent`) of a
-//! micro-batch that ran after the restart. "Resuming at batch N" is not proof: Spark prints
-//! it before any state is loaded, and every state-store failure in the corpus follows it.
-//!
-//! | progress of the query (id = checkpoint's id when known)              | committed offsets known | judgement |
-//! |----------------------------------------------------------------------|-------------------------|-----------|
-//! | other query id                                                       | –                       | ignored (another query) |
-//! | batchId < expected (e.g. 0) while the checkpoint has committed batches | –                     | `started-fresh` (`batch-ids-restarted`) |
-//! | idle trigger (no batch ran: no rows, no state operators, no addBatch) | –                      | not proof |
-//! | batchId ≥ expected, query id not shown although known                 | –                      | not proof |
-//! | batchId ≥ expected, every `sources[i].startOffset` == committed[i]    | yes                    | **`resumed`** (`progress-after-restart`) |
-//! | batchId == expected, start offsets differ                            | yes                     | `started-fresh` (`start-offsets-differ`) |
-//! | batchId > expected, start offsets differ, or offsets not shown       | yes                     | not proof (a later batch) |
-//! | batchId == expected == N of Spark's own "Resuming at batch N"        | no                      | **`resumed`** (`batch-ids-continue`), `start_offsets_match: None`, evidence says offsets were not checked |
-//! | anything else                                                        | no                      | not proof |
-//!
-//! "expected" is the pending batch if the checkpoint has one, else last committed + 1;
-//! without a checkpoint (`rehearse classify LOG` alone) it is the N of "Resuming at batch N".
-//! Decision for the no-checkpoint case: batch-id continuity with Spark's own resume line is
-//! accepted as `resumed`, because Spark set the start offsets from the offset log it named;
-//! what stays unchecked (is it the right checkpoint?) is said in the evidence and the
-//! remedy, and `start_offsets_match` stays `None`. Anything weaker is not `resumed`.
+//! watches a running driver and `rehearse classify LOG` take the same code path. What a
+//! progress report or a failure proves is decided in `judge.rs`; this file only adds what a
+//! whole log knows that a live trial does not (see [`CompleteLog`]).
 
-use serde_json::Value;
-
-use super::rules::{FailureText, RuleTable};
-use super::watch::Watcher;
-use super::{TrialContext, Verdict};
-use crate::verdict::Classification;
-
-/// How the driver ended, as the trial (or `rehearse classify`) knows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ended {
-    /// The driver process exited with this code (`None`: killed, or the code is unknown).
-    Exited(Option<i64>),
-    /// The trial stopped waiting after this many seconds without a verdict.
-    TimedOut(u64),
-    /// A log file was read to its end (`rehearse classify`); how the driver ended is unknown.
-    EndOfInput,
-}
+use super::watch::{Ended, Watcher};
+use super::{Classification, TrialContext, Verdict};
 
 /// Classifies a finished restart from its driver log lines (stderr and stdout, in any
 /// interleaving) and, optionally, the event log's lines. See [`CompleteLog`] for how a
@@ -205,436 +166,23 @@ fn failed_after_resume(resumed: &Classification, failure: Classification) -> Cla
     }
 }
 
-/// What one progress report proves.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ProgressJudgement {
-    /// A batch after the restart continued the checkpoint.
-    Resumed {
-        /// Rule id (`progress-after-restart` or `batch-ids-continue`).
-        rule: &'static str,
-        /// `Some(true)` when the start offsets were compared, `None` when they could not be.
-        offsets_match: Option<bool>,
-    },
-    /// The query did not use the checkpoint.
-    StartedFresh {
-        /// Rule id.
-        rule: &'static str,
-        /// Why, in words.
-        reason: String,
-        /// `Some(false)` when offsets were compared and differ.
-        offsets_match: Option<bool>,
-    },
-    /// A report of another query.
-    OtherQuery,
-    /// Says nothing certain (the reason is kept for the final evidence).
-    NotProof(String),
-}
-
-/// Batch id the first batch after a restart must have (see the module table).
-pub(crate) fn expected_batch(ctx: &TrialContext, resuming_at: Option<u64>) -> Option<u64> {
-    match (ctx.pending_batch, ctx.last_committed_batch) {
-        (Some(p), _) => Some(p.0),
-        (None, Some(c)) => Some(c.0 + 1),
-        (None, None) => resuming_at,
-    }
-}
-
-/// Judges one progress report against the checkpoint (see the module table).
-pub(crate) fn judge_progress(
-    ctx: &TrialContext,
-    p: &super::progress::Progress,
-    resuming_at: Option<u64>,
-    fresh_start_seen: bool,
-) -> ProgressJudgement {
-    if let (Some(want), Some(got)) = (&ctx.query_id, &p.id) {
-        if want != got {
-            return ProgressJudgement::OtherQuery;
-        }
-    }
-    let expected = expected_batch(ctx, resuming_at);
-    let has_batches = ctx.last_committed_batch.is_some() || ctx.pending_batch.is_some();
-    if let (Some(b), Some(exp), true) = (p.batch_id, expected, has_batches) {
-        if b < exp {
-            return ProgressJudgement::StartedFresh {
-                rule: "batch-ids-restarted",
-                reason: format!(
-                    "batch {b} ran after the restart, but the checkpoint's next batch is {exp}: the query did not continue the checkpoint's batch ids"
-                ),
-                offsets_match: None,
-            };
-        }
-    }
-    if fresh_start_seen && p.batch_id == Some(0) {
-        return ProgressJudgement::StartedFresh {
-            rule: "new-query-started",
-            reason: "Spark logged \"Starting new streaming query\" and ran batch 0: it found no offset log to resume from".into(),
-            offsets_match: None,
-        };
-    }
-    if !p.executed {
-        return ProgressJudgement::NotProof(
-            "only an idle trigger was reported (no rows, no state operators, no addBatch): no batch ran".into(),
-        );
-    }
-    let Some(b) = p.batch_id else {
-        return ProgressJudgement::NotProof("the progress has no batchId (Spark 2.1/2.2)".into());
-    };
-    let Some(exp) = expected else {
-        return ProgressJudgement::NotProof(
-            "nothing tells which batch id continues the checkpoint (no --checkpoint and no \"Resuming at batch N\" line)".into(),
-        );
-    };
-    if b < exp {
-        return ProgressJudgement::NotProof(format!(
-            "batch {b} is before the expected batch {exp}"
-        ));
-    }
-    if ctx.query_id.is_some() && p.id.is_none() {
-        return ProgressJudgement::NotProof(format!(
-            "the report of batch {b} does not show the query id, so it cannot be tied to the checkpoint"
-        ));
-    }
-    if !ctx.committed_offsets.is_empty() {
-        let Some(starts) = &p.start_offsets else {
-            return ProgressJudgement::NotProof(format!(
-                "the report of batch {b} does not show its start offsets (the log was cut)"
-            ));
-        };
-        if offsets_equal(starts, &ctx.committed_offsets) {
-            return ProgressJudgement::Resumed {
-                rule: "progress-after-restart",
-                offsets_match: Some(true),
-            };
-        }
-        if b == exp {
-            return ProgressJudgement::StartedFresh {
-                rule: "start-offsets-differ",
-                reason: format!(
-                    "batch {b} started from {} but the checkpoint's committed offsets are {}: the query did not continue from the checkpoint",
-                    show_offsets(starts),
-                    show_offsets(&ctx.committed_offsets)
-                ),
-                offsets_match: Some(false),
-            };
-        }
-        return ProgressJudgement::NotProof(format!(
-            "batch {b} is not the first batch after the restart and its start offsets are not the committed ones"
-        ));
-    }
-    match resuming_at {
-        Some(n) if n == exp && b == exp => ProgressJudgement::Resumed {
-            rule: "batch-ids-continue",
-            offsets_match: None,
-        },
-        Some(n) => ProgressJudgement::NotProof(format!(
-            "Spark resumed at batch {n} but the checkpoint's next batch is {exp}, and the start offsets cannot be compared"
-        )),
-        None => ProgressJudgement::NotProof(
-            "no \"Resuming at batch N\" line and no committed offsets: batch {b} cannot be tied to the checkpoint".replace("{b}", &b.to_string()),
-        ),
-    }
-}
-
-/// JSON value equality of start offsets, source by source (strings holding JSON compare as JSON).
-pub(crate) fn offsets_equal(starts: &[Option<Value>], committed: &[Option<Value>]) -> bool {
-    starts.len() == committed.len()
-        && starts.iter().zip(committed).all(|(s, c)| {
-            let s = s.as_ref().and_then(super::progress::normalise_offset);
-            let c = c.as_ref().and_then(super::progress::normalise_offset);
-            s == c
-        })
-}
-
-/// `[{"logOffset":2}]`-style rendering for evidence.
-pub(crate) fn show_offsets(o: &[Option<Value>]) -> String {
-    let parts: Vec<String> = o
-        .iter()
-        .map(|v| v.as_ref().map_or_else(|| "-".to_owned(), Value::to_string))
-        .collect();
-    format!("[{}]", parts.join(", "))
-}
-
-/// The outcome of matching a failure against the rules.
-#[derive(Debug, Clone)]
-pub(crate) struct FailureJudgement {
-    pub verdict: Verdict,
-    pub rule: String,
-    pub remedy: String,
-    pub evidence: Vec<String>,
-    pub error_class: Option<String>,
-}
-
-/// Facts about the run that decide a failure no rule explains.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RunFacts {
-    /// Spark's driver started (`Running Spark version`, `Spark Command:`).
-    pub driver_started: bool,
-    /// The streaming query (this checkpoint's, when known) was started.
-    pub query_started: bool,
-}
-
-/// Matches a failure (its primary block, then every earlier failure block as fallback)
-/// against the rules, and applies the operator-id check for state errors.
-pub(crate) fn judge_failure(
-    rules: &RuleTable,
-    ctx: &TrialContext,
-    primary: &[String],
-    earlier: &[&[String]],
-    hint: Option<&str>,
-    facts: RunFacts,
-) -> FailureJudgement {
-    // The primary block first; then with every earlier failure block (a 3.x "Job aborted"
-    // may say less than the executor's ERROR); the event log's error class only last.
-    let primary_text = FailureText {
-        lines: primary.to_vec(),
-        error_class_hint: None,
-    };
-    if let Some(found) = rules.first_match(&primary_text) {
-        return finish_match(ctx, &primary_text, found);
-    }
-    let mut text = FailureText {
-        lines: primary.to_vec(),
-        error_class_hint: hint.map(str::to_owned),
-    };
-    for b in earlier {
-        text.lines.extend(b.iter().cloned());
-    }
-    let m = rules.first_match(&text);
-    match m {
-        Some(found) => finish_match(ctx, &text, found),
-        None => {
-            let top = top_exception_lines(&text.lines);
-            // A Python traceback with nothing of Spark in it, before Spark's driver said a word:
-            // the job died before it could restart anything (found by the breaker).
-            let job_died_first = !facts.driver_started
-                && !facts.query_started
-                && text
-                    .lines
-                    .iter()
-                    .any(|l| l.starts_with("Traceback (most recent call last)"))
-                && !text
-                    .lines
-                    .iter()
-                    .any(|l| l.contains("py4j") || l.contains("org.apache.spark"));
-            let (verdict, rule, remedy) = if job_died_first {
-                (
-                    Verdict::EnvironmentError,
-                    "job-failed-before-spark-started",
-                    "The job failed in Python before Spark started, so the restart was not tested: fix the job (see the traceback) and rehearse again.",
-                )
-            } else if facts.driver_started && !facts.query_started {
-                (
-                    Verdict::EnvironmentError,
-                    "failed-before-query-start",
-                    "The driver failed before the streaming query started, so the restart was not tested: fix the job or its environment (see the evidence) and rehearse again.",
-                )
-            } else {
-                (
-                    Verdict::UnclassifiedFailure,
-                    "no-rule-matched",
-                    "No rule knows this failure: read the top exception in the evidence, and consider adding a rule for it.",
-                )
-            };
-            FailureJudgement {
-                verdict,
-                rule: rule.into(),
-                remedy: remedy.into(),
-                evidence: top,
-                error_class: first_error_class(&text.lines),
-            }
-        }
-    }
-}
-
-fn finish_match(
-    ctx: &TrialContext,
-    text: &FailureText,
-    m: super::rules::RuleMatch<'_>,
-) -> FailureJudgement {
-    let mut evidence = Vec::new();
-    if let Some(first) = text.lines.first() {
-        evidence.push(clip_owned(first));
-    }
-    for &i in m.lines.iter().take(4) {
-        evidence.push(clip_owned(&text.lines[i]));
-    }
-    for l in text
-        .lines
-        .iter()
-        .filter(|l| l.trim_start().starts_with("Caused by:"))
-        .take(4)
-    {
-        evidence.push(clip_owned(l));
-    }
-    if m.by_hint {
-        evidence.push(format!(
-            "errorClassOnException (event log hint): {}",
-            text.error_class_hint.as_deref().unwrap_or("")
-        ));
-    }
-    dedup_keep_order(&mut evidence);
-    let mut j = FailureJudgement {
-        verdict: m.rule.verdict,
-        rule: m.rule.id.clone(),
-        remedy: m.rule.remedy.clone(),
-        evidence,
-        error_class: first_error_class(&text.lines).or_else(|| text.error_class_hint.clone()),
-    };
-    if j.verdict == Verdict::StateStoreError && !ctx.operator_ids.is_empty() {
-        let ops = state_operator_ids(&text.lines);
-        if let Some(op) = ops.iter().find(|op| !ctx.operator_ids.contains(op)) {
-            j.evidence.push(format!(
-                "the failure names state of operator {op}, but the checkpoint has state only for operators {:?} (rule {} matched first)",
-                ctx.operator_ids, m.rule.id
-            ));
-            j.verdict = Verdict::PlanChange;
-            j.rule = "state-operator-not-in-checkpoint".into();
-            j.remedy = format!(
-                "The query has a stateful operator (id {op}) that the checkpoint has no state for: restore the original query, or start the changed query on a new checkpoint with startingOffsets taken from the last committed offsets."
-            );
-        }
-    }
-    j
-}
-
-/// Operator ids named by state paths (`…/state/<op>/<part>/…`) or provider ids (`op=<op>`).
-fn state_operator_ids(lines: &[String]) -> Vec<u32> {
-    use std::sync::OnceLock;
-    static RE: OnceLock<regex::Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        regex::Regex::new(r"/state/(\d+)/\d+/|\(op=(\d+),").expect("operator id regex compiles")
-    });
-    let mut ops = Vec::new();
-    for l in lines {
-        for c in re.captures_iter(l) {
-            if let Some(op) = c
-                .get(1)
-                .or_else(|| c.get(2))
-                .and_then(|m| m.as_str().parse().ok())
-            {
-                if !ops.contains(&op) {
-                    ops.push(op);
-                }
-            }
-        }
-    }
-    ops
-}
-
-/// The first bracketed error class in the text (`[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE]`),
-/// skipping the wrappers that say nothing (`STREAM_FAILED`, `INTERNAL_ERROR`).
-fn first_error_class(lines: &[String]) -> Option<String> {
-    use std::sync::OnceLock;
-    static RE: OnceLock<regex::Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        regex::Regex::new(r"\[([A-Z][A-Z0-9_]{2,}(?:\.[A-Z0-9_]+)?)\]")
-            .expect("error class regex compiles")
-    });
-    lines
-        .iter()
-        .flat_map(|l| {
-            re.captures_iter(l)
-                .map(|c| c[1].to_owned())
-                .collect::<Vec<_>>()
-        })
-        .find(|c| c != "STREAM_FAILED" && c != "INTERNAL_ERROR")
-}
-
-/// The block's first line, its first exception header and its deepest `Caused by`.
-fn top_exception_lines(lines: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(first) = lines.first() {
-        out.push(clip_owned(first));
-    }
-    if let Some(h) = lines.iter().find(|l| super::scan::is_exception_header(l)) {
-        out.push(clip_owned(h));
-    }
-    if let Some(c) = lines
-        .iter()
-        .rev()
-        .find(|l| l.trim_start().starts_with("Caused by:"))
-    {
-        out.push(clip_owned(c));
-    }
-    dedup_keep_order(&mut out);
-    out
-}
-
-/// The `startingOffsets` a query could be started with on a fresh checkpoint, taken from
-/// the last committed Kafka offsets (DESIGN.md "Verdicts": the remedy of a failed restart).
-pub(crate) fn starting_offsets_hint(ctx: &TrialContext) -> Option<String> {
-    let kafka: Vec<String> = ctx
-        .committed_offsets
-        .iter()
-        .filter_map(|o| o.as_ref().and_then(super::progress::normalise_offset))
-        .filter(is_kafka_offsets)
-        .map(|v| v.to_string())
-        .collect();
-    match kafka.as_slice() {
-        [] => None,
-        [one] => Some(format!(
-            "To start on a new checkpoint with bounded reprocessing, use .option(\"startingOffsets\", '{one}')."
-        )),
-        many => Some(format!(
-            "To start on a new checkpoint with bounded reprocessing, use these startingOffsets, one per Kafka source in plan order: {}.",
-            many.join(" ; ")
-        )),
-    }
-}
-
-/// `{"topic":{"0":42,…},…}`.
-fn is_kafka_offsets(v: &Value) -> bool {
-    v.as_object().is_some_and(|topics| {
-        !topics.is_empty()
-            && topics.values().all(|parts| {
-                parts.as_object().is_some_and(|p| {
-                    p.iter()
-                        .all(|(k, o)| k.parse::<u32>().is_ok() && o.is_i64())
-                })
-            })
-    })
-}
-
-/// Longest evidence line kept, in bytes.
-pub(crate) const EVIDENCE_LINE_MAX: usize = 500;
-
-/// The line cut to [`EVIDENCE_LINE_MAX`] bytes on a character boundary (no copy).
-pub(crate) fn clip(line: &str) -> &str {
-    if line.len() <= EVIDENCE_LINE_MAX {
-        return line;
-    }
-    let mut end = EVIDENCE_LINE_MAX;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    &line[..end]
-}
-
-/// [`clip`] as an owned evidence line, marked with `…` when cut.
-pub(crate) fn clip_owned(line: &str) -> String {
-    let c = clip(line.trim_end());
-    if c.len() < line.trim_end().len() {
-        format!("{c}…")
-    } else {
-        c.to_owned()
-    }
-}
-
-pub(crate) fn dedup_keep_order(v: &mut Vec<String>) {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|l| seen.insert(l.clone()));
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::verdict::progress::Progress;
-    use crate::verdict::BatchId;
+mod complete_log_tests {
+    //! `classify` over a whole log: a failure of the same run after a proven resume wins.
     use serde_json::json;
+
+    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
+
+    const START: &str = "26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = f932]. Use file:/c to store the query checkpoint.";
+    const RESUMING: &str = "26/11/30 13:10:15.945 INFO MicroBatchExecution: Resuming at batch 4 with committed offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}} and available offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}}";
+    const DATA_LOSS: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
+java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5, some data may have been missed.
+\tat org.apache.spark.sql.kafka010.KafkaMicroBatchStream.reportDataLoss(KafkaMicroBatchStream.scala:1)
+26/11/30 13:13:34.339 INFO MicroBatchExecution: Async log purge executor pool for query q [id = 347f, runId = f932] has been shutdown";
 
     fn ctx() -> TrialContext {
         TrialContext {
-            query_id: Some("q".into()),
+            query_id: Some("347f".into()),
             last_committed_batch: Some(BatchId(3)),
             pending_batch: None,
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
@@ -643,120 +191,106 @@ mod tests {
         }
     }
 
-    fn progress(batch: u64, start: Value) -> Progress {
-        Progress {
-            id: Some("q".into()),
-            run_id: Some("r".into()),
-            batch_id: Some(batch),
-            executed: true,
-            start_offsets: Some(vec![Some(start)]),
-            input_rows: 0,
+    fn progress(batch: u64, start: u64, end: u64) -> String {
+        format!(
+            "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {{\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : {batch},\n  \"numInputRows\" : 8,\n  \"durationMs\" : {{\n    \"addBatch\" : 900\n  }},\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {{\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {{\n      \"t\" : {{\n        \"0\" : {start}\n      }}\n    }},\n    \"endOffset\" : {{\n      \"t\" : {{\n        \"0\" : {end}\n      }}\n    }},\n    \"numInputRows\" : 8\n  }} ],\n  \"sink\" : {{\n    \"description\" : \"console\"\n  }}\n}}"
+        )
+    }
+
+    #[test]
+    fn resumed_then_data_loss_on_a_later_batch_is_kafka_data_loss() {
+        let log = format!(
+            "{START}\n{RESUMING}\n{}\n{}\n{DATA_LOSS}",
+            progress(4, 42, 50),
+            progress(5, 50, 60)
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::KafkaDataLoss, "{c:#?}");
+        assert_eq!(c.first_batch_after_restart, Some(BatchId(4)));
+        assert_eq!(c.start_offsets_match, Some(true));
+        assert!(
+            c.evidence[0].contains("resumed (batch 4"),
+            "{:?}",
+            c.evidence
+        );
+    }
+
+    #[test]
+    fn resumed_with_a_clean_rest_of_the_log_stays_resumed() {
+        let log = format!(
+            "{START}\n{RESUMING}\n{}\n{}",
+            progress(4, 42, 50),
+            progress(5, 50, 60)
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+}
+
+#[cfg(test)]
+mod complete_log_eof_tests {
+    //! Found by the breaker: a failure that is the last thing in the log, and an ERROR header
+    //! that closes a cut progress report, must still beat the resume proof before them.
+    use serde_json::json;
+
+    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
+
+    fn ctx() -> TrialContext {
+        TrialContext {
+            query_id: Some("347f".into()),
+            last_committed_batch: Some(BatchId(3)),
+            pending_batch: None,
+            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
+            operator_ids: vec![0],
+            require_input_rows: false,
         }
     }
 
+    const PROGRESS: &str = "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : 4,\n  \"numInputRows\" : 8,\n  \"durationMs\" : {\n    \"addBatch\" : 900\n  },\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {\n      \"t\" : {\n        \"0\" : 42\n      }\n    },\n    \"endOffset\" : {\n      \"t\" : {\n        \"0\" : 50\n      }\n    },\n    \"numInputRows\" : 8\n  } ],\n  \"sink\" : {\n    \"description\" : \"console\"\n  }\n}";
+    const FAILURE_AT_EOF: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
+org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible: [STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema does not match existing state key schema. SQLSTATE: XXKST
+\tat org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker.check(StateSchemaCompatibilityChecker.scala:1)";
+
     #[test]
-    fn right_batch_and_offsets_resume() {
-        let j = judge_progress(&ctx(), &progress(4, json!({"t":{"0":42}})), Some(4), false);
-        assert!(
-            matches!(
-                j,
-                ProgressJudgement::Resumed {
-                    offsets_match: Some(true),
-                    ..
-                }
-            ),
-            "{j:?}"
+    fn failure_as_the_last_lines_of_the_log_beats_an_earlier_resume() {
+        let log = format!("{PROGRESS}\n{FAILURE_AT_EOF}");
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
+    }
+
+    #[test]
+    fn a_job_dying_in_python_before_spark_started_is_an_environment_error() {
+        let log = "Traceback (most recent call last):\n  File \"/sandbox/job/broken.py\", line 3, in <module>\n    raise RuntimeError(\"broken\")\nRuntimeError: broken";
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::EnvironmentError, "{c:#?}");
+        assert_eq!(c.rule, "job-failed-before-spark-started");
+    }
+
+    fn start(run: &str) -> String {
+        format!("26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = {run}]. Use file:/c to store the query checkpoint.")
+    }
+
+    #[test]
+    fn an_earlier_run_that_resumed_does_not_vouch_for_a_later_failing_run() {
+        // Two runs concatenated: f932 resumed, then d00d started again and failed at EOF.
+        let failure = FAILURE_AT_EOF.replace("f932", "d00d");
+        let log = format!(
+            "{}\n{PROGRESS}\n{}\n{failure}",
+            start("f932"),
+            start("d00d")
         );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
+        // With no failure at all, the later run has no proof of its own.
+        let log = format!("{}\n{PROGRESS}\n{}", start("f932"), start("d00d"));
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
     }
 
     #[test]
-    fn right_batch_wrong_offsets_is_not_resumed() {
-        let j = judge_progress(&ctx(), &progress(4, json!({"t":{"0":0}})), Some(4), false);
-        assert!(
-            matches!(
-                j,
-                ProgressJudgement::StartedFresh {
-                    rule: "start-offsets-differ",
-                    ..
-                }
-            ),
-            "{j:?}"
-        );
-    }
-
-    #[test]
-    fn batch_zero_after_committed_batches_is_started_fresh() {
-        let j = judge_progress(&ctx(), &progress(0, json!({"t":{"0":42}})), None, true);
-        assert!(
-            matches!(
-                j,
-                ProgressJudgement::StartedFresh {
-                    rule: "batch-ids-restarted",
-                    ..
-                }
-            ),
-            "{j:?}"
-        );
-    }
-
-    #[test]
-    fn pending_batch_rerun_resumes() {
-        let mut c = ctx();
-        c.last_committed_batch = Some(BatchId(2));
-        c.pending_batch = Some(BatchId(3));
-        let j = judge_progress(&c, &progress(3, json!({"t":{"0":42}})), Some(3), false);
-        assert!(matches!(j, ProgressJudgement::Resumed { .. }), "{j:?}");
-    }
-
-    #[test]
-    fn other_query_is_ignored() {
-        let mut p = progress(4, json!({"t":{"0":42}}));
-        p.id = Some("other".into());
-        assert_eq!(
-            judge_progress(&ctx(), &p, Some(4), false),
-            ProgressJudgement::OtherQuery
-        );
-    }
-
-    #[test]
-    fn without_offsets_only_spark_resume_line_and_same_batch_count() {
-        let none = TrialContext::default();
-        let mut p = progress(4, json!({"t":{"0":42}}));
-        p.id = None;
-        assert!(matches!(
-            judge_progress(&none, &p, None, false),
-            ProgressJudgement::NotProof(_)
-        ));
-        assert!(matches!(
-            judge_progress(&none, &p, Some(4), false),
-            ProgressJudgement::Resumed {
-                rule: "batch-ids-continue",
-                offsets_match: None
-            }
-        ));
-        let p5 = progress(5, json!(null));
-        assert!(matches!(
-            judge_progress(&none, &p5, Some(4), false),
-            ProgressJudgement::NotProof(_)
-        ));
-    }
-
-    #[test]
-    fn kafka_remedy_names_starting_offsets() {
-        let hint = starting_offsets_hint(&ctx()).unwrap();
-        assert!(hint.contains(r#"'{"t":{"0":42}}'"#), "{hint}");
-        let file = TrialContext {
-            committed_offsets: vec![Some(json!({"logOffset": 2}))],
-            ..TrialContext::default()
-        };
-        assert_eq!(starting_offsets_hint(&file), None);
-    }
-
-    #[test]
-    fn clip_respects_char_boundaries() {
-        let s = "é".repeat(400);
-        let c = clip(&s);
-        assert!(c.len() <= EVIDENCE_LINE_MAX && s.starts_with(c));
-        assert!(clip_owned(&s).ends_with('…'));
+    fn progress_of_another_run_than_the_one_started_is_not_proof() {
+        let log = format!("{}\n{PROGRESS}", start("d00d"));
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
     }
 }

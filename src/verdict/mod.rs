@@ -1,15 +1,24 @@
 //! Verdicts: what a restart of a checkpoint on a target Spark version came to, and the evidence.
 //!
-//! This module only declares and re-exports; rules live in `rules.rs` (data, embedded from
-//! `default-rules.toml`), the pure classifier in `classify.rs`, the incremental watcher that
-//! a running trial feeds line by line in `watch.rs`; `scan.rs` recognises log lines and
-//! `progress.rs` reads progress reports; `input.rs` feeds log files to a watcher and
-//! `render.rs` prints a classification as text. The checkpoint facts come from
-//! [`TrialContext::from_inspection`] (`context.rs`).
+//! This module only declares and re-exports. Its files, each importing only the ones listed
+//! before it:
+//!
+//! - `verdict.rs`: the [`Verdict`] enum and the [`Classification`] result; `context.rs`: the
+//!   checkpoint facts a classifier needs, [`TrialContext::from_inspection`];
+//! - `rules.rs`: the rule table as data (embedded from `default-rules.toml`);
+//! - `scan.rs` recognises log lines, `progress.rs` reads progress reports, `evidence.rs`
+//!   bounds evidence lines;
+//! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
+//!   a failure);
+//! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line;
+//! - `classify.rs`: [`classify`], a whole log fed to a watcher;
+//! - `input.rs` feeds log files to it, `render.rs` prints a classification as text.
 
 mod classify;
 mod context;
+mod evidence;
 mod input;
+mod judge;
 mod progress;
 mod render;
 mod rules;
@@ -23,10 +32,10 @@ mod watch;
 
 pub use crate::checkpoint::BatchId;
 pub use crate::text::sanitize;
-pub use classify::{classify, CompleteLog, Ended};
+pub use classify::{classify, CompleteLog};
 pub use context::TrialContext;
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use verdict::{Classification, Verdict};
-pub use watch::Watcher;
+pub use watch::{Ended, Watcher};

@@ -29,9 +29,9 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::classify::{
-    clip, clip_owned, dedup_keep_order, judge_failure, judge_progress, starting_offsets_hint,
-    Ended, ProgressJudgement, RunFacts,
+use super::evidence::{clip, clip_owned, dedup_keep_order, show_offsets};
+use super::judge::{
+    judge_failure, judge_progress, starting_offsets_hint, ProgressJudgement, RunFacts,
 };
 use super::progress::{JsonDepth, Progress};
 use super::rules::RuleTable;
@@ -48,6 +48,17 @@ const FRAMES_PER_CAUSE: usize = 40;
 const EARLIER_BLOCKS: usize = 24;
 /// Longest progress JSON collected (bytes); longer reports are read as cut.
 const PROGRESS_MAX_BYTES: usize = 4 << 20;
+
+/// How the driver ended, as the trial (or `rehearse classify`) knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The driver process exited with this code (`None`: killed, or the code is unknown).
+    Exited(Option<i64>),
+    /// The trial stopped waiting after this many seconds without a verdict.
+    TimedOut(u64),
+    /// A log file was read to its end (`rehearse classify`); how the driver ended is unknown.
+    EndOfInput,
+}
 
 /// Watches one restart; see the module docs.
 #[derive(Debug)]
@@ -265,7 +276,7 @@ impl Watcher {
                         progress
                             .start_offsets
                             .as_deref()
-                            .map_or_else(|| "?".into(), super::classify::show_offsets)
+                            .map_or_else(|| "?".into(), show_offsets)
                     );
                     self.on_progress(progress, vec![summary]);
                 }
@@ -503,10 +514,7 @@ impl Watcher {
                 let p = Progress::from_text(&b.json);
                 let mut ev = b.lines;
                 if let Some(offs) = &p.start_offsets {
-                    ev.push(format!(
-                        "startOffsets = {}",
-                        super::classify::show_offsets(offs)
-                    ));
+                    ev.push(format!("startOffsets = {}", show_offsets(offs)));
                 }
                 self.on_progress(p, ev);
             }
@@ -584,7 +592,7 @@ impl Watcher {
                 let remedy = if offsets_match == Some(true) {
                     ev.push(format!(
                         "start offsets equal the checkpoint's committed offsets {}",
-                        super::classify::show_offsets(&self.ctx.committed_offsets)
+                        show_offsets(&self.ctx.committed_offsets)
                     ));
                     "Safe to restart on this version: the first batch after the restart continued from the checkpoint's committed offsets.".to_owned()
                 } else {
@@ -1288,135 +1296,6 @@ pyspark.errors.exceptions.captured.StreamingQueryException: [STREAM_FAILED] Quer
         assert!(c
             .evidence
             .iter()
-            .all(|e| e.len() <= super::super::classify::EVIDENCE_LINE_MAX + 3));
-    }
-}
-
-#[cfg(test)]
-mod complete_log_tests {
-    //! `classify` over a whole log: a failure of the same run after a proven resume wins.
-    use serde_json::json;
-
-    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
-
-    const START: &str = "26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = f932]. Use file:/c to store the query checkpoint.";
-    const RESUMING: &str = "26/11/30 13:10:15.945 INFO MicroBatchExecution: Resuming at batch 4 with committed offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}} and available offsets {KafkaV2[Subscribe[t]]: {\"t\":{\"0\":42}}}";
-    const DATA_LOSS: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
-java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5, some data may have been missed.
-\tat org.apache.spark.sql.kafka010.KafkaMicroBatchStream.reportDataLoss(KafkaMicroBatchStream.scala:1)
-26/11/30 13:13:34.339 INFO MicroBatchExecution: Async log purge executor pool for query q [id = 347f, runId = f932] has been shutdown";
-
-    fn ctx() -> TrialContext {
-        TrialContext {
-            query_id: Some("347f".into()),
-            last_committed_batch: Some(BatchId(3)),
-            pending_batch: None,
-            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
-            operator_ids: vec![0],
-            require_input_rows: false,
-        }
-    }
-
-    fn progress(batch: u64, start: u64, end: u64) -> String {
-        format!(
-            "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {{\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : {batch},\n  \"numInputRows\" : 8,\n  \"durationMs\" : {{\n    \"addBatch\" : 900\n  }},\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {{\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {{\n      \"t\" : {{\n        \"0\" : {start}\n      }}\n    }},\n    \"endOffset\" : {{\n      \"t\" : {{\n        \"0\" : {end}\n      }}\n    }},\n    \"numInputRows\" : 8\n  }} ],\n  \"sink\" : {{\n    \"description\" : \"console\"\n  }}\n}}"
-        )
-    }
-
-    #[test]
-    fn resumed_then_data_loss_on_a_later_batch_is_kafka_data_loss() {
-        let log = format!(
-            "{START}\n{RESUMING}\n{}\n{}\n{DATA_LOSS}",
-            progress(4, 42, 50),
-            progress(5, 50, 60)
-        );
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_eq!(c.verdict, Verdict::KafkaDataLoss, "{c:#?}");
-        assert_eq!(c.first_batch_after_restart, Some(BatchId(4)));
-        assert_eq!(c.start_offsets_match, Some(true));
-        assert!(
-            c.evidence[0].contains("resumed (batch 4"),
-            "{:?}",
-            c.evidence
-        );
-    }
-
-    #[test]
-    fn resumed_with_a_clean_rest_of_the_log_stays_resumed() {
-        let log = format!(
-            "{START}\n{RESUMING}\n{}\n{}",
-            progress(4, 42, 50),
-            progress(5, 50, 60)
-        );
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
-    }
-}
-
-#[cfg(test)]
-mod complete_log_eof_tests {
-    //! Found by the breaker: a failure that is the last thing in the log, and an ERROR header
-    //! that closes a cut progress report, must still beat the resume proof before them.
-    use serde_json::json;
-
-    use crate::verdict::{classify, BatchId, TrialContext, Verdict};
-
-    fn ctx() -> TrialContext {
-        TrialContext {
-            query_id: Some("347f".into()),
-            last_committed_batch: Some(BatchId(3)),
-            pending_batch: None,
-            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
-            operator_ids: vec![0],
-            require_input_rows: false,
-        }
-    }
-
-    const PROGRESS: &str = "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {\n  \"id\" : \"347f\",\n  \"runId\" : \"f932\",\n  \"batchId\" : 4,\n  \"numInputRows\" : 8,\n  \"durationMs\" : {\n    \"addBatch\" : 900\n  },\n  \"stateOperators\" : [ ],\n  \"sources\" : [ {\n    \"description\" : \"KafkaV2[Subscribe[t]]\",\n    \"startOffset\" : {\n      \"t\" : {\n        \"0\" : 42\n      }\n    },\n    \"endOffset\" : {\n      \"t\" : {\n        \"0\" : 50\n      }\n    },\n    \"numInputRows\" : 8\n  } ],\n  \"sink\" : {\n    \"description\" : \"console\"\n  }\n}";
-    const FAILURE_AT_EOF: &str = "26/11/30 13:13:34.338 ERROR MicroBatchExecution: Query q [id = 347f, runId = f932] terminated with error
-org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible: [STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE] Provided key schema does not match existing state key schema. SQLSTATE: XXKST
-\tat org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker.check(StateSchemaCompatibilityChecker.scala:1)";
-
-    #[test]
-    fn failure_as_the_last_lines_of_the_log_beats_an_earlier_resume() {
-        let log = format!("{PROGRESS}\n{FAILURE_AT_EOF}");
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
-    }
-
-    #[test]
-    fn a_job_dying_in_python_before_spark_started_is_an_environment_error() {
-        let log = "Traceback (most recent call last):\n  File \"/sandbox/job/broken.py\", line 3, in <module>\n    raise RuntimeError(\"broken\")\nRuntimeError: broken";
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_eq!(c.verdict, Verdict::EnvironmentError, "{c:#?}");
-        assert_eq!(c.rule, "job-failed-before-spark-started");
-    }
-
-    fn start(run: &str) -> String {
-        format!("26/11/30 13:10:15.454 INFO MicroBatchExecution: Starting q [id = 347f, runId = {run}]. Use file:/c to store the query checkpoint.")
-    }
-
-    #[test]
-    fn an_earlier_run_that_resumed_does_not_vouch_for_a_later_failing_run() {
-        // Two runs concatenated: f932 resumed, then d00d started again and failed at EOF.
-        let failure = FAILURE_AT_EOF.replace("f932", "d00d");
-        let log = format!(
-            "{}\n{PROGRESS}\n{}\n{failure}",
-            start("f932"),
-            start("d00d")
-        );
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:#?}");
-        // With no failure at all, the later run has no proof of its own.
-        let log = format!("{}\n{PROGRESS}\n{}", start("f932"), start("d00d"));
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
-    }
-
-    #[test]
-    fn progress_of_another_run_than_the_one_started_is_not_proof() {
-        let log = format!("{}\n{PROGRESS}", start("d00d"));
-        let c = classify(log.lines(), std::iter::empty(), &ctx());
-        assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
+            .all(|e| e.len() <= crate::verdict::evidence::EVIDENCE_LINE_MAX + 3));
     }
 }

@@ -1,0 +1,543 @@
+//! The classifier's judgements, as pure functions: what one progress report proves
+//! ([`judge_progress`]) and which rule explains a failure ([`judge_failure`]). The
+//! [`Watcher`](super::Watcher) calls them; they know nothing of lines, blocks or endings.
+//!
+//! # When is a restart `resumed`?
+//!
+//! Only on positive proof from a progress report (driver log or `QueryProgressEvent`) of a
+//! micro-batch that ran after the restart. "Resuming at batch N" is not proof: Spark prints
+//! it before any state is loaded, and every state-store failure in the corpus follows it.
+//!
+//! | progress of the query (id = checkpoint's id when known)              | committed offsets known | judgement |
+//! |----------------------------------------------------------------------|-------------------------|-----------|
+//! | other query id                                                       | –                       | ignored (another query) |
+//! | batchId < expected (e.g. 0) while the checkpoint has committed batches | –                     | `started-fresh` (`batch-ids-restarted`) |
+//! | idle trigger (no batch ran: no rows, no state operators, no addBatch) | –                      | not proof |
+//! | batchId ≥ expected, query id not shown although known                 | –                      | not proof |
+//! | batchId ≥ expected, every `sources[i].startOffset` == committed[i]    | yes                    | **`resumed`** (`progress-after-restart`) |
+//! | batchId == expected, start offsets differ                            | yes                     | `started-fresh` (`start-offsets-differ`) |
+//! | batchId > expected, start offsets differ, or offsets not shown       | yes                     | not proof (a later batch) |
+//! | batchId == expected == N of Spark's own "Resuming at batch N"        | no                      | **`resumed`** (`batch-ids-continue`), `start_offsets_match: None`, evidence says offsets were not checked |
+//! | anything else                                                        | no                      | not proof |
+//!
+//! "expected" is the pending batch if the checkpoint has one, else last committed + 1;
+//! without a checkpoint (`rehearse classify LOG` alone) it is the N of "Resuming at batch N".
+//! Decision for the no-checkpoint case: batch-id continuity with Spark's own resume line is
+//! accepted as `resumed`, because Spark set the start offsets from the offset log it named;
+//! what stays unchecked (is it the right checkpoint?) is said in the evidence and the
+//! remedy, and `start_offsets_match` stays `None`. Anything weaker is not `resumed`.
+
+use serde_json::Value;
+
+use super::evidence::{clip_owned, dedup_keep_order, show_offsets};
+use super::rules::{FailureText, RuleTable};
+use super::{TrialContext, Verdict};
+
+/// What one progress report proves.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ProgressJudgement {
+    /// A batch after the restart continued the checkpoint.
+    Resumed {
+        /// Rule id (`progress-after-restart` or `batch-ids-continue`).
+        rule: &'static str,
+        /// `Some(true)` when the start offsets were compared, `None` when they could not be.
+        offsets_match: Option<bool>,
+    },
+    /// The query did not use the checkpoint.
+    StartedFresh {
+        /// Rule id.
+        rule: &'static str,
+        /// Why, in words.
+        reason: String,
+        /// `Some(false)` when offsets were compared and differ.
+        offsets_match: Option<bool>,
+    },
+    /// A report of another query.
+    OtherQuery,
+    /// Says nothing certain (the reason is kept for the final evidence).
+    NotProof(String),
+}
+
+/// Batch id the first batch after a restart must have (see the module table).
+pub(crate) fn expected_batch(ctx: &TrialContext, resuming_at: Option<u64>) -> Option<u64> {
+    match (ctx.pending_batch, ctx.last_committed_batch) {
+        (Some(p), _) => Some(p.0),
+        (None, Some(c)) => Some(c.0 + 1),
+        (None, None) => resuming_at,
+    }
+}
+
+/// Judges one progress report against the checkpoint (see the module table).
+pub(crate) fn judge_progress(
+    ctx: &TrialContext,
+    p: &super::progress::Progress,
+    resuming_at: Option<u64>,
+    fresh_start_seen: bool,
+) -> ProgressJudgement {
+    if let (Some(want), Some(got)) = (&ctx.query_id, &p.id) {
+        if want != got {
+            return ProgressJudgement::OtherQuery;
+        }
+    }
+    let expected = expected_batch(ctx, resuming_at);
+    let has_batches = ctx.last_committed_batch.is_some() || ctx.pending_batch.is_some();
+    if let (Some(b), Some(exp), true) = (p.batch_id, expected, has_batches) {
+        if b < exp {
+            return ProgressJudgement::StartedFresh {
+                rule: "batch-ids-restarted",
+                reason: format!(
+                    "batch {b} ran after the restart, but the checkpoint's next batch is {exp}: the query did not continue the checkpoint's batch ids"
+                ),
+                offsets_match: None,
+            };
+        }
+    }
+    if fresh_start_seen && p.batch_id == Some(0) {
+        return ProgressJudgement::StartedFresh {
+            rule: "new-query-started",
+            reason: "Spark logged \"Starting new streaming query\" and ran batch 0: it found no offset log to resume from".into(),
+            offsets_match: None,
+        };
+    }
+    if !p.executed {
+        return ProgressJudgement::NotProof(
+            "only an idle trigger was reported (no rows, no state operators, no addBatch): no batch ran".into(),
+        );
+    }
+    let Some(b) = p.batch_id else {
+        return ProgressJudgement::NotProof("the progress has no batchId (Spark 2.1/2.2)".into());
+    };
+    let Some(exp) = expected else {
+        return ProgressJudgement::NotProof(
+            "nothing tells which batch id continues the checkpoint (no --checkpoint and no \"Resuming at batch N\" line)".into(),
+        );
+    };
+    if b < exp {
+        return ProgressJudgement::NotProof(format!(
+            "batch {b} is before the expected batch {exp}"
+        ));
+    }
+    if ctx.query_id.is_some() && p.id.is_none() {
+        return ProgressJudgement::NotProof(format!(
+            "the report of batch {b} does not show the query id, so it cannot be tied to the checkpoint"
+        ));
+    }
+    if !ctx.committed_offsets.is_empty() {
+        let Some(starts) = &p.start_offsets else {
+            return ProgressJudgement::NotProof(format!(
+                "the report of batch {b} does not show its start offsets (the log was cut)"
+            ));
+        };
+        if offsets_equal(starts, &ctx.committed_offsets) {
+            return ProgressJudgement::Resumed {
+                rule: "progress-after-restart",
+                offsets_match: Some(true),
+            };
+        }
+        if b == exp {
+            return ProgressJudgement::StartedFresh {
+                rule: "start-offsets-differ",
+                reason: format!(
+                    "batch {b} started from {} but the checkpoint's committed offsets are {}: the query did not continue from the checkpoint",
+                    show_offsets(starts),
+                    show_offsets(&ctx.committed_offsets)
+                ),
+                offsets_match: Some(false),
+            };
+        }
+        return ProgressJudgement::NotProof(format!(
+            "batch {b} is not the first batch after the restart and its start offsets are not the committed ones"
+        ));
+    }
+    match resuming_at {
+        Some(n) if n == exp && b == exp => ProgressJudgement::Resumed {
+            rule: "batch-ids-continue",
+            offsets_match: None,
+        },
+        Some(n) => ProgressJudgement::NotProof(format!(
+            "Spark resumed at batch {n} but the checkpoint's next batch is {exp}, and the start offsets cannot be compared"
+        )),
+        None => ProgressJudgement::NotProof(
+            "no \"Resuming at batch N\" line and no committed offsets: batch {b} cannot be tied to the checkpoint".replace("{b}", &b.to_string()),
+        ),
+    }
+}
+
+/// JSON value equality of start offsets, source by source (strings holding JSON compare as JSON).
+pub(crate) fn offsets_equal(starts: &[Option<Value>], committed: &[Option<Value>]) -> bool {
+    starts.len() == committed.len()
+        && starts.iter().zip(committed).all(|(s, c)| {
+            let s = s.as_ref().and_then(super::progress::normalise_offset);
+            let c = c.as_ref().and_then(super::progress::normalise_offset);
+            s == c
+        })
+}
+
+/// The outcome of matching a failure against the rules.
+#[derive(Debug, Clone)]
+pub(crate) struct FailureJudgement {
+    pub verdict: Verdict,
+    pub rule: String,
+    pub remedy: String,
+    pub evidence: Vec<String>,
+    pub error_class: Option<String>,
+}
+
+/// Facts about the run that decide a failure no rule explains.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunFacts {
+    /// Spark's driver started (`Running Spark version`, `Spark Command:`).
+    pub driver_started: bool,
+    /// The streaming query (this checkpoint's, when known) was started.
+    pub query_started: bool,
+}
+
+/// Matches a failure (its primary block, then every earlier failure block as fallback)
+/// against the rules, and applies the operator-id check for state errors.
+pub(crate) fn judge_failure(
+    rules: &RuleTable,
+    ctx: &TrialContext,
+    primary: &[String],
+    earlier: &[&[String]],
+    hint: Option<&str>,
+    facts: RunFacts,
+) -> FailureJudgement {
+    // The primary block first; then with every earlier failure block (a 3.x "Job aborted"
+    // may say less than the executor's ERROR); the event log's error class only last.
+    let primary_text = FailureText {
+        lines: primary.to_vec(),
+        error_class_hint: None,
+    };
+    if let Some(found) = rules.first_match(&primary_text) {
+        return finish_match(ctx, &primary_text, found);
+    }
+    let mut text = FailureText {
+        lines: primary.to_vec(),
+        error_class_hint: hint.map(str::to_owned),
+    };
+    for b in earlier {
+        text.lines.extend(b.iter().cloned());
+    }
+    let m = rules.first_match(&text);
+    match m {
+        Some(found) => finish_match(ctx, &text, found),
+        None => {
+            let top = top_exception_lines(&text.lines);
+            // A Python traceback with nothing of Spark in it, before Spark's driver said a word:
+            // the job died before it could restart anything (found by the breaker).
+            let job_died_first = !facts.driver_started
+                && !facts.query_started
+                && text
+                    .lines
+                    .iter()
+                    .any(|l| l.starts_with("Traceback (most recent call last)"))
+                && !text
+                    .lines
+                    .iter()
+                    .any(|l| l.contains("py4j") || l.contains("org.apache.spark"));
+            let (verdict, rule, remedy) = if job_died_first {
+                (
+                    Verdict::EnvironmentError,
+                    "job-failed-before-spark-started",
+                    "The job failed in Python before Spark started, so the restart was not tested: fix the job (see the traceback) and rehearse again.",
+                )
+            } else if facts.driver_started && !facts.query_started {
+                (
+                    Verdict::EnvironmentError,
+                    "failed-before-query-start",
+                    "The driver failed before the streaming query started, so the restart was not tested: fix the job or its environment (see the evidence) and rehearse again.",
+                )
+            } else {
+                (
+                    Verdict::UnclassifiedFailure,
+                    "no-rule-matched",
+                    "No rule knows this failure: read the top exception in the evidence, and consider adding a rule for it.",
+                )
+            };
+            FailureJudgement {
+                verdict,
+                rule: rule.into(),
+                remedy: remedy.into(),
+                evidence: top,
+                error_class: first_error_class(&text.lines),
+            }
+        }
+    }
+}
+
+fn finish_match(
+    ctx: &TrialContext,
+    text: &FailureText,
+    m: super::rules::RuleMatch<'_>,
+) -> FailureJudgement {
+    let mut evidence = Vec::new();
+    if let Some(first) = text.lines.first() {
+        evidence.push(clip_owned(first));
+    }
+    for &i in m.lines.iter().take(4) {
+        evidence.push(clip_owned(&text.lines[i]));
+    }
+    for l in text
+        .lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("Caused by:"))
+        .take(4)
+    {
+        evidence.push(clip_owned(l));
+    }
+    if m.by_hint {
+        evidence.push(format!(
+            "errorClassOnException (event log hint): {}",
+            text.error_class_hint.as_deref().unwrap_or("")
+        ));
+    }
+    dedup_keep_order(&mut evidence);
+    let mut j = FailureJudgement {
+        verdict: m.rule.verdict,
+        rule: m.rule.id.clone(),
+        remedy: m.rule.remedy.clone(),
+        evidence,
+        error_class: first_error_class(&text.lines).or_else(|| text.error_class_hint.clone()),
+    };
+    if j.verdict == Verdict::StateStoreError && !ctx.operator_ids.is_empty() {
+        let ops = state_operator_ids(&text.lines);
+        if let Some(op) = ops.iter().find(|op| !ctx.operator_ids.contains(op)) {
+            j.evidence.push(format!(
+                "the failure names state of operator {op}, but the checkpoint has state only for operators {:?} (rule {} matched first)",
+                ctx.operator_ids, m.rule.id
+            ));
+            j.verdict = Verdict::PlanChange;
+            j.rule = "state-operator-not-in-checkpoint".into();
+            j.remedy = format!(
+                "The query has a stateful operator (id {op}) that the checkpoint has no state for: restore the original query, or start the changed query on a new checkpoint with startingOffsets taken from the last committed offsets."
+            );
+        }
+    }
+    j
+}
+
+/// Operator ids named by state paths (`…/state/<op>/<part>/…`) or provider ids (`op=<op>`).
+fn state_operator_ids(lines: &[String]) -> Vec<u32> {
+    use std::sync::OnceLock;
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"/state/(\d+)/\d+/|\(op=(\d+),").expect("operator id regex compiles")
+    });
+    let mut ops = Vec::new();
+    for l in lines {
+        for c in re.captures_iter(l) {
+            if let Some(op) = c
+                .get(1)
+                .or_else(|| c.get(2))
+                .and_then(|m| m.as_str().parse().ok())
+            {
+                if !ops.contains(&op) {
+                    ops.push(op);
+                }
+            }
+        }
+    }
+    ops
+}
+
+/// The first bracketed error class in the text (`[STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE]`),
+/// skipping the wrappers that say nothing (`STREAM_FAILED`, `INTERNAL_ERROR`).
+fn first_error_class(lines: &[String]) -> Option<String> {
+    use std::sync::OnceLock;
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"\[([A-Z][A-Z0-9_]{2,}(?:\.[A-Z0-9_]+)?)\]")
+            .expect("error class regex compiles")
+    });
+    lines
+        .iter()
+        .flat_map(|l| {
+            re.captures_iter(l)
+                .map(|c| c[1].to_owned())
+                .collect::<Vec<_>>()
+        })
+        .find(|c| c != "STREAM_FAILED" && c != "INTERNAL_ERROR")
+}
+
+/// The block's first line, its first exception header and its deepest `Caused by`.
+fn top_exception_lines(lines: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(first) = lines.first() {
+        out.push(clip_owned(first));
+    }
+    if let Some(h) = lines.iter().find(|l| super::scan::is_exception_header(l)) {
+        out.push(clip_owned(h));
+    }
+    if let Some(c) = lines
+        .iter()
+        .rev()
+        .find(|l| l.trim_start().starts_with("Caused by:"))
+    {
+        out.push(clip_owned(c));
+    }
+    dedup_keep_order(&mut out);
+    out
+}
+
+/// The `startingOffsets` a query could be started with on a fresh checkpoint, taken from
+/// the last committed Kafka offsets (DESIGN.md "Verdicts": the remedy of a failed restart).
+pub(crate) fn starting_offsets_hint(ctx: &TrialContext) -> Option<String> {
+    let kafka: Vec<String> = ctx
+        .committed_offsets
+        .iter()
+        .filter_map(|o| o.as_ref().and_then(super::progress::normalise_offset))
+        .filter(is_kafka_offsets)
+        .map(|v| v.to_string())
+        .collect();
+    match kafka.as_slice() {
+        [] => None,
+        [one] => Some(format!(
+            "To start on a new checkpoint with bounded reprocessing, use .option(\"startingOffsets\", '{one}')."
+        )),
+        many => Some(format!(
+            "To start on a new checkpoint with bounded reprocessing, use these startingOffsets, one per Kafka source in plan order: {}.",
+            many.join(" ; ")
+        )),
+    }
+}
+
+/// `{"topic":{"0":42,…},…}`.
+fn is_kafka_offsets(v: &Value) -> bool {
+    v.as_object().is_some_and(|topics| {
+        !topics.is_empty()
+            && topics.values().all(|parts| {
+                parts.as_object().is_some_and(|p| {
+                    p.iter()
+                        .all(|(k, o)| k.parse::<u32>().is_ok() && o.is_i64())
+                })
+            })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::progress::Progress;
+    use crate::verdict::BatchId;
+    use serde_json::json;
+
+    fn ctx() -> TrialContext {
+        TrialContext {
+            query_id: Some("q".into()),
+            last_committed_batch: Some(BatchId(3)),
+            pending_batch: None,
+            committed_offsets: vec![Some(json!({"t":{"0":42}}))],
+            operator_ids: vec![0],
+            require_input_rows: false,
+        }
+    }
+
+    fn progress(batch: u64, start: Value) -> Progress {
+        Progress {
+            id: Some("q".into()),
+            run_id: Some("r".into()),
+            batch_id: Some(batch),
+            executed: true,
+            start_offsets: Some(vec![Some(start)]),
+            input_rows: 0,
+        }
+    }
+
+    #[test]
+    fn right_batch_and_offsets_resume() {
+        let j = judge_progress(&ctx(), &progress(4, json!({"t":{"0":42}})), Some(4), false);
+        assert!(
+            matches!(
+                j,
+                ProgressJudgement::Resumed {
+                    offsets_match: Some(true),
+                    ..
+                }
+            ),
+            "{j:?}"
+        );
+    }
+
+    #[test]
+    fn right_batch_wrong_offsets_is_not_resumed() {
+        let j = judge_progress(&ctx(), &progress(4, json!({"t":{"0":0}})), Some(4), false);
+        assert!(
+            matches!(
+                j,
+                ProgressJudgement::StartedFresh {
+                    rule: "start-offsets-differ",
+                    ..
+                }
+            ),
+            "{j:?}"
+        );
+    }
+
+    #[test]
+    fn batch_zero_after_committed_batches_is_started_fresh() {
+        let j = judge_progress(&ctx(), &progress(0, json!({"t":{"0":42}})), None, true);
+        assert!(
+            matches!(
+                j,
+                ProgressJudgement::StartedFresh {
+                    rule: "batch-ids-restarted",
+                    ..
+                }
+            ),
+            "{j:?}"
+        );
+    }
+
+    #[test]
+    fn pending_batch_rerun_resumes() {
+        let mut c = ctx();
+        c.last_committed_batch = Some(BatchId(2));
+        c.pending_batch = Some(BatchId(3));
+        let j = judge_progress(&c, &progress(3, json!({"t":{"0":42}})), Some(3), false);
+        assert!(matches!(j, ProgressJudgement::Resumed { .. }), "{j:?}");
+    }
+
+    #[test]
+    fn other_query_is_ignored() {
+        let mut p = progress(4, json!({"t":{"0":42}}));
+        p.id = Some("other".into());
+        assert_eq!(
+            judge_progress(&ctx(), &p, Some(4), false),
+            ProgressJudgement::OtherQuery
+        );
+    }
+
+    #[test]
+    fn without_offsets_only_spark_resume_line_and_same_batch_count() {
+        let none = TrialContext::default();
+        let mut p = progress(4, json!({"t":{"0":42}}));
+        p.id = None;
+        assert!(matches!(
+            judge_progress(&none, &p, None, false),
+            ProgressJudgement::NotProof(_)
+        ));
+        assert!(matches!(
+            judge_progress(&none, &p, Some(4), false),
+            ProgressJudgement::Resumed {
+                rule: "batch-ids-continue",
+                offsets_match: None
+            }
+        ));
+        let p5 = progress(5, json!(null));
+        assert!(matches!(
+            judge_progress(&none, &p5, Some(4), false),
+            ProgressJudgement::NotProof(_)
+        ));
+    }
+
+    #[test]
+    fn kafka_remedy_names_starting_offsets() {
+        let hint = starting_offsets_hint(&ctx()).unwrap();
+        assert!(hint.contains(r#"'{"t":{"0":42}}'"#), "{hint}");
+        let file = TrialContext {
+            committed_offsets: vec![Some(json!({"logOffset": 2}))],
+            ..TrialContext::default()
+        };
+        assert_eq!(starting_offsets_hint(&file), None);
+    }
+}
