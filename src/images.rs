@@ -16,14 +16,13 @@
 //! no container registry is contacted at all.
 
 use std::collections::VecDeque;
-use std::fmt;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Kafka broker version used when a scenario names none (serves Spark 3.0's kafka-clients 2.4
-/// and every newer client).
-pub const DEFAULT_KAFKA_VERSION: &str = "3.9.1";
+use crate::versions::{Debian, KafkaVersion, SparkVersion, MIN_KAFKA_MAJOR};
+
+pub use crate::versions::DEFAULT_KAFKA_VERSION;
 
 /// Image label holding the recipe hash an image was built from.
 pub const RECIPE_LABEL: &str = "org.rehearse.recipe";
@@ -59,79 +58,51 @@ impl ImageSourceKind {
     }
 }
 
-/// A release version as the recipes accept it: `MAJOR.MINOR.PATCH` with an optional
-/// `-suffix` of letters, digits and dots (`4.0.0-preview2`). Anything else is rejected before
-/// it reaches a shell, a registry or a tag.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Version {
-    /// Major version (the `3` of `3.5.3`).
-    pub major: u32,
-    /// Minor version.
-    pub minor: u32,
-    /// Patch version.
-    pub patch: u32,
-    /// Pre-release suffix without its dash (`preview2`), if any.
-    pub suffix: Option<String>,
-}
+/// The most digits a version part may have in an image tag or a recipe argument: no Spark or
+/// Kafka release has more, and a longer part is refused before a download.
+const MAX_PART_DIGITS: usize = 6;
 
-impl Version {
-    /// Parses `3.5.3` or `4.0.0-preview2`; rejects everything else (`3.5`, `3.5;rm`, ` 3.5.3`).
-    pub fn parse(text: &str) -> Result<Version, ImageError> {
-        let invalid = || ImageError::InvalidVersion {
-            version: text.to_owned(),
-        };
-        let (core, suffix) = match text.split_once('-') {
-            Some((core, suffix)) => {
-                let ok = !suffix.is_empty()
-                    && suffix
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '.');
-                if !ok {
-                    return Err(invalid());
-                }
-                (core, Some(suffix.to_owned()))
-            }
-            None => (text, None),
-        };
-        let mut parts = core.split('.');
-        let mut number = || -> Result<u32, ImageError> {
-            let part = parts.next().ok_or_else(invalid)?;
-            if part.is_empty() || part.len() > 6 || !part.chars().all(|c| c.is_ascii_digit()) {
-                return Err(invalid());
-            }
-            part.parse().map_err(|_| invalid())
-        };
-        let (major, minor, patch) = (number()?, number()?, number()?);
-        if parts.next().is_some() {
-            return Err(invalid());
-        }
-        Ok(Version {
-            major,
-            minor,
-            patch,
-            suffix,
-        })
+fn invalid_version(version: &str) -> ImageError {
+    ImageError::InvalidVersion {
+        version: version.to_owned(),
     }
 }
 
-impl fmt::Display for Version {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
-        if let Some(s) = &self.suffix {
-            write!(f, "-{s}")?;
-        }
-        Ok(())
+/// A version the recipe scripts take (`docker/local-install.sh` as well as the image recipes):
+/// the rule of [`SparkVersion`] (`3.5.3`, `4.0.0-preview2`, the same for Kafka) with parts of
+/// at most six digits. Returns the text as given.
+pub fn recipe_version(text: &str) -> Result<&str, ImageError> {
+    match SparkVersion::parse(text) {
+        Ok(v) if v.longest_part() <= MAX_PART_DIGITS => Ok(text),
+        _ => Err(invalid_version(text)),
+    }
+}
+
+/// A Spark version the image recipes build: a [`recipe_version`] whose line is in the
+/// compatibility table (Spark 3.0 and later).
+pub fn spark_version(text: &str) -> Result<SparkVersion, ImageError> {
+    recipe_version(text)?;
+    match SparkVersion::parse(text) {
+        Ok(v) if v.spark_line().is_some() => Ok(v),
+        _ => Err(invalid_version(text)),
+    }
+}
+
+/// A Kafka version the image recipes build: a [`recipe_version`] of major
+/// [`MIN_KAFKA_MAJOR`] or later.
+pub fn kafka_version(text: &str) -> Result<KafkaVersion, ImageError> {
+    recipe_version(text)?;
+    match KafkaVersion::parse(text) {
+        Ok(v) if v.major().is_some_and(|m| m >= MIN_KAFKA_MAJOR) => Ok(v),
+        _ => Err(invalid_version(text)),
     }
 }
 
 /// The Scala binary version of a Spark release's default build, the suffix of its connector
-/// artifacts: `2.12` for Spark 3.x, `2.13` for 4.x and later.
-pub fn scala_suffix(spark: &Version) -> &'static str {
-    if spark.major >= 4 {
-        "2.13"
-    } else {
-        "2.12"
-    }
+/// artifacts (the `scala` column of `src/versions/spark-lines.toml`: `2.12` for Spark 3.x,
+/// `2.13` for 4.x and later; `2.12` before the table, which images refuse).
+pub fn scala_suffix(spark: &SparkVersion) -> &'static str {
+    spark.spark_line().map_or("2.12", |line| line.scala)
 }
 
 /// A base image: a Debian root filesystem with a JRE and Python, built by debootstrap.
@@ -162,17 +133,13 @@ impl BaseImage {
     }
 }
 
-/// The base image a Spark version runs on (with `--from packages`).
-///
-/// | Spark      | base                            |
-/// |------------|---------------------------------|
-/// | 3.0 – 3.3  | `rehearse/base:bullseye-jre11`  |
-/// | 3.4 and on | `rehearse/base:bookworm-jre17`  |
-pub fn base_for_spark(spark: &Version) -> BaseImage {
-    if spark.major == 3 && spark.minor <= 3 {
-        BaseImage::BullseyeJre11
-    } else {
-        BaseImage::BookwormJre17
+/// The base image a Spark version runs on (with `--from packages`): the `base` column of
+/// `src/versions/spark-lines.toml` (bullseye for Spark 3.0 – 3.3, bookworm for 3.4 and on).
+/// Before the table (Spark 2.x, which images refuse) bookworm.
+pub fn base_for_spark(spark: &SparkVersion) -> BaseImage {
+    match spark.spark_line().map(|line| line.base) {
+        Some(Debian::Bullseye) => BaseImage::BullseyeJre11,
+        Some(Debian::Bookworm) | None => BaseImage::BookwormJre17,
     }
 }
 
@@ -183,6 +150,16 @@ pub enum ImageKind {
     Spark,
     /// `rehearse/kafka:<version>`.
     Kafka,
+}
+
+impl ImageKind {
+    /// `spark` or `kafka`: the first recipe-hash parameter.
+    fn as_str(self) -> &'static str {
+        match self {
+            ImageKind::Spark => "spark",
+            ImageKind::Kafka => "kafka",
+        }
+    }
 }
 
 /// The recipe files, embedded: (file name in `docker/`, contents).
@@ -251,13 +228,14 @@ const LOCAL_FILES: &[(&str, &str)] = &[
 ];
 
 /// Installs Spark (`part` = `spark`) or the Kafka broker (`kafka`) of `version` on this host
+/// (a version checked by [`recipe_version`])
 /// into `dest` (which must not exist) with `docker/local-install.sh`, for the local runtime:
 /// the images' own download and resolve functions, no root, no Docker. Progress lines go to
 /// `progress`; failures map to the same variants as image builds (not published, registry
 /// unreachable, tool missing…), each with a hint.
 pub fn run_local_install(
     part: &str,
-    version: &Version,
+    version: &str,
     dest: &Path,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), ImageError> {
@@ -270,10 +248,10 @@ pub fn run_local_install(
     let log = build_log_path(&what.replace(' ', "-"));
     run_recipe(
         &dir.path().join("local-install.sh"),
-        &[part, version.to_string().as_str(), &dest.to_string_lossy()],
+        &[part, version, &dest.to_string_lossy()],
         &[],
         &what,
-        &version.to_string(),
+        version,
         &log,
         progress,
     )
@@ -302,17 +280,20 @@ pub fn base_hash(base: BaseImage) -> String {
 /// The recipe hash an image built now would carry in its `org.rehearse.recipe` label: a
 /// function of the embedded recipe files, the kind, the version, the source and (for packages)
 /// the base image's hash. Stable across runs and machines; changes when any recipe file does.
-pub fn recipe_hash(kind: ImageKind, version: &Version, source: ImageSourceKind) -> String {
-    let v = version.to_string();
-    match kind {
-        ImageKind::Spark => {
-            let base = base_hash(base_for_spark(version));
-            hash_of(SPARK_FILES, &["spark", &v, source.as_str(), &base])
-        }
-        ImageKind::Kafka => {
-            let base = base_hash(BaseImage::BookwormJre17);
-            hash_of(KAFKA_FILES, &["kafka", &v, source.as_str(), &base])
-        }
+pub fn recipe_hash(kind: ImageKind, version: &str, source: ImageSourceKind) -> String {
+    let base = base_hash(base_of(kind, version));
+    let files = match kind {
+        ImageKind::Spark => SPARK_FILES,
+        ImageKind::Kafka => KAFKA_FILES,
+    };
+    hash_of(files, &[kind.as_str(), version, source.as_str(), &base])
+}
+
+/// The base image of `kind` at `version`: the Spark line's, or bookworm for the broker.
+fn base_of(kind: ImageKind, version: &str) -> BaseImage {
+    match (kind, SparkVersion::parse(version)) {
+        (ImageKind::Spark, Ok(v)) => base_for_spark(&v),
+        _ => BaseImage::BookwormJre17,
     }
 }
 
@@ -460,13 +441,8 @@ pub fn ensure_spark(
     source: ImageSourceKind,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), ImageError> {
-    let v = Version::parse(version)?;
-    if v.major < 3 {
-        return Err(ImageError::InvalidVersion {
-            version: version.to_owned(),
-        });
-    }
-    ensure(ImageKind::Spark, &v, source, progress)
+    let v = spark_version(version)?;
+    ensure(ImageKind::Spark, v.as_str(), source, progress)
 }
 
 /// Builds `rehearse/kafka:<version>` unless an image built from the current recipe is already
@@ -476,24 +452,19 @@ pub fn ensure_kafka(
     source: ImageSourceKind,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), ImageError> {
-    let v = Version::parse(version)?;
-    if v.major < 3 {
-        return Err(ImageError::InvalidVersion {
-            version: version.to_owned(),
-        });
-    }
-    ensure(ImageKind::Kafka, &v, source, progress)
+    let v = kafka_version(version)?;
+    ensure(ImageKind::Kafka, v.as_str(), source, progress)
 }
 
 fn ensure(
     kind: ImageKind,
-    version: &Version,
+    version: &str,
     source: ImageSourceKind,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), ImageError> {
     let (tag, files, script) = match kind {
-        ImageKind::Spark => (spark_image(&version.to_string()), SPARK_FILES, "spark.sh"),
-        ImageKind::Kafka => (kafka_image(&version.to_string()), KAFKA_FILES, "kafka.sh"),
+        ImageKind::Spark => (spark_image(version), SPARK_FILES, "spark.sh"),
+        ImageKind::Kafka => (kafka_image(version), KAFKA_FILES, "kafka.sh"),
     };
     let hash = recipe_hash(kind, version, source);
     match image_recipe_label(&tag)? {
@@ -503,10 +474,7 @@ fn ensure(
         )),
         None => progress(&format!("{tag} is missing: building ({})", source.as_str())),
     }
-    let base = match kind {
-        ImageKind::Spark => base_for_spark(version),
-        ImageKind::Kafka => BaseImage::BookwormJre17,
-    };
+    let base = base_of(kind, version);
     let dir = tempfile::Builder::new()
         .prefix("rehearse-recipes-")
         .tempdir()
@@ -515,13 +483,13 @@ fn ensure(
     let log = build_log_path(&tag);
     run_recipe(
         &dir.path().join(script),
-        &[version.to_string().as_str(), source.as_str()],
+        &[version, source.as_str()],
         &[
             ("REHEARSE_RECIPE_HASH", hash.as_str()),
             ("REHEARSE_BASE_HASH", base_hash(base).as_str()),
         ],
         &tag,
-        &version.to_string(),
+        version,
         &log,
         progress,
     )?;
@@ -733,8 +701,8 @@ pub fn list_images() -> Result<Vec<ImageInfo>, ImageError> {
 mod tests {
     use super::*;
 
-    fn v(s: &str) -> Version {
-        Version::parse(s).expect("valid version")
+    fn v(s: &str) -> SparkVersion {
+        spark_version(s).expect("valid version")
     }
 
     #[test]
@@ -745,18 +713,11 @@ mod tests {
 
     #[test]
     fn parses_release_and_preview_versions() {
-        assert_eq!(
-            v("3.5.3"),
-            Version {
-                major: 3,
-                minor: 5,
-                patch: 3,
-                suffix: None
-            }
-        );
+        let r = v("3.5.3");
+        assert_eq!((r.line(), r.suffix()), (Some((3, 5)), None));
         let p = v("4.0.0-preview2");
-        assert_eq!((p.major, p.minor, p.patch), (4, 0, 0));
-        assert_eq!(p.suffix.as_deref(), Some("preview2"));
+        assert_eq!(p.line(), Some((4, 0)));
+        assert_eq!(p.suffix(), Some("preview2"));
         assert_eq!(p.to_string(), "4.0.0-preview2");
     }
 
@@ -778,9 +739,10 @@ mod tests {
             "3.5.3-$(id)",
             "../3.5.3",
             "3.5.3\n",
+            "3.5.1234567",
         ] {
             assert!(
-                matches!(Version::parse(bad), Err(ImageError::InvalidVersion { .. })),
+                matches!(spark_version(bad), Err(ImageError::InvalidVersion { .. })),
                 "{bad:?} was accepted"
             );
         }
@@ -828,16 +790,16 @@ mod tests {
 
     #[test]
     fn recipe_hash_is_stable_and_parameter_sensitive() {
-        let a = recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Packages);
+        let a = recipe_hash(ImageKind::Spark, "3.5.3", ImageSourceKind::Packages);
         assert_eq!(
             a,
-            recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Packages)
+            recipe_hash(ImageKind::Spark, "3.5.3", ImageSourceKind::Packages)
         );
         assert!(a.starts_with("b3-") && a.len() == 35, "{a}");
         let others = [
-            recipe_hash(ImageKind::Spark, &v("3.5.4"), ImageSourceKind::Packages),
-            recipe_hash(ImageKind::Spark, &v("3.5.3"), ImageSourceKind::Official),
-            recipe_hash(ImageKind::Kafka, &v("3.5.3"), ImageSourceKind::Packages),
+            recipe_hash(ImageKind::Spark, "3.5.4", ImageSourceKind::Packages),
+            recipe_hash(ImageKind::Spark, "3.5.3", ImageSourceKind::Official),
+            recipe_hash(ImageKind::Kafka, "3.5.3", ImageSourceKind::Packages),
         ];
         for o in &others {
             assert_ne!(&a, o);

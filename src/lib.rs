@@ -26,3 +26,4 @@ pub mod spark;
 pub mod text;
 pub mod trial;
 pub mod verdict;
+pub mod versions;

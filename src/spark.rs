@@ -1,7 +1,7 @@
 //! The `spark-submit` command line and the logging configuration the harness gives a job, per
 //! Spark version, so that the evidence the verdict reads is always in the driver log.
 //!
-//! Facts used (spark-checkpoints.md §4.1–4.2):
+//! Facts used (per Spark line in `src/versions/spark-lines.toml`):
 //! - Spark ≤ 3.2 logs through log4j 1 (`log4j.properties`, `-Dlog4j.configuration`); 3.3+
 //!   through log4j2 (`log4j2.properties`, `-Dlog4j2.configurationFile`).
 //! - The streaming loggers live in `org.apache.spark.sql.execution.streaming` (MicroBatchExecution
@@ -12,32 +12,24 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::versions::{SparkLine, SparkVersion};
+
 /// Where the sandbox is mounted in the Spark container (docker runtime). The local runtime's
 /// job sees the sandbox at its host path; `runtime::RuntimeKind::job_sandbox` picks.
 pub const SANDBOX_MOUNT: &str = "/sandbox";
 
-/// Which logging framework a Spark version uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFramework {
-    /// log4j 1.x: Spark 2.x – 3.2 (`conf/log4j.properties`).
-    Log4j1,
-    /// log4j 2.x: Spark 3.3+ (`conf/log4j2.properties`, SPARK-37814).
-    Log4j2,
-}
+pub use crate::versions::LogFramework;
 
-/// `(major, minor)` of a version string like `3.5.3`; `None` when it is not one.
-pub fn major_minor(version: &str) -> Option<(u32, u32)> {
-    let mut parts = version.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next()?.parse().ok()?;
-    Some((major, minor))
-}
-
-/// The logging framework of a Spark version (log4j2 from 3.3, SPARK-37814).
+/// The logging framework of a Spark version: the `log4j` column of its line in
+/// `src/versions/spark-lines.toml` (log4j2 from 3.3, SPARK-37814). Before the table (Spark 2.x)
+/// log4j 1; a text that is not a version (never reaches here: targets are checked on load)
+/// log4j2.
 pub fn log_framework(version: &str) -> LogFramework {
-    match major_minor(version) {
-        Some((major, minor)) if major < 3 || (major == 3 && minor < 3) => LogFramework::Log4j1,
-        _ => LogFramework::Log4j2,
+    match SparkVersion::parse(version) {
+        Ok(v) => v
+            .spark_line()
+            .map_or(LogFramework::Log4j1, |line| line.log4j),
+        Err(_) => LogFramework::Log4j2,
     }
 }
 
@@ -110,7 +102,8 @@ pub fn harness_conf(version: &str, sandbox: &Path) -> BTreeMap<String, String> {
         "spark.eventLog.dir".into(),
         format!("file://{}", sandbox.join("eventlog").display()),
     );
-    if matches!(major_minor(version), Some((major, _)) if major >= 4) {
+    // 4.0+ (the `structured_logging` column) can log JSON; the watcher reads plain text.
+    if SparkLine::of_text(version).is_some_and(|line| line.structured_logging) {
         conf.insert("spark.log.structuredLogging.enabled".into(), "false".into());
     }
     conf

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::common::{free_port, next_line, LogLine, RuntimeError, Stream, TrialIds};
+use crate::versions::{SparkLine, SparkVersion};
 
 /// Environment variable set on every local process: the trial id. `gc` checks it in
 /// `/proc/<pid>/environ` before killing, so a reused pid is never killed.
@@ -32,62 +33,19 @@ const KAFKA_LISTEN_TIMEOUT: Duration = Duration::from_secs(120);
 // ---------------------------------------------------------------------------------------------
 // Host tools and version support
 
-/// A Java or Python version as `(major, minor)`; Java's minor is 0 (`17`), old `1.8` is `8`.
-pub type ToolVersion = (u32, u32);
+pub use crate::versions::ToolVersion;
 
 /// Whether Spark `spark` (`(major, minor)`) runs on Java `java` and Python `python` on the local
-/// runtime; `Err` holds the reason and the fix, one sentence each.
-///
-/// | Spark      | Java        | Python       | source                                   |
-/// |------------|-------------|--------------|------------------------------------------|
-/// | 3.0 – 3.2  | 8 or 11     | ≤ 3.10       | fails on Java 17 (docker-offline.md)      |
-/// | 3.3        | 8, 11, 17   | ≤ 3.10       | PySpark ≤ 3.3 fails lambdas on 3.11       |
-/// | 3.4 – 3.5  | 8, 11, 17   | 3.8 and on   |                                           |
-/// | 4.x        | 17 and on   | 3.9 and on   | Spark 4 dropped Java 8/11 and Python 3.8  |
+/// runtime; `Err` holds the reason and the fix, one sentence each. The limits are the
+/// `java_min`, `java_max`, `python_min` and `python_max` columns of the Spark line's row in
+/// `src/versions/spark-lines.toml` (3.0 – 3.2: Java ≤ 11; 3.0 – 3.3: Python ≤ 3.10; 4.x: Java
+/// ≥ 17, Python ≥ 3.9); a line older than the table (Spark 2.x) has none.
 pub fn local_support(
     spark: (u32, u32),
     java: ToolVersion,
     python: ToolVersion,
 ) -> Result<(), (String, String)> {
-    let (major, minor) = spark;
-    let old = major == 3 && minor <= 2;
-    if old && java.0 > 11 {
-        return Err((
-            format!(
-                "Spark {major}.{minor} and older need Java 8 or 11 and fail on Java {}",
-                java.0
-            ),
-            "point JAVA_HOME at a Java 11 installation".into(),
-        ));
-    }
-    if major >= 4 && java.0 < 17 {
-        return Err((
-            format!(
-                "Spark 4 needs Java 17 or later, this host runs Java {}",
-                java.0
-            ),
-            "point JAVA_HOME at a Java 17 installation".into(),
-        ));
-    }
-    if major == 3 && minor <= 3 && python >= (3, 11) {
-        return Err((
-            format!(
-                "PySpark {major}.{minor} and older fail every Python lambda on Python {}.{} (cloudpickle)",
-                python.0, python.1
-            ),
-            "point PYSPARK_PYTHON at a Python 3.10 or older".into(),
-        ));
-    }
-    if major >= 4 && python < (3, 9) {
-        return Err((
-            format!(
-                "PySpark 4 needs Python 3.9 or later, this host has {}.{}",
-                python.0, python.1
-            ),
-            "point PYSPARK_PYTHON at a Python 3.9 or later".into(),
-        ));
-    }
-    Ok(())
+    SparkLine::of_line(spark).map_or(Ok(()), |line| line.host_support(java, python))
 }
 
 /// The major version in the output of `java -version` (`version "17.0.15"` → 17,
@@ -168,20 +126,21 @@ pub fn python_version() -> Result<ToolVersion, RuntimeError> {
 /// Checks that this host can run Spark `version` on the local runtime (Java and Python present
 /// and suitable). Cheap: two short process runs.
 pub fn check_host(version: &str) -> Result<(), RuntimeError> {
-    let spark =
-        crate::spark::major_minor(version).ok_or_else(|| RuntimeError::LocalUnsupported {
-            version: version.to_string(),
-            reason: "not a Spark version".into(),
-            fix: "give a release such as 3.5.3".into(),
-        })?;
+    let spark = SparkVersion::parse(version).map_err(|_| RuntimeError::LocalUnsupported {
+        version: version.to_string(),
+        reason: "not a Spark version".into(),
+        fix: "give a release such as 3.5.3".into(),
+    })?;
     let java = java_version()?;
     let python = python_version()?;
-    local_support(spark, (java, 0), python).map_err(|(reason, fix)| {
-        RuntimeError::LocalUnsupported {
-            version: version.to_string(),
-            reason,
-            fix,
-        }
+    let support = match SparkLine::of(&spark) {
+        Some(line) => line.host_support((java, 0), python),
+        None => Ok(()),
+    };
+    support.map_err(|(reason, fix)| RuntimeError::LocalUnsupported {
+        version: version.to_string(),
+        reason,
+        fix,
     })
 }
 
@@ -233,7 +192,7 @@ fn ensure(
     version: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<PathBuf, RuntimeError> {
-    let v = crate::images::Version::parse(version).map_err(|source| RuntimeError::Install {
+    let v = crate::images::recipe_version(version).map_err(|source| RuntimeError::Install {
         what: format!("{} {version}", part.as_str()),
         source,
     })?;
@@ -259,7 +218,7 @@ fn ensure(
     let partial = root.join(format!("{}-{v}.partial", part.as_str()));
     let _ = std::fs::remove_dir_all(&partial);
     let _ = std::fs::remove_dir_all(&dir);
-    crate::images::run_local_install(part.as_str(), &v, &partial, progress).map_err(|source| {
+    crate::images::run_local_install(part.as_str(), v, &partial, progress).map_err(|source| {
         RuntimeError::Install {
             what: format!("{} {v}", part.as_str()),
             source,

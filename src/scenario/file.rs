@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::verdict::Verdict;
+use crate::versions::{KafkaVersion, SparkVersion};
 
 /// Default seconds a trial may take from `spark-submit` to a verdict.
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
@@ -19,9 +20,7 @@ pub const DEFAULT_FRESH_RECORDS: u64 = 10;
 /// Above this many filler records in one partition, offsets are rebased in the sandbox copy
 /// instead of produced.
 pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
-/// Kafka broker version of the sandbox when the scenario names none (3.9 serves every
-/// kafka-clients from Spark 3.0 on; ecosystem.md C2).
-pub const DEFAULT_KAFKA_VERSION: &str = "3.9.1";
+pub use crate::versions::DEFAULT_KAFKA_VERSION;
 
 /// The TOML document, field for field.
 #[derive(Debug, Clone, Deserialize)]
@@ -43,7 +42,7 @@ pub struct ScenarioFile {
     /// Expected verdict per target version (regression suites): `"4.0.1" = "resumed"`.
     #[serde(default)]
     pub expect: BTreeMap<String, String>,
-    /// Kafka broker version of the sandbox (default: `images::DEFAULT_KAFKA_VERSION`).
+    /// Kafka broker version of the sandbox (default: [`DEFAULT_KAFKA_VERSION`]).
     pub kafka_version: Option<String>,
     /// Above this many filler records in one partition, rebase offsets in the sandbox copy
     /// instead of producing them (default [`DEFAULT_REBASE_THRESHOLD`]).
@@ -414,7 +413,7 @@ impl Scenario {
             expect.insert(target.clone(), v);
         }
         if let Some(k) = &file.kafka_version {
-            check_version(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
+            KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
         }
         // Every placeholder must resolve now, before any container starts.
         let probe = Placeholders {
@@ -466,18 +465,10 @@ impl Scenario {
     }
 }
 
-/// A Spark version as images and PyPI name it: digits and dots, e.g. `3.5.3`.
+/// A Spark release as scenario and suite files and `--target` take it: `3.5.3`, no
+/// pre-release suffix ([`SparkVersion::release`], the rule in `src/versions.rs`).
 pub fn check_version(v: &str) -> Result<(), String> {
-    let parts: Vec<&str> = v.split('.').collect();
-    if parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-    {
-        Ok(())
-    } else {
-        Err(format!("{v:?} is not a Spark version like 3.5.3"))
-    }
+    SparkVersion::release(v).map(|_| ())
 }
 
 /// Values the harness fills into job arguments.

@@ -1,5 +1,5 @@
 //! Suite files (TOML): query shapes × state store providers × source versions × target
-//! versions, with the verdict expected per cell. Documented for users in `scenarios/README.md`.
+//! versions, with the verdict expected per cell. Documented for users in `scenarios/suites/README.md`.
 //!
 //! Like scenarios, parsed in two passes: [`SuiteFile`] mirrors the TOML (`deny_unknown_fields`),
 //! then [`Suite::load`] validates it, loads every shape's scenario, and fails before any
@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::scenario::{check_version, CheckpointSource, Scenario, ScenarioError};
 use crate::verdict::Verdict;
+use crate::versions::SparkVersion;
 
 /// `spark.sql.streaming.stateStore.providerClass` (SQLConf.scala, Spark 3.0–4.x).
 pub const PROVIDER_CONF: &str = "spark.sql.streaming.stateStore.providerClass";
@@ -242,19 +243,14 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// Compares dotted versions numerically (`3.10.0` > `3.9.1`). Both are checked 3-part versions
-/// (digits only, of any length: a part is compared by its digits without leading zeros, so a
-/// part too large for an integer still compares right).
+/// Whether Spark version `a` is older than `b`, by [`SparkVersion`]'s order: numeric per part,
+/// of any length (`3.10.0` > `3.9.1`, `3.05.0` = `3.5.0`). Text that is not a version is never
+/// older (suites check every version before comparing).
 pub fn version_lt(a: &str, b: &str) -> bool {
-    let parse = |v: &str| -> Vec<(usize, String)> {
-        v.split('.')
-            .map(|p| {
-                let digits = p.trim_start_matches('0');
-                (digits.len(), digits.to_string())
-            })
-            .collect()
-    };
-    parse(a) < parse(b)
+    match (SparkVersion::parse(a), SparkVersion::parse(b)) {
+        (Ok(a), Ok(b)) => a < b,
+        _ => false,
+    }
 }
 
 /// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`, clients/.../internals/Topic.java).

@@ -1,0 +1,686 @@
+//! Version facts: one type for a Spark release version ([`SparkVersion`]), one for a Kafka
+//! broker version ([`KafkaVersion`]), and one compatibility table per Spark line
+//! ([`SparkLine`]: Java, Python, Scala, log4j, base image, first and last known release), read
+//! from the embedded `src/versions/spark-lines.toml`, where each row cites its source.
+//!
+//! Used by images (base image, Scala suffix, which versions get an image), the local runtime
+//! (host Java and Python), scenario and suite checks, and `spark` (log4j, structured logging).
+//! A leaf: imports nothing from the crate.
+//!
+//! # The version rule
+//!
+//! A version is `MAJOR.MINOR.PATCH` of ASCII digits, optionally followed by `-SUFFIX` of
+//! letters, digits and dots (`4.0.0-preview2`, `3.5.0-rc1`): the rule `docker/common.sh`
+//! applies before a version reaches a shell, a registry or a tag. Anything else (`3.5`,
+//! `3.5;rm`, ` 3.5.3`, `v3.5.3`) is refused. Parts may be of any length and compare
+//! numerically (`3.10.0` > `3.9.1`, `3.05.0` = `3.5.0`, a part too long for an integer still
+//! compares right); the text is kept as given, so [`Display`](fmt::Display) and serde give
+//! back exactly what was parsed. A release sorts after its pre-releases (`4.0.0-preview2` <
+//! `4.0.0`), suffixes compare with their digit runs as numbers (`preview2` < `preview10`).
+//!
+//! Scenario and suite files (targets, sources, `min_spark`, `checkpoint.generate.spark`,
+//! `kafka_version`) and `--target` take releases only ([`SparkVersion::release`]), as they
+//! always did: a pre-release type-checks, but no scenario names one yet.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::OnceLock;
+
+/// Kafka broker version of the sandbox when a scenario names none: Kafka 3.9 serves every
+/// kafka-clients from Spark 3.0's 2.4 on (Kafka's protocol compatibility: a broker answers
+/// every older client).
+pub const DEFAULT_KAFKA_VERSION: &str = "3.9.1";
+
+/// The oldest Kafka major version the images and the local runtime install.
+pub const MIN_KAFKA_MAJOR: u32 = 3;
+
+/// Why a version text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a version like 3.5.3 or 4.0.0-preview2")]
+pub struct VersionError {
+    /// What was given.
+    pub text: String,
+}
+
+/// One part of a version: its digits without leading zeros, ordered by length then digits,
+/// which is numeric order for any length.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Number(String);
+
+impl Number {
+    fn new(digits: &str) -> Number {
+        Number(digits.trim_start_matches('0').to_owned())
+    }
+
+    fn as_u32(&self) -> Option<u32> {
+        if self.0.is_empty() {
+            Some(0)
+        } else {
+            self.0.parse().ok()
+        }
+    }
+}
+
+impl Ord for Number {
+    fn cmp(&self, other: &Number) -> Ordering {
+        (self.0.len(), &self.0).cmp(&(other.0.len(), &other.0))
+    }
+}
+
+impl PartialOrd for Number {
+    fn partial_cmp(&self, other: &Number) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A piece of a pre-release suffix: a digit run compares as a number, text as text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Piece {
+    Num(Number),
+    Text(String),
+}
+
+fn pieces(suffix: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut rest = suffix;
+    while let Some(c) = rest.chars().next() {
+        let digit = c.is_ascii_digit();
+        let end = rest
+            .find(|c: char| c.is_ascii_digit() != digit)
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        out.push(if digit {
+            Piece::Num(Number::new(run))
+        } else {
+            Piece::Text(run.to_owned())
+        });
+        rest = tail;
+    }
+    out
+}
+
+/// A parsed version, the grammar both version types share (see the module doc).
+#[derive(Debug, Clone)]
+struct Release {
+    text: String,
+    parts: [Number; 3],
+    pre: Option<Vec<Piece>>,
+}
+
+impl Release {
+    fn parse(text: &str) -> Result<Release, VersionError> {
+        let invalid = || VersionError {
+            text: text.to_owned(),
+        };
+        let (core, suffix) = match text.split_once('-') {
+            Some((core, suffix)) => (core, Some(suffix)),
+            None => (text, None),
+        };
+        if let Some(s) = suffix {
+            if s.is_empty() || !s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.') {
+                return Err(invalid());
+            }
+        }
+        let parts: Vec<&str> = core.split('.').collect();
+        if parts.len() != 3
+            || !parts
+                .iter()
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Err(invalid());
+        }
+        Ok(Release {
+            text: text.to_owned(),
+            parts: [
+                Number::new(parts[0]),
+                Number::new(parts[1]),
+                Number::new(parts[2]),
+            ],
+            pre: suffix.map(pieces),
+        })
+    }
+
+    /// `(parts, is a release, pre-release pieces)`: a release sorts after its pre-releases.
+    fn key(&self) -> (&[Number; 3], bool, Option<&Vec<Piece>>) {
+        (&self.parts, self.pre.is_none(), self.pre.as_ref())
+    }
+
+    fn suffix(&self) -> Option<&str> {
+        self.text.split_once('-').map(|(_, s)| s)
+    }
+
+    fn longest_part(&self) -> usize {
+        self.text
+            .split_once('-')
+            .map_or(self.text.as_str(), |(core, _)| core)
+            .split('.')
+            .map(str::len)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Implements parse, `FromStr`, `Display` (the text as given), order and serde (a plain
+/// string) for a version newtype over [`Release`].
+macro_rules! version_type {
+    ($name:ident) => {
+        impl $name {
+            /// Parses a version by the rule in the module doc.
+            pub fn parse(text: &str) -> Result<$name, VersionError> {
+                Release::parse(text).map($name)
+            }
+
+            /// The version text exactly as parsed.
+            pub fn as_str(&self) -> &str {
+                &self.0.text
+            }
+
+            /// The major version, if it fits a `u32`.
+            pub fn major(&self) -> Option<u32> {
+                self.0.parts[0].as_u32()
+            }
+
+            /// `(major, minor)`, if both fit a `u32`: the line a version belongs to.
+            pub fn line(&self) -> Option<(u32, u32)> {
+                Some((self.0.parts[0].as_u32()?, self.0.parts[1].as_u32()?))
+            }
+
+            /// The pre-release suffix without its dash (`preview2`), if any.
+            pub fn suffix(&self) -> Option<&str> {
+                self.0.suffix()
+            }
+
+            /// Whether this is a release (no pre-release suffix).
+            pub fn is_release(&self) -> bool {
+                self.0.pre.is_none()
+            }
+
+            /// The number of digits of the longest of the three parts.
+            pub fn longest_part(&self) -> usize {
+                self.0.longest_part()
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = VersionError;
+            fn from_str(s: &str) -> Result<$name, VersionError> {
+                $name::parse(s)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0.text)
+            }
+        }
+
+        impl PartialEq for $name {
+            fn eq(&self, other: &$name) -> bool {
+                self.0.key() == other.0.key()
+            }
+        }
+
+        impl Eq for $name {}
+
+        impl std::hash::Hash for $name {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.0.key().hash(state)
+            }
+        }
+
+        impl Ord for $name {
+            fn cmp(&self, other: &$name) -> Ordering {
+                self.0.key().cmp(&other.0.key())
+            }
+        }
+
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &$name) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                let text = String::deserialize(d)?;
+                $name::parse(&text).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+/// A Spark version (`3.5.3`, `4.0.0-preview2`). Equal and ordered numerically; shown and
+/// serialized as the text it was parsed from.
+#[derive(Debug, Clone)]
+pub struct SparkVersion(Release);
+
+version_type!(SparkVersion);
+
+impl SparkVersion {
+    /// A Spark release as scenario and suite files and `--target` take it: a version without a
+    /// pre-release suffix. `Err` is the message those checks print (`"3.5" is not a Spark
+    /// version like 3.5.3`).
+    pub fn release(text: &str) -> Result<SparkVersion, String> {
+        match SparkVersion::parse(text) {
+            Ok(v) if v.is_release() => Ok(v),
+            _ => Err(format!("{text:?} is not a Spark version like 3.5.3")),
+        }
+    }
+
+    /// The compatibility row of this version's line; see [`SparkLine::of`].
+    pub fn spark_line(&self) -> Option<&'static SparkLine> {
+        SparkLine::of(self)
+    }
+}
+
+/// A Kafka broker version (`3.9.1`), by the same rule as [`SparkVersion`].
+#[derive(Debug, Clone)]
+pub struct KafkaVersion(Release);
+
+version_type!(KafkaVersion);
+
+impl KafkaVersion {
+    /// A Kafka release as `kafka_version` in a scenario takes it. `Err` is the message the
+    /// scenario check prints; it says "Spark version", as it always has.
+    pub fn release(text: &str) -> Result<KafkaVersion, String> {
+        match KafkaVersion::parse(text) {
+            Ok(v) if v.is_release() => Ok(v),
+            _ => Err(format!("{text:?} is not a Spark version like 3.5.3")),
+        }
+    }
+}
+
+/// Which logging framework a Spark line uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFramework {
+    /// log4j 1.x: Spark 2.x – 3.2 (`conf/log4j.properties`).
+    Log4j1,
+    /// log4j 2.x: Spark 3.3+ (`conf/log4j2.properties`, SPARK-37814).
+    Log4j2,
+}
+
+/// The Debian base of a `--from packages` Spark image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Debian {
+    /// Debian 11: OpenJDK 11, Python 3.9.
+    Bullseye,
+    /// Debian 12: OpenJDK 17, Python 3.11.
+    Bookworm,
+}
+
+/// A Java or Python version as `(major, minor)`; Java's minor is 0 (`17`), old `1.8` is `8`.
+pub type ToolVersion = (u32, u32);
+
+/// One row of `spark-lines.toml`: what rehearse knows and decides per Spark line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SparkLine {
+    /// `(major, minor)`.
+    pub line: (u32, u32),
+    /// First release of the line.
+    pub first: SparkVersion,
+    /// Newest release of the line known here.
+    pub last: SparkVersion,
+    /// Java versions the line's docs support (informational).
+    pub java: Vec<u32>,
+    /// The local runtime refuses an older host Java.
+    pub java_min: Option<u32>,
+    /// The local runtime refuses a newer host Java.
+    pub java_max: Option<u32>,
+    /// The local runtime refuses an older host Python.
+    pub python_min: Option<ToolVersion>,
+    /// The local runtime refuses a newer host Python.
+    pub python_max: Option<ToolVersion>,
+    /// Scala binary version of the default build (`2.12`, `2.13`).
+    pub scala: &'static str,
+    /// log4j 1 or 2.
+    pub log4j: LogFramework,
+    /// Whether the line has `spark.log.structuredLogging.enabled`.
+    pub structured_logging: bool,
+    /// Base image of a `--from packages` image.
+    pub base: Debian,
+    /// Where the row's facts come from.
+    pub source: &'static str,
+}
+
+/// The table as written in the TOML file.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinesFile {
+    line: Vec<LineRow>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LineRow {
+    line: String,
+    first: SparkVersion,
+    last: SparkVersion,
+    java: Vec<u32>,
+    java_min: Option<u32>,
+    java_max: Option<u32>,
+    python_min: Option<String>,
+    python_max: Option<String>,
+    scala: String,
+    log4j: u8,
+    structured_logging: bool,
+    base: String,
+    source: String,
+}
+
+const SPARK_LINES_TOML: &str = include_str!("versions/spark-lines.toml");
+
+fn two_numbers(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Reads the embedded table. Every mistake in it is a bug, caught by the unit tests.
+fn parse_lines(text: &str) -> Result<Vec<SparkLine>, String> {
+    let file: LinesFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let mut out: Vec<SparkLine> = Vec::new();
+    for row in file.line {
+        let at = |what: &str| format!("spark-lines.toml, line {:?}: {what}", row.line);
+        let line = two_numbers(&row.line).ok_or_else(|| at("not MAJOR.MINOR"))?;
+        let python = |v: &Option<String>| -> Result<Option<ToolVersion>, String> {
+            v.as_deref()
+                .map(|t| two_numbers(t).ok_or_else(|| at("python is not MAJOR.MINOR")))
+                .transpose()
+        };
+        let log4j = match row.log4j {
+            1 => LogFramework::Log4j1,
+            2 => LogFramework::Log4j2,
+            _ => return Err(at("log4j is 1 or 2")),
+        };
+        let base = match row.base.as_str() {
+            "bullseye" => Debian::Bullseye,
+            "bookworm" => Debian::Bookworm,
+            _ => return Err(at("base is bullseye or bookworm")),
+        };
+        if row.first.line() != Some(line) || row.last.line() != Some(line) || row.last < row.first {
+            return Err(at(
+                "first and last must be releases of the line, first <= last",
+            ));
+        }
+        if out.last().is_some_and(|prev| prev.line >= line) {
+            return Err(at("rows must be oldest first"));
+        }
+        out.push(SparkLine {
+            line,
+            python_min: python(&row.python_min)?,
+            python_max: python(&row.python_max)?,
+            first: row.first,
+            last: row.last,
+            java: row.java,
+            java_min: row.java_min,
+            java_max: row.java_max,
+            scala: leak(row.scala),
+            log4j,
+            structured_logging: row.structured_logging,
+            base,
+            source: leak(row.source),
+        });
+    }
+    if out.is_empty() {
+        return Err("spark-lines.toml has no [[line]]".into());
+    }
+    Ok(out)
+}
+
+impl SparkLine {
+    /// Every row, oldest line first.
+    pub fn all() -> &'static [SparkLine] {
+        static LINES: OnceLock<Vec<SparkLine>> = OnceLock::new();
+        LINES.get_or_init(|| {
+            parse_lines(SPARK_LINES_TOML).expect("src/versions/spark-lines.toml is valid")
+        })
+    }
+
+    /// The row of `version`'s line. A version newer than the newest row gets the newest row (a
+    /// new line is taken to run like the newest known one); one older than the oldest row
+    /// (Spark 2.x) gets `None`. Parts of any length compare numerically, as everywhere.
+    pub fn of(version: &SparkVersion) -> Option<&'static SparkLine> {
+        let line = (&version.0.parts[0], &version.0.parts[1]);
+        SparkLine::all().iter().rev().find(|row| {
+            let (major, minor) = row.line;
+            (
+                &Number::new(&major.to_string()),
+                &Number::new(&minor.to_string()),
+            ) <= line
+        })
+    }
+
+    /// The row of line `(major, minor)`, by the same rule as [`SparkLine::of`].
+    pub fn of_line(line: (u32, u32)) -> Option<&'static SparkLine> {
+        SparkLine::all().iter().rev().find(|row| row.line <= line)
+    }
+
+    /// The row of the line a version text belongs to, if it parses (see [`SparkLine::of`]).
+    pub fn of_text(version: &str) -> Option<&'static SparkLine> {
+        SparkVersion::parse(version)
+            .ok()
+            .as_ref()
+            .and_then(SparkLine::of)
+    }
+
+    /// Whether this line's Spark runs on host Java `java` and Python `python` (the local
+    /// runtime); `Err` holds the reason and the fix, one sentence each.
+    pub fn host_support(
+        &self,
+        java: ToolVersion,
+        python: ToolVersion,
+    ) -> Result<(), (String, String)> {
+        let (major, minor) = self.line;
+        if let Some(max) = self.java_max.filter(|max| java.0 > *max) {
+            let supported: Vec<String> = self.java.iter().map(u32::to_string).collect();
+            return Err((
+                format!(
+                    "Spark {major}.{minor} and older need Java {} and fail on Java {}",
+                    supported.join(" or "),
+                    java.0
+                ),
+                format!("point JAVA_HOME at a Java {max} installation"),
+            ));
+        }
+        if let Some(min) = self.java_min.filter(|min| java.0 < *min) {
+            return Err((
+                format!(
+                    "Spark {major} needs Java {min} or later, this host runs Java {}",
+                    java.0
+                ),
+                format!("point JAVA_HOME at a Java {min} installation"),
+            ));
+        }
+        if let Some(max) = self.python_max.filter(|max| python > *max) {
+            return Err((
+                format!(
+                    "PySpark {major}.{minor} and older fail every Python lambda on Python {}.{} (cloudpickle)",
+                    python.0, python.1
+                ),
+                format!("point PYSPARK_PYTHON at a Python {}.{} or older", max.0, max.1),
+            ));
+        }
+        if let Some(min) = self.python_min.filter(|min| python < *min) {
+            return Err((
+                format!(
+                    "PySpark {major} needs Python {}.{} or later, this host has {}.{}",
+                    min.0, min.1, python.0, python.1
+                ),
+                format!(
+                    "point PYSPARK_PYTHON at a Python {}.{} or later",
+                    min.0, min.1
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> SparkVersion {
+        SparkVersion::parse(s).expect("valid version")
+    }
+
+    #[test]
+    fn the_embedded_table_is_valid_and_covers_3_0_to_4_3() {
+        let all = SparkLine::all();
+        assert_eq!(all.first().unwrap().line, (3, 0));
+        assert_eq!(all.last().unwrap().line, (4, 3));
+        for pair in all.windows(2) {
+            assert!(pair[0].line < pair[1].line);
+        }
+        assert!(all
+            .iter()
+            .all(|l| !l.source.is_empty() && !l.java.is_empty()));
+    }
+
+    #[test]
+    fn parses_releases_and_pre_releases_and_shows_them_as_given() {
+        let p = v("4.0.0-preview2");
+        assert_eq!(p.line(), Some((4, 0)));
+        assert_eq!(p.suffix(), Some("preview2"));
+        assert!(!p.is_release());
+        assert_eq!(p.to_string(), "4.0.0-preview2");
+        assert_eq!(v("3.05.0").to_string(), "3.05.0");
+        assert_eq!(v("3.05.0"), v("3.5.0"));
+        assert!(v("3.5.3").is_release());
+    }
+
+    #[test]
+    fn refuses_what_the_recipes_refuse() {
+        for bad in [
+            "",
+            "3",
+            "3.5",
+            "3.5.3.1",
+            "3.5;rm",
+            "3.5.3;rm -rf /",
+            " 3.5.3",
+            "3.5.3 ",
+            "v3.5.3",
+            "3.5.x",
+            "3.5.3-",
+            "3.5.3-a b",
+            "3.5.3-$(id)",
+            "../3.5.3",
+            "3.5.3\n",
+            "3..5",
+        ] {
+            assert!(SparkVersion::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn orders_numerically_with_pre_releases_before_their_release() {
+        let sorted = [
+            "3.4.0",
+            "3.9.1",
+            "3.10.0",
+            "4.0.0-preview1",
+            "4.0.0-preview2",
+            "4.0.0-preview10",
+            "4.0.0",
+            "4.0.1",
+            "99999999999999999999.0.0",
+        ];
+        for pair in sorted.windows(2) {
+            assert!(v(pair[0]) < v(pair[1]), "{} < {}", pair[0], pair[1]);
+        }
+    }
+
+    #[test]
+    fn serde_is_the_plain_string() {
+        let json = serde_json::to_string(&v("4.0.0-preview2")).unwrap();
+        assert_eq!(json, "\"4.0.0-preview2\"");
+        let back: SparkVersion = serde_json::from_str("\"3.5.3\"").unwrap();
+        assert_eq!(back, v("3.5.3"));
+        assert!(serde_json::from_str::<SparkVersion>("\"3.5\"").is_err());
+    }
+
+    #[test]
+    fn releases_only_where_scenarios_take_versions() {
+        assert!(SparkVersion::release("3.5.3").is_ok());
+        let e = SparkVersion::release("4.0.0-preview2").unwrap_err();
+        assert_eq!(e, "\"4.0.0-preview2\" is not a Spark version like 3.5.3");
+        assert!(KafkaVersion::release("3.9;rm").is_err());
+    }
+
+    #[test]
+    fn a_line_newer_than_the_table_runs_like_the_newest_and_2_x_has_none() {
+        assert_eq!(SparkLine::of(&v("5.1.0")).unwrap().line, (4, 3));
+        assert_eq!(SparkLine::of(&v("3.3.4")).unwrap().line, (3, 3));
+        assert_eq!(SparkLine::of(&v("4.0.0-preview2")).unwrap().line, (4, 0));
+        assert!(SparkLine::of(&v("2.4.8")).is_none());
+    }
+
+    #[test]
+    fn the_table_keeps_the_decisions_it_replaced() {
+        for (version, log4j, scala, base, structured) in [
+            (
+                "3.0.3",
+                LogFramework::Log4j1,
+                "2.12",
+                Debian::Bullseye,
+                false,
+            ),
+            (
+                "3.2.4",
+                LogFramework::Log4j1,
+                "2.12",
+                Debian::Bullseye,
+                false,
+            ),
+            (
+                "3.3.4",
+                LogFramework::Log4j2,
+                "2.12",
+                Debian::Bullseye,
+                false,
+            ),
+            (
+                "3.4.4",
+                LogFramework::Log4j2,
+                "2.12",
+                Debian::Bookworm,
+                false,
+            ),
+            (
+                "3.5.3",
+                LogFramework::Log4j2,
+                "2.12",
+                Debian::Bookworm,
+                false,
+            ),
+            (
+                "4.0.1",
+                LogFramework::Log4j2,
+                "2.13",
+                Debian::Bookworm,
+                true,
+            ),
+            (
+                "4.2.0",
+                LogFramework::Log4j2,
+                "2.13",
+                Debian::Bookworm,
+                true,
+            ),
+        ] {
+            let l = SparkLine::of(&v(version)).unwrap();
+            assert_eq!(
+                (l.log4j, l.scala, l.base, l.structured_logging),
+                (log4j, scala, base, structured),
+                "{version}"
+            );
+        }
+    }
+}
