@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use crate::text::sanitize;
 
 use super::findings::Severity;
-use super::model::{Inspection, Operator, SourceKind, SourceOffset};
+use super::model::{CommitLogInfo, Inspection, OffsetLogInfo, Operator, SourceKind, SourceOffset};
 use super::state::Provider;
 use super::BatchId;
 
@@ -21,8 +21,21 @@ pub fn write_text(inspection: &Inspection, out: &mut impl Write) -> io::Result<(
     out.write_all(sanitize(&String::from_utf8_lossy(&buf)).as_bytes())
 }
 
+/// The report, section by section; each section after the first two starts with a blank line.
 fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
-    let i = inspection;
+    write_identity(inspection, out)?;
+    write_batches(inspection, out)?;
+    write_latest_logs(inspection, out)?;
+    write_sources(inspection, out)?;
+    write_state(inspection, out)?;
+    write_files(inspection, out)?;
+    write_findings(inspection, out)?;
+    write_fresh_start(inspection, out)
+}
+
+/// The path, the query id, and which Spark wrote the checkpoint (per run of batches when it
+/// changed).
+fn write_identity(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "checkpoint      {}", i.path.display())?;
     writeln!(
         out,
@@ -60,6 +73,11 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Which batches the offset and commit logs hold, the pending batch and any gaps.
+fn write_batches(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "offset log      {}", span(&i.offset_batches))?;
     writeln!(out, "commit log      {}", span(&i.commit_batches))?;
     writeln!(out, "last committed  {}", opt_batch(i.last_committed_batch))?;
@@ -75,64 +93,94 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
         let gaps: Vec<String> = i.gaps.iter().take(10).map(BatchId::to_string).collect();
         writeln!(out, "gaps            {}", gaps.join(", "))?;
     }
+    Ok(())
+}
 
+/// The latest offset file (its metadata, the confs pinned on restart) and the last commit file.
+fn write_latest_logs(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     if let Some(log) = &i.offset_log {
-        writeln!(out)?;
-        write!(out, "latest offsets  {}: v{}", log.file, log.version)?;
-        match &log.metadata {
-            Some(m) => {
-                if let Some(w) = m.batch_watermark_ms {
-                    write!(out, ", watermark {}", timestamp(w))?;
-                }
-                if let Some(t) = m.batch_timestamp_ms {
-                    write!(out, ", batch time {}", timestamp(t))?;
-                }
-                writeln!(out)?;
-                if m.conf.is_none() {
-                    writeln!(out, "  no conf in the log (written by Spark 2.1): the session's confs apply on restart")?;
-                }
-            }
-            None => writeln!(out, ", empty metadata line (Spark 2.0)")?,
-        }
-        if !log.pinned.is_empty() {
-            writeln!(out, "  pinned on restart (Spark restores these from the log over the job's own settings):")?;
-            // Align the meanings, but do not let one long value (a provider class) push all of them out.
-            let width = log
-                .pinned
-                .iter()
-                .map(|p| p.key.len() + p.value.len() + 3)
-                .filter(|w| *w <= 72)
-                .max()
-                .unwrap_or(0);
-            for p in &log.pinned {
-                let kv = format!("{} = {}", p.key, p.value);
-                match &p.meaning {
-                    Some(m) => writeln!(out, "    {kv:<width$}  {m}")?,
-                    None => writeln!(out, "    {kv}")?,
-                }
-            }
-        }
-        if !log.defaults_on_restart.is_empty() {
-            writeln!(
-                out,
-                "  missing from the log, so a newer Spark sets them to their default on restart:"
-            )?;
-            for p in &log.defaults_on_restart {
-                writeln!(out, "    {} = {}", p.key, p.value)?;
-            }
-        }
+        write_offset_log(log, out)?;
     }
     if let Some(c) = &i.commit_log {
-        write!(out, "last commit     {}: v{}", c.file, c.version)?;
-        if let Some(w) = c.next_batch_watermark_ms {
-            write!(out, ", next watermark {}", timestamp(w))?;
-        }
-        if c.state_unique_ids.is_some() {
-            write!(out, ", with state unique ids (checkpoint format v2)")?;
-        }
-        writeln!(out)?;
+        write_commit_log(c, out)?;
     }
+    Ok(())
+}
 
+/// The latest offset file: version, watermark and batch time, then the confs a restart takes
+/// from it.
+fn write_offset_log(log: &OffsetLogInfo, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out)?;
+    write!(out, "latest offsets  {}: v{}", log.file, log.version)?;
+    match &log.metadata {
+        Some(m) => {
+            if let Some(w) = m.batch_watermark_ms {
+                write!(out, ", watermark {}", timestamp(w))?;
+            }
+            if let Some(t) = m.batch_timestamp_ms {
+                write!(out, ", batch time {}", timestamp(t))?;
+            }
+            writeln!(out)?;
+            if m.conf.is_none() {
+                writeln!(out, "  no conf in the log (written by Spark 2.1): the session's confs apply on restart")?;
+            }
+        }
+        None => writeln!(out, ", empty metadata line (Spark 2.0)")?,
+    }
+    write_restart_confs(log, out)
+}
+
+/// The confs a restart reads from the offset log (pinned over the job's settings) and those it
+/// misses (so a newer Spark uses its default).
+fn write_restart_confs(log: &OffsetLogInfo, out: &mut impl Write) -> io::Result<()> {
+    if !log.pinned.is_empty() {
+        writeln!(
+            out,
+            "  pinned on restart (Spark restores these from the log over the job's own settings):"
+        )?;
+        // Align the meanings, but do not let one long value (a provider class) push all of them out.
+        let width = log
+            .pinned
+            .iter()
+            .map(|p| p.key.len() + p.value.len() + 3)
+            .filter(|w| *w <= 72)
+            .max()
+            .unwrap_or(0);
+        for p in &log.pinned {
+            let kv = format!("{} = {}", p.key, p.value);
+            match &p.meaning {
+                Some(m) => writeln!(out, "    {kv:<width$}  {m}")?,
+                None => writeln!(out, "    {kv}")?,
+            }
+        }
+    }
+    if !log.defaults_on_restart.is_empty() {
+        writeln!(
+            out,
+            "  missing from the log, so a newer Spark sets them to their default on restart:"
+        )?;
+        for p in &log.defaults_on_restart {
+            writeln!(out, "    {} = {}", p.key, p.value)?;
+        }
+    }
+    Ok(())
+}
+
+/// The last commit file: version, next watermark, state unique ids.
+fn write_commit_log(c: &CommitLogInfo, out: &mut impl Write) -> io::Result<()> {
+    write!(out, "last commit     {}: v{}", c.file, c.version)?;
+    if let Some(w) = c.next_batch_watermark_ms {
+        write!(out, ", next watermark {}", timestamp(w))?;
+    }
+    if c.state_unique_ids.is_some() {
+        write!(out, ", with state unique ids (checkpoint format v2)")?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Each source's offset at the last committed (or latest) batch.
+fn write_sources(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     match i.sources.first() {
         None => writeln!(out, "sources         none recorded")?,
@@ -152,7 +200,11 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
             }
         }
     }
+    Ok(())
+}
 
+/// The stateful operators under `state/`.
+fn write_state(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     if i.operators.is_empty() {
         writeln!(out, "state           no stateful operator")?;
@@ -166,7 +218,11 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
             write_operator(out, op)?;
         }
     }
+    Ok(())
+}
 
+/// File counts: the Hadoop `.crc` side files and leftover `.tmp` files.
+fn write_files(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(
         out,
@@ -175,7 +231,11 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
         i.files.crc_sidecars,
         i.files.tmp_files.len()
     )?;
+    Ok(())
+}
 
+/// The findings, counted by severity, each with its place.
+fn write_findings(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)?;
     if i.findings.is_empty() {
         writeln!(out, "findings        none")?;
@@ -198,7 +258,11 @@ fn write_raw(inspection: &Inspection, out: &mut impl Write) -> io::Result<()> {
             writeln!(out, "           {}", f.message)?;
         }
     }
+    Ok(())
+}
 
+/// The `startingOffsets` option for a fresh start from where this checkpoint stopped (Kafka).
+fn write_fresh_start(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     if let Some(start) = i.starting_offsets() {
         writeln!(out)?;
         writeln!(out, "fresh start     to restart on a new checkpoint from where this one stopped, set on the Kafka source:")?;
