@@ -307,9 +307,59 @@ impl Inspector {
             // can be said to be missing.
             return;
         }
-        // State files that are FIFOs, sockets or devices: present by name to Spark, never
-        // opened here, and an error when the restart has to read one.
-        let load = committed.map(|c| c + 1);
+        self.check_special_state_files(dir, committed.map(|c| c + 1));
+        if dir.partitions.is_empty() {
+            self.finding(
+                Severity::Warning,
+                "state-operator-empty",
+                Some(&op_dir),
+                format!("{op_dir} has no partition directories"),
+            );
+            return;
+        }
+        let Some(c) = committed else { return };
+        let version = c + 1;
+        self.check_partition_count(&op_dir, dir, expected_partitions, version);
+        self.check_state_files(&op_dir, dir, provider, c);
+        if let Some(n) = latest {
+            self.check_state_ahead(&op_dir, dir, n);
+        }
+        // Checkpoint format v2: the commit names the exact store files to load.
+        if let Some(commit) = commit.filter(|c| c.state_unique_ids.is_some()) {
+            self.check_unique_id_files(id, dir, commit, c);
+        }
+    }
+
+    /// Every partition present must hold, per store, the files that rebuild the state version a
+    /// restart loads (`committed + 1`).
+    fn check_state_files(
+        &mut self,
+        op_dir: &str,
+        dir: &OperatorDir,
+        provider: Provider,
+        committed: u64,
+    ) {
+        let version = committed + 1;
+        let missing = missing_state_files(op_dir, dir, provider, version);
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+            let more = if missing.len() > 5 {
+                format!(" and {} more", missing.len() - 5)
+            } else {
+                String::new()
+            };
+            self.finding(
+            Severity::Error,
+            "state-version-missing",
+            Some(&missing[0]),
+            format!("the restart loads state version {version} (last committed batch {committed} + 1), but {}{more} {} missing: Spark will fail to load the state store", shown.join(", "), if missing.len() == 1 { "is" } else { "are" }),
+        );
+        }
+    }
+
+    /// State files that are FIFOs, sockets or devices: present by name to Spark, never opened
+    /// here, and an error when the restart has to read one (to load state version `load`).
+    fn check_special_state_files(&mut self, dir: &OperatorDir, load: Option<u64>) {
         for files in dir.partitions.values().flat_map(|s| s.values()) {
             for (v, ext, rel) in &files.specials {
                 let read = load.is_some_and(|version| files.reads(version, *v, ext));
@@ -325,20 +375,17 @@ impl Inspector {
                 );
             }
         }
-        if dir.partitions.is_empty() {
-            self.finding(
-                Severity::Warning,
-                "state-operator-empty",
-                Some(&op_dir),
-                format!("{op_dir} has no partition directories"),
-            );
-            return;
-        }
-        let Some(c) = committed else { return };
-        let version = c + 1;
-        let stores = dir.store_names();
-        let mut missing: Vec<String> = Vec::new();
-        let mut missing_partitions: Vec<u64> = Vec::new();
+    }
+
+    /// Partitions missing below the expected count (the pinned `spark.sql.shuffle.partitions`,
+    /// or the highest partition present + 1), and partitions beyond the pinned count.
+    fn check_partition_count(
+        &mut self,
+        op_dir: &str,
+        dir: &OperatorDir,
+        expected_partitions: Option<u32>,
+        version: u64,
+    ) {
         // Partition ids come from directory names: never loop up to a huge one, only over what
         // exists plus (at most 1,000 of) the ids missing below the expected count.
         let count = expected_partitions.unwrap_or(0).max(
@@ -347,53 +394,17 @@ impl Inspector {
                 .next_back()
                 .map_or(0, |l| l.saturating_add(1)),
         );
-        missing_partitions.extend(
-            (0..count)
-                .filter(|p| !dir.partitions.contains_key(p))
-                .take(1000)
-                .map(u64::from),
-        );
-        for (p, part) in &dir.partitions {
-            if dir.linked_partitions.contains(p) {
-                // Linked directories are not walked: not inspected, not counted missing.
-                continue;
-            }
-            for store in &stores {
-                if part.get(store).is_some_and(|f| f.linked) {
-                    continue;
-                }
-                let file = part
-                    .get(store)
-                    .and_then(|f| f.missing_for(version))
-                    .or_else(|| {
-                        (!part.contains_key(store)).then(|| {
-                            format!(
-                                "{version}.{}",
-                                if provider == Provider::Rocksdb {
-                                    "zip"
-                                } else {
-                                    "delta"
-                                }
-                            )
-                        })
-                    });
-                if let Some(file) = file {
-                    let rel =
-                        if store == DEFAULT_STORE && !stores.iter().any(|s| s != DEFAULT_STORE) {
-                            format!("{op_dir}/{p}/{file}")
-                        } else {
-                            format!("{op_dir}/{p}/{store}/{file}")
-                        };
-                    missing.push(rel);
-                }
-            }
-        }
+        let missing_partitions: Vec<u64> = (0..count)
+            .filter(|p| !dir.partitions.contains_key(p))
+            .take(1000)
+            .map(u64::from)
+            .collect();
         if !missing_partitions.is_empty() {
             self.finding(
                 Severity::Error,
                 "state-partition-missing",
                 Some(&format!("{op_dir}/{}", missing_partitions[0])),
-                format!("{op_dir} lacks partition(s) {} of {count}: Spark cannot load their state for batch {} (state version {version})", list_ids(&missing_partitions), c + 1),
+                format!("{op_dir} lacks partition(s) {} of {count}: Spark cannot load their state for batch {version} (state version {version})", list_ids(&missing_partitions)),
             );
         }
         if let Some(n) = expected_partitions {
@@ -406,58 +417,103 @@ impl Inspector {
                 );
             }
         }
-        if !missing.is_empty() {
-            let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
-            let more = if missing.len() > 5 {
-                format!(" and {} more", missing.len() - 5)
-            } else {
-                String::new()
-            };
+    }
+
+    /// State newer than the latest batch `latest` (+1): the offset log was cut back.
+    fn check_state_ahead(&mut self, op_dir: &str, dir: &OperatorDir, latest: u64) {
+        if let Some(ahead) = dir
+            .partition_states()
+            .iter()
+            .filter_map(|p| p.latest_version)
+            .find(|v| *v > latest + 1)
+        {
             self.finding(
-                Severity::Error,
-                "state-version-missing",
-                Some(&missing[0]),
-                format!("the restart loads state version {version} (last committed batch {c} + 1), but {}{more} {} missing: Spark will fail to load the state store", shown.join(", "), if missing.len() == 1 { "is" } else { "are" }),
+                Severity::Warning,
+                "state-ahead-of-offsets",
+                Some(op_dir),
+                format!("{op_dir} holds state version {ahead}, beyond the latest batch {latest} (+1): the offset log was cut back or the state comes from another copy"),
             );
         }
-        if let Some(n) = latest {
-            if let Some(ahead) = dir
-                .partition_states()
-                .iter()
-                .filter_map(|p| p.latest_version)
-                .find(|v| *v > n + 1)
-            {
-                self.finding(
-                    Severity::Warning,
-                    "state-ahead-of-offsets",
-                    Some(&op_dir),
-                    format!("{op_dir} holds state version {ahead}, beyond the latest batch {n} (+1): the offset log was cut back or the state comes from another copy"),
-                );
-            }
-        }
-        // Checkpoint format v2: the commit names the exact store files to load.
-        if let Some(commit) = commit.filter(|c| c.state_unique_ids.is_some()) {
-            let mut absent = Vec::new();
-            for (&p, part) in &dir.partitions {
-                for uuid in commit.unique_ids(id, p) {
-                    let found = part.values().any(|f| {
-                        f.unique_ids
-                            .iter()
-                            .any(|(v, u)| *v == version && *u == uuid)
-                    });
-                    if !found {
-                        absent.push(format!("{op_dir}/{p}/{version}_{uuid}.*"));
-                    }
+    }
+
+    /// Checkpoint format v2: `commits/<committed>` names the exact store files (by unique id) the
+    /// restart loads; each must exist.
+    fn check_unique_id_files(
+        &mut self,
+        id: u32,
+        dir: &OperatorDir,
+        commit: &CommitLogFile,
+        committed: u64,
+    ) {
+        let op_dir = format!("state/{id}");
+        let version = committed + 1;
+        let mut absent = Vec::new();
+        for (&p, part) in &dir.partitions {
+            for uuid in commit.unique_ids(id, p) {
+                let found = part.values().any(|f| {
+                    f.unique_ids
+                        .iter()
+                        .any(|(v, u)| *v == version && *u == uuid)
+                });
+                if !found {
+                    absent.push(format!("{op_dir}/{p}/{version}_{uuid}.*"));
                 }
             }
-            if let Some(first) = absent.first().cloned() {
-                self.finding(
-                    Severity::Error,
-                    "state-unique-id-missing",
-                    Some(&first),
-                    format!("commits/{c} names state files that do not exist ({}): Spark 4.0+ with checkpoint format v2 cannot load them", absent.join(", ")),
-                );
+        }
+        if let Some(first) = absent.first().cloned() {
+            self.finding(
+                Severity::Error,
+                "state-unique-id-missing",
+                Some(&first),
+                format!("commits/{committed} names state files that do not exist ({}): Spark 4.0+ with checkpoint format v2 cannot load them", absent.join(", ")),
+            );
+        }
+    }
+}
+
+/// The state files (paths under the checkpoint) a restart needs to load state `version` and that
+/// are missing, per partition present and store. Linked directories are not walked, so nothing in
+/// them counts as missing.
+fn missing_state_files(
+    op_dir: &str,
+    dir: &OperatorDir,
+    provider: Provider,
+    version: u64,
+) -> Vec<String> {
+    let stores = dir.store_names();
+    let mut missing = Vec::new();
+    for (p, part) in &dir.partitions {
+        if dir.linked_partitions.contains(p) {
+            continue;
+        }
+        for store in &stores {
+            if part.get(store).is_some_and(|f| f.linked) {
+                continue;
+            }
+            let file = part
+                .get(store)
+                .and_then(|f| f.missing_for(version))
+                .or_else(|| {
+                    (!part.contains_key(store)).then(|| {
+                        format!(
+                            "{version}.{}",
+                            if provider == Provider::Rocksdb {
+                                "zip"
+                            } else {
+                                "delta"
+                            }
+                        )
+                    })
+                });
+            if let Some(file) = file {
+                let rel = if store == DEFAULT_STORE && !stores.iter().any(|s| s != DEFAULT_STORE) {
+                    format!("{op_dir}/{p}/{file}")
+                } else {
+                    format!("{op_dir}/{p}/{store}/{file}")
+                };
+                missing.push(rel);
             }
         }
     }
+    missing
 }
