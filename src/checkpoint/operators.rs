@@ -9,7 +9,7 @@ use super::commits::CommitLogFile;
 use super::findings::Severity;
 use super::inspect::{list_ids, Inspector};
 use super::loader;
-use super::metadata::{parse_operator_metadata, parse_state_schema};
+use super::metadata::{parse_operator_metadata, parse_state_schema, StateSchema};
 use super::model::{Operator, OperatorMetadataFile, SchemaFile};
 use super::state::{self, OperatorDir, Provider, StateTree, DEFAULT_STORE};
 
@@ -78,26 +78,10 @@ impl Inspector {
         out
     }
 
+    /// One operator directory: what it holds, and every check on it (findings in a fixed order).
     fn operator(&mut self, id: u32, dir: &OperatorDir, ctx: &StateContext<'_>) -> Operator {
-        let StateContext {
-            conf_provider,
-            conf,
-            ..
-        } = ctx;
         let op_dir = format!("state/{id}");
-        for rel in dir.unknown.iter().chain(
-            dir.partitions
-                .values()
-                .flat_map(|s| s.values())
-                .flat_map(|f| f.unknown.iter()),
-        ) {
-            self.finding(
-                Severity::Info,
-                "unexpected-entry",
-                Some(rel),
-                format!("{rel} is not a state file Spark writes; Spark ignores it"),
-            );
-        }
+        self.report_unexpected_state_entries(dir);
         let provider = dir.provider();
         let stores = dir.store_names();
         let partition_states = dir.partition_states();
@@ -110,121 +94,15 @@ impl Inspector {
         };
         let changelog = any_files(&|f| !f.changelogs.is_empty());
         let unique_ids = any_files(&|f| !f.unique_ids.is_empty());
-        if provider == Provider::Rocksdb {
-            self.observe("rocksdb-files", &op_dir, false);
-        }
-        if changelog {
-            self.observe("rocksdb-changelog", &op_dir, false);
-        }
-        if unique_ids {
-            self.observe("state-unique-id-files", &op_dir, false);
-        }
-        if stores
-            .iter()
-            .any(|s| s.starts_with("left-") || s.starts_with("right-"))
-        {
-            self.observe("join-state-stores", &op_dir, false);
-        }
-        if dir.mixed_providers() {
-            self.finding(
-                Severity::Error,
-                "state-provider-mixed",
-                Some(&op_dir),
-                format!("{op_dir} holds both HDFS-backed (.delta/.snapshot) and RocksDB (.zip/.changelog) files: state from two providers was mixed into one checkpoint"),
-            );
-        }
-        if let (Some((class, wanted)), true) =
-            (conf_provider.as_ref(), provider != Provider::Unknown)
-        {
-            if *wanted != Provider::Unknown && *wanted != provider {
-                self.finding(
-                    Severity::Error,
-                    "state-provider-mismatch",
-                    Some(&op_dir),
-                    format!("the offset log pins the state store provider {class}, but {op_dir} holds {} files: Spark restores the provider from the log and will not find its files", provider.name()),
-                );
-            }
-        }
-
-        // Schema files (partition 0, one per store) and operator metadata.
-        let mut schemas = Vec::new();
-        if let Some(p0) = dir.partitions.get(&0) {
-            for (store, files) in p0 {
-                let Some(rel) = &files.schema_file else {
-                    continue;
-                };
-                self.observe("state-schema-file", rel, false);
-                let schema = match loader::read_bounded(&self.listing.root, rel) {
-                    Ok(bytes) => match parse_state_schema(&bytes) {
-                        Ok(s) => Some(s),
-                        Err(e) => {
-                            self.finding(
-                                Severity::Error,
-                                "state-schema-garbled",
-                                Some(rel),
-                                format!("{rel} is not a readable state schema file ({}): Spark 3.1+ checks the state schema against it on restart and fails", e.kind),
-                            );
-                            None
-                        }
-                    },
-                    Err(e) => {
-                        self.finding(
-                            Severity::Error,
-                            e.code(),
-                            Some(rel),
-                            format!("cannot read {rel}: {e}; Spark 3.1+ reads it on restart to check the state schema: restore it from a backup of the checkpoint"),
-                        );
-                        None
-                    }
-                };
-                schemas.push(SchemaFile {
-                    file: rel.clone(),
-                    store: store.clone(),
-                    schema,
-                });
-            }
-        }
+        self.observe_state_layout(&op_dir, provider, changelog, unique_ids, &stores);
+        self.check_provider(&op_dir, dir, provider, ctx.conf_provider.as_ref());
+        let schemas = self.schema_files(dir);
         let operator_metadata = self.operator_metadata(id, dir);
         if let Some(meta) = &operator_metadata {
-            let declared = meta
-                .metadata
-                .stores
-                .iter()
-                .filter_map(|s| s.partitions)
-                .max();
-            if let Some(n) = declared.filter(|n| *n as usize != dir.partitions.len()) {
-                self.finding(
-                    Severity::Warning,
-                    "operator-metadata-partitions",
-                    Some(&meta.file),
-                    format!(
-                        "{} declares {n} partitions but {op_dir} has {}",
-                        meta.file,
-                        dir.partitions.len()
-                    ),
-                );
-            }
+            self.check_metadata_partitions(&op_dir, dir, meta);
         }
-        let name = operator_metadata
-            .as_ref()
-            .and_then(|m| m.metadata.operator_name.clone())
-            .or_else(|| {
-                stores
-                    .iter()
-                    .any(|s| s.starts_with("left-"))
-                    .then(|| "join".to_string())
-            });
-        if stores.iter().any(|s| s.starts_with("left-")) {
-            let format = conf.and_then(|c| c.get(JOIN_FORMAT)).map(String::as_str);
-            if conf.is_some() && format.is_none_or(|f| f == "1") {
-                self.finding(
-                    Severity::Warning,
-                    "join-state-format-1",
-                    Some(&op_dir),
-                    format!("{op_dir} is a stream-stream join with state format version 1: if it is an outer join, Spark 3.0+ refuses to restart it (SPARK-26154, \"correctness issue is discovered\")"),
-                );
-            }
-        }
+        let name = operator_name(operator_metadata.as_ref(), &stores);
+        self.check_join_state_format(&op_dir, &stores, ctx.conf);
 
         self.check_state_versions(id, dir, provider, ctx);
 
@@ -241,6 +119,175 @@ impl Inspector {
             schemas,
             operator_metadata,
             state_schema_v3_files: dir.state_schema_v3_files,
+        }
+    }
+
+    /// Entries in the operator's directory (and its store directories) that Spark did not write.
+    fn report_unexpected_state_entries(&mut self, dir: &OperatorDir) {
+        for rel in dir.unknown.iter().chain(
+            dir.partitions
+                .values()
+                .flat_map(|s| s.values())
+                .flat_map(|f| f.unknown.iter()),
+        ) {
+            self.finding(
+                Severity::Info,
+                "unexpected-entry",
+                Some(rel),
+                format!("{rel} is not a state file Spark writes; Spark ignores it"),
+            );
+        }
+    }
+
+    /// Version markers the state files carry (RocksDB, changelog checkpointing, unique ids, join
+    /// stores), for the writer-version inference.
+    fn observe_state_layout(
+        &mut self,
+        op_dir: &str,
+        provider: Provider,
+        changelog: bool,
+        unique_ids: bool,
+        stores: &[String],
+    ) {
+        if provider == Provider::Rocksdb {
+            self.observe("rocksdb-files", op_dir, false);
+        }
+        if changelog {
+            self.observe("rocksdb-changelog", op_dir, false);
+        }
+        if unique_ids {
+            self.observe("state-unique-id-files", op_dir, false);
+        }
+        if stores
+            .iter()
+            .any(|s| s.starts_with("left-") || s.starts_with("right-"))
+        {
+            self.observe("join-state-stores", op_dir, false);
+        }
+    }
+
+    /// The files of one provider only, and of the provider the offset log pins (Spark restores
+    /// the provider from the log).
+    fn check_provider(
+        &mut self,
+        op_dir: &str,
+        dir: &OperatorDir,
+        provider: Provider,
+        conf_provider: Option<&(String, Provider)>,
+    ) {
+        if dir.mixed_providers() {
+            self.finding(
+                Severity::Error,
+                "state-provider-mixed",
+                Some(op_dir),
+                format!("{op_dir} holds both HDFS-backed (.delta/.snapshot) and RocksDB (.zip/.changelog) files: state from two providers was mixed into one checkpoint"),
+            );
+        }
+        if let (Some((class, wanted)), true) = (conf_provider, provider != Provider::Unknown) {
+            if *wanted != Provider::Unknown && *wanted != provider {
+                self.finding(
+                    Severity::Error,
+                    "state-provider-mismatch",
+                    Some(op_dir),
+                    format!("the offset log pins the state store provider {class}, but {op_dir} holds {} files: Spark restores the provider from the log and will not find its files", provider.name()),
+                );
+            }
+        }
+    }
+
+    /// The state schema files (partition 0, one per store), each read and parsed.
+    fn schema_files(&mut self, dir: &OperatorDir) -> Vec<SchemaFile> {
+        let mut schemas = Vec::new();
+        let Some(p0) = dir.partitions.get(&0) else {
+            return schemas;
+        };
+        for (store, files) in p0 {
+            let Some(rel) = &files.schema_file else {
+                continue;
+            };
+            self.observe("state-schema-file", rel, false);
+            let schema = self.state_schema(rel);
+            schemas.push(SchemaFile {
+                file: rel.clone(),
+                store: store.clone(),
+                schema,
+            });
+        }
+        schemas
+    }
+
+    /// One state schema file, or `None` (with an error finding) when it cannot be read or parsed.
+    fn state_schema(&mut self, rel: &str) -> Option<StateSchema> {
+        match loader::read_bounded(&self.listing.root, rel) {
+            Ok(bytes) => match parse_state_schema(&bytes) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    self.finding(
+                        Severity::Error,
+                        "state-schema-garbled",
+                        Some(rel),
+                        format!("{rel} is not a readable state schema file ({}): Spark 3.1+ checks the state schema against it on restart and fails", e.kind),
+                    );
+                    None
+                }
+            },
+            Err(e) => {
+                self.finding(
+                    Severity::Error,
+                    e.code(),
+                    Some(rel),
+                    format!("cannot read {rel}: {e}; Spark 3.1+ reads it on restart to check the state schema: restore it from a backup of the checkpoint"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The partition count the operator metadata declares must be the one on disk.
+    fn check_metadata_partitions(
+        &mut self,
+        op_dir: &str,
+        dir: &OperatorDir,
+        meta: &OperatorMetadataFile,
+    ) {
+        let declared = meta
+            .metadata
+            .stores
+            .iter()
+            .filter_map(|s| s.partitions)
+            .max();
+        if let Some(n) = declared.filter(|n| *n as usize != dir.partitions.len()) {
+            self.finding(
+                Severity::Warning,
+                "operator-metadata-partitions",
+                Some(&meta.file),
+                format!(
+                    "{} declares {n} partitions but {op_dir} has {}",
+                    meta.file,
+                    dir.partitions.len()
+                ),
+            );
+        }
+    }
+
+    /// A stream-stream join (its `left-…` stores) with state format version 1, which Spark 3.0+
+    /// refuses for outer joins.
+    fn check_join_state_format(
+        &mut self,
+        op_dir: &str,
+        stores: &[String],
+        conf: Option<&BTreeMap<String, String>>,
+    ) {
+        if stores.iter().any(|s| s.starts_with("left-")) {
+            let format = conf.and_then(|c| c.get(JOIN_FORMAT)).map(String::as_str);
+            if conf.is_some() && format.is_none_or(|f| f == "1") {
+                self.finding(
+                    Severity::Warning,
+                    "join-state-format-1",
+                    Some(op_dir),
+                    format!("{op_dir} is a stream-stream join with state format version 1: if it is an outer join, Spark 3.0+ refuses to restart it (SPARK-26154, \"correctness issue is discovered\")"),
+                );
+            }
         }
     }
 
@@ -516,4 +563,15 @@ fn missing_state_files(
         }
     }
     missing
+}
+
+/// The operator's name: from its metadata file, else `join` for a stream-stream join's stores.
+fn operator_name(meta: Option<&OperatorMetadataFile>, stores: &[String]) -> Option<String> {
+    meta.and_then(|m| m.metadata.operator_name.clone())
+        .or_else(|| {
+            stores
+                .iter()
+                .any(|s| s.starts_with("left-"))
+                .then(|| "join".to_string())
+        })
 }
