@@ -13,11 +13,11 @@ use std::path::Path;
 use super::commits::{parse_commit_log, CommitLogFile};
 use super::error::{CheckpointError, ParseError, ParseErrorKind};
 use super::findings::{Finding, Severity};
-use super::fingerprint::{self, markers, Observation};
+use super::fingerprint::{self, markers, Observation, WriterVersion};
 use super::loader::{self, EntryKind, LinkTarget, Listing};
 use super::metadata::parse_query_metadata;
 use super::model::{
-    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, PinnedConf, WriterSegment,
+    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, Operator, PinnedConf, WriterSegment,
 };
 use super::offsets::{parse_offset_log, OffsetLogFile};
 use super::state;
@@ -199,103 +199,34 @@ impl Inspector {
         );
     }
 
+    /// The interpretation pass, step by step; findings come out in the order the steps run, then
+    /// sorted worst first (stable, so that order decides ties).
     fn run(mut self) -> Inspection {
         let files = self.scan_files();
         let offset_ids = self.batch_ids("offsets");
         let commit_ids = self.batch_ids("commits");
-        if self
-            .listing
-            .entries
-            .iter()
-            .any(|e| e.rel == "commits" && e.kind == EntryKind::Dir)
-        {
-            self.observe("commits-dir", "commits", false);
-        }
+        self.observe_commits_dir();
 
         let latest = offset_ids.last().copied();
         let last_committed = commit_ids.last().copied();
         let pending = latest.filter(|n| commit_ids.binary_search(n).is_err());
         let gaps = gaps(&offset_ids);
+        let critical_offsets = critical_offsets(latest);
 
-        // Files Spark reads on restart: the latest offset file and the one before it, and the
-        // latest commit file. A problem there fails the restart; elsewhere it is a warning.
-        let critical_offsets: Vec<u64> = latest
-            .into_iter()
-            .flat_map(|n| [Some(n), n.checked_sub(1)])
-            .flatten()
-            .collect();
-
-        // Read the newest LOG_WINDOW files of each log (all of them with Spark's default
-        // retention), the oldest offset file (who started the query) and the last committed
-        // one; older files are only listed. Spark itself reads just the latest two on restart.
-        let mut offsets: BTreeMap<u64, Parsed<OffsetLogFile>> = BTreeMap::new();
-        let window = offset_ids.len().saturating_sub(LOG_WINDOW);
-        let wanted = offset_ids[window..]
-            .iter()
-            .chain(offset_ids.first())
-            .chain(last_committed.iter());
-        for &id in wanted {
-            if offsets.contains_key(&id) || offset_ids.binary_search(&id).is_err() {
-                continue;
-            }
-            let critical = critical_offsets.contains(&id);
-            let parsed = self.read_offsets(id, critical, Some(id) == pending);
-            offsets.insert(id, parsed);
-        }
-        let mut commits: BTreeMap<u64, Parsed<CommitLogFile>> = BTreeMap::new();
-        for &id in &commit_ids[commit_ids.len().saturating_sub(LOG_WINDOW)..] {
-            commits.insert(id, self.read_commit(id, Some(id) == last_committed));
-        }
-        let unread = (
-            offset_ids.len() - offsets.len(),
-            commit_ids.len() - commits.len(),
-        );
-        if unread != (0, 0) {
-            self.finding(
-                Severity::Info,
-                "logs-partly-read",
-                None,
-                format!(
-                    "the logs hold {} offset and {} commit files (spark.sql.streaming.minBatchesToRetain above its default 100?): the newest {LOG_WINDOW} of each and the oldest offset file were read, the other {} and {} only listed; Spark reads only the newest ones on restart",
-                    offset_ids.len(),
-                    commit_ids.len(),
-                    unread.0,
-                    unread.1
-                ),
-            );
-        }
+        let offsets =
+            self.read_offset_window(&offset_ids, last_committed, pending, &critical_offsets);
+        let commits = self.read_commit_window(&commit_ids, last_committed);
+        self.report_partly_read(&offset_ids, &commit_ids, offsets.len(), commits.len());
 
         self.check_offset_lines(&offsets, &critical_offsets, pending);
         let query_id = self.read_query_id(!offset_ids.is_empty() || !commit_ids.is_empty());
         self.check_batches(&offset_ids, &commit_ids, pending, &gaps);
 
-        // The newest offset file that parses describes the latest writer; when the latest one is
-        // damaged (already a finding), the one before it still tells the conf and the version.
-        let newest = offsets
-            .iter()
-            .rev()
-            .find_map(|(id, p)| p.ok().map(|log| (*id, log)));
-        let offset_log = newest.map(|(n, log)| offset_log_info(n, log));
-        if let Some((n, log)) = newest {
-            let file = format!("offsets/{n}");
-            let is_latest = Some(n) == latest;
-            match log.metadata() {
-                None => self.observe("offsets-metadata-empty", &file, is_latest),
-                Some(m) if m.conf.is_none() => {
-                    self.observe("offsets-metadata-without-conf", &file, is_latest)
-                }
-                Some(_) => {}
-            }
-            if log.version() >= 2 {
-                self.observe("offset-log-v2", &file, is_latest);
-            }
-        }
-        let commit_log = last_committed.and_then(|c| {
-            commits
-                .get(&c)
-                .and_then(Parsed::ok)
-                .map(|f| commit_log_info(c, f))
-        });
+        let offset_log = self.newest_offset_log(&offsets, latest);
+        let last_commit = last_committed.and_then(|c| commits.get(&c).and_then(Parsed::ok));
+        let commit_log = last_committed
+            .zip(last_commit)
+            .map(|(c, f)| commit_log_info(c, f));
         self.observe_commits(&commits, last_committed);
 
         let sources = self.sources(&offsets, &commit_ids, latest);
@@ -306,42 +237,12 @@ impl Inspector {
             .as_ref()
             .and_then(|o| o.metadata.as_ref())
             .and_then(|m| m.conf.clone());
-        let tree = state::collect(
-            self.listing
-                .entries
-                .iter()
-                .filter(|e| e.rel.starts_with("state/")),
-        );
-        let commit_file = last_committed
-            .and_then(|c| commits.get(&c))
-            .and_then(Parsed::ok)
-            .cloned();
-        let operators = self.operators(
-            &tree,
-            conf.as_ref(),
-            last_committed,
-            latest,
-            commit_file.as_ref(),
-        );
-
-        let latest_file = offset_log
-            .as_ref()
-            .map(|o| o.file.clone())
-            .unwrap_or_default();
-        let (writer_version, conflicts) = fingerprint::infer(
-            conf.as_ref().map(|c| (c, latest_file.as_str())),
-            &self.observations,
-        );
-        self.findings.extend(conflicts);
+        let operators = self.state_operators(conf.as_ref(), last_committed, latest, last_commit);
+        let writer_version = self.writer_version(conf.as_ref(), offset_log.as_ref());
         let writer_history = self.writer_history(&offsets);
 
         self.report_specials();
-        let mut findings = std::mem::take(&mut self.findings);
-        findings.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then_with(|| a.file.cmp(&b.file))
-        });
+        let findings = self.sorted_findings();
         Inspection {
             path: self.listing.root.clone(),
             query_id,
@@ -361,6 +262,154 @@ impl Inspector {
             findings,
             required_kafka,
         }
+    }
+
+    /// A `commits` directory at all (Spark 2.2+ writes one).
+    fn observe_commits_dir(&mut self) {
+        if self
+            .listing
+            .entries
+            .iter()
+            .any(|e| e.rel == "commits" && e.kind == EntryKind::Dir)
+        {
+            self.observe("commits-dir", "commits", false);
+        }
+    }
+
+    /// Reads the newest [`LOG_WINDOW`] offset files (all of them with Spark's default
+    /// retention), the oldest one (who started the query) and the last committed one; older
+    /// files are only listed. Spark itself reads just the latest two on restart.
+    fn read_offset_window(
+        &mut self,
+        offset_ids: &[u64],
+        last_committed: Option<u64>,
+        pending: Option<u64>,
+        critical_offsets: &[u64],
+    ) -> BTreeMap<u64, Parsed<OffsetLogFile>> {
+        let mut offsets: BTreeMap<u64, Parsed<OffsetLogFile>> = BTreeMap::new();
+        let window = offset_ids.len().saturating_sub(LOG_WINDOW);
+        let wanted = offset_ids[window..]
+            .iter()
+            .chain(offset_ids.first())
+            .chain(last_committed.iter());
+        for &id in wanted {
+            if offsets.contains_key(&id) || offset_ids.binary_search(&id).is_err() {
+                continue;
+            }
+            let critical = critical_offsets.contains(&id);
+            let parsed = self.read_offsets(id, critical, Some(id) == pending);
+            offsets.insert(id, parsed);
+        }
+        offsets
+    }
+
+    /// Reads the newest [`LOG_WINDOW`] commit files.
+    fn read_commit_window(
+        &mut self,
+        commit_ids: &[u64],
+        last_committed: Option<u64>,
+    ) -> BTreeMap<u64, Parsed<CommitLogFile>> {
+        let mut commits: BTreeMap<u64, Parsed<CommitLogFile>> = BTreeMap::new();
+        for &id in &commit_ids[commit_ids.len().saturating_sub(LOG_WINDOW)..] {
+            commits.insert(id, self.read_commit(id, Some(id) == last_committed));
+        }
+        commits
+    }
+
+    /// Says so when the logs hold more files than were read (retention above its default).
+    fn report_partly_read(
+        &mut self,
+        offset_ids: &[u64],
+        commit_ids: &[u64],
+        offsets_read: usize,
+        commits_read: usize,
+    ) {
+        let unread = (
+            offset_ids.len() - offsets_read,
+            commit_ids.len() - commits_read,
+        );
+        if unread != (0, 0) {
+            self.finding(
+                Severity::Info,
+                "logs-partly-read",
+                None,
+                format!(
+                    "the logs hold {} offset and {} commit files (spark.sql.streaming.minBatchesToRetain above its default 100?): the newest {LOG_WINDOW} of each and the oldest offset file were read, the other {} and {} only listed; Spark reads only the newest ones on restart",
+                    offset_ids.len(),
+                    commit_ids.len(),
+                    unread.0,
+                    unread.1
+                ),
+            );
+        }
+    }
+
+    /// The newest offset file that parses describes the latest writer; when the latest one is
+    /// damaged (already a finding), the one before it still tells the conf and the version.
+    fn newest_offset_log(
+        &mut self,
+        offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
+        latest: Option<u64>,
+    ) -> Option<OffsetLogInfo> {
+        let (n, log) = offsets
+            .iter()
+            .rev()
+            .find_map(|(id, p)| p.ok().map(|log| (*id, log)))?;
+        let file = format!("offsets/{n}");
+        let is_latest = Some(n) == latest;
+        match log.metadata() {
+            None => self.observe("offsets-metadata-empty", &file, is_latest),
+            Some(m) if m.conf.is_none() => {
+                self.observe("offsets-metadata-without-conf", &file, is_latest)
+            }
+            Some(_) => {}
+        }
+        if log.version() >= 2 {
+            self.observe("offset-log-v2", &file, is_latest);
+        }
+        Some(offset_log_info(n, log))
+    }
+
+    /// The stateful operators under `state/`, checked against the pinned conf and the logs.
+    fn state_operators(
+        &mut self,
+        conf: Option<&BTreeMap<String, String>>,
+        last_committed: Option<u64>,
+        latest: Option<u64>,
+        last_commit: Option<&CommitLogFile>,
+    ) -> Vec<Operator> {
+        let tree = state::collect(
+            self.listing
+                .entries
+                .iter()
+                .filter(|e| e.rel.starts_with("state/")),
+        );
+        self.operators(&tree, conf, last_committed, latest, last_commit)
+    }
+
+    /// The writer's Spark version from the pinned conf and every observation; conflicting
+    /// evidence becomes findings.
+    fn writer_version(
+        &mut self,
+        conf: Option<&BTreeMap<String, String>>,
+        offset_log: Option<&OffsetLogInfo>,
+    ) -> WriterVersion {
+        let latest_file = offset_log.map(|o| o.file.clone()).unwrap_or_default();
+        let (writer_version, conflicts) =
+            fingerprint::infer(conf.map(|c| (c, latest_file.as_str())), &self.observations);
+        self.findings.extend(conflicts);
+        writer_version
+    }
+
+    /// The findings, worst first, then by file (a stable sort: ties keep the order found).
+    fn sorted_findings(&mut self) -> Vec<Finding> {
+        let mut findings = std::mem::take(&mut self.findings);
+        findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.file.cmp(&b.file))
+        });
+        findings
     }
 
     /// Counts files, side files and leftovers; reports links, special files, unlisted directories
@@ -841,6 +890,16 @@ fn commit_log_info(batch: u64, commit: &CommitLogFile) -> CommitLogInfo {
         state_unique_ids: commit.state_unique_ids.clone(),
         sink_metadata: commit.sink_metadata.clone(),
     }
+}
+
+/// Files Spark reads on restart: the latest offset file and the one before it (and the latest
+/// commit file). A problem there fails the restart; elsewhere it is a warning.
+fn critical_offsets(latest: Option<u64>) -> Vec<u64> {
+    latest
+        .into_iter()
+        .flat_map(|n| [Some(n), n.checked_sub(1)])
+        .flatten()
+        .collect()
 }
 
 /// Ids missing between the first and the last of a sorted list. Equal neighbours (`4` and
