@@ -14,7 +14,7 @@ use super::commits::{parse_commit_log, CommitLogFile};
 use super::error::{CheckpointError, ParseError, ParseErrorKind};
 use super::findings::{Finding, Severity};
 use super::fingerprint::{self, markers, Observation, WriterVersion};
-use super::loader::{self, EntryKind, LinkTarget, Listing};
+use super::loader::{self, Entry, EntryKind, LinkTarget, Listing};
 use super::metadata::parse_query_metadata;
 use super::model::{
     CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, Operator, PinnedConf, WriterSegment,
@@ -415,61 +415,14 @@ impl Inspector {
     /// Counts files, side files and leftovers; reports links, special files, unlisted directories
     /// and `.crc` side files whose file is gone.
     fn scan_files(&mut self) -> FileSummary {
-        let mut summary = FileSummary::default();
-        let mut orphans = Vec::new();
-        let mut spark_crc = None;
-        let mut links = Vec::new();
-        // The loader lists one directory completely before the next, so the entries of a
-        // directory are contiguous: check `.x.crc` side files against their own directory only.
-        let entries = &self.listing.entries;
-        let mut start = 0;
-        while start < entries.len() {
-            let dir = parent(&entries[start].rel);
-            let end = entries[start..]
-                .iter()
-                .position(|e| parent(&e.rel) != dir)
-                .map_or(entries.len(), |n| start + n);
-            let group = &entries[start..end];
-            let names: HashSet<&str> = group
-                .iter()
-                .filter(|e| e.kind.is_file_like())
-                .map(|e| file_name(&e.rel))
-                .collect();
-            for entry in group {
-                let name = file_name(&entry.rel);
-                if let EntryKind::Symlink(target) = entry.kind {
-                    summary.symlinks.push(entry.rel.clone());
-                    links.push((entry.rel.clone(), target));
-                }
-                if entry.kind.is_special() {
-                    self.specials.push(entry.rel.clone());
-                }
-                match entry.kind {
-                    EntryKind::Symlink(_) | EntryKind::Other | EntryKind::Dir => {}
-                    EntryKind::File => {
-                        summary.total += 1;
-                        if let Some(target) =
-                            name.strip_prefix('.').and_then(|n| n.strip_suffix(".crc"))
-                        {
-                            summary.crc_sidecars += 1;
-                            if !names.contains(target) {
-                                let target = if dir.is_empty() {
-                                    target.to_string()
-                                } else {
-                                    format!("{dir}/{target}")
-                                };
-                                orphans.push((entry.rel.clone(), target));
-                            }
-                        } else if name.starts_with('.') && name.ends_with(".tmp") {
-                            summary.tmp_files.push(entry.rel.clone());
-                        } else if name.ends_with(".crc") && spark_crc.is_none() {
-                            spark_crc = Some(entry.rel.clone());
-                        }
-                    }
-                }
-            }
-            start = end;
-        }
+        let FileScan {
+            mut summary,
+            mut orphans,
+            spark_crc,
+            mut links,
+            specials,
+        } = scan_entries(&self.listing.entries);
+        self.specials.extend(specials);
         if let Some(file) = spark_crc {
             self.observe("spark-crc-files", &file, false);
         }
@@ -477,6 +430,23 @@ impl Inspector {
         summary.tmp_files.sort();
         orphans.sort();
         links.sort_by(|a, b| a.0.cmp(&b.0));
+        self.report_links(links);
+        for tmp in summary.tmp_files.clone() {
+            self.finding(
+                Severity::Warning,
+                "tmp-file-left",
+                Some(&tmp),
+                format!("{tmp} is a temporary file left by an interrupted write (CheckpointFileManager.createAtomic); Spark ignores it, it is safe to delete in a copy"),
+            );
+        }
+        self.report_orphan_crcs(&orphans);
+        self.report_unlisted_dirs();
+        summary
+    }
+
+    /// One warning per symbolic link (sorted by path), saying what it means for Spark and for a
+    /// copy. Links to special files are reported with the special files.
+    fn report_links(&mut self, links: Vec<(String, LinkTarget)>) {
         for (link, target) in links {
             let (code, message) = match target {
                 LinkTarget::File => ("symlink-to-file", format!("{link} is a symbolic link to a regular file: Spark reads through it, and so did rehearse; rehearse run's sandbox copies the file it points at, but other copies that skip or keep links (cp -r, hdfs dfs -cp) lose it: replace the link with a copy of its target")),
@@ -487,28 +457,28 @@ impl Inspector {
             };
             self.finding(Severity::Warning, code, Some(&link), message);
         }
-        for tmp in summary.tmp_files.clone() {
-            self.finding(
-                Severity::Warning,
-                "tmp-file-left",
-                Some(&tmp),
-                format!("{tmp} is a temporary file left by an interrupted write (CheckpointFileManager.createAtomic); Spark ignores it, it is safe to delete in a copy"),
-            );
-        }
-        if !orphans.is_empty() {
-            let (first_crc, first_target) = orphans[0].clone();
-            let more = if orphans.len() > 1 {
-                format!(" ({} such side files in all)", orphans.len())
-            } else {
-                String::new()
-            };
-            self.finding(
-                Severity::Warning,
-                "crc-without-file",
-                Some(&first_target),
-                format!("{first_crc} exists but {first_target} does not: the file was deleted after Spark wrote it{more}"),
-            );
-        }
+    }
+
+    /// One warning for `.x.crc` side files whose `x` is gone (sorted; the first one named).
+    fn report_orphan_crcs(&mut self, orphans: &[(String, String)]) {
+        let Some((first_crc, first_target)) = orphans.first() else {
+            return;
+        };
+        let more = if orphans.len() > 1 {
+            format!(" ({} such side files in all)", orphans.len())
+        } else {
+            String::new()
+        };
+        self.finding(
+            Severity::Warning,
+            "crc-without-file",
+            Some(first_target),
+            format!("{first_crc} exists but {first_target} does not: the file was deleted after Spark wrote it{more}"),
+        );
+    }
+
+    /// Directories the loader could not list: an error under the logs and state, else a warning.
+    fn report_unlisted_dirs(&mut self) {
         for (dir, err) in std::mem::take(&mut self.listing.unlisted) {
             let critical = TOP_LEVEL
                 .iter()
@@ -524,7 +494,6 @@ impl Inspector {
                 format!("cannot list {dir}: {err}; what it holds was not inspected"),
             );
         }
-        summary
     }
 
     /// Special files no specific check reported (one Spark does not read on restart, or one
@@ -810,6 +779,75 @@ impl Inspector {
             segments.push((seg, conf.keys().cloned().collect()));
         }
         segments.into_iter().map(|(s, _)| s).collect()
+    }
+}
+
+/// What one pass over the listing found, before any finding is made of it.
+#[derive(Default)]
+struct FileScan {
+    summary: FileSummary,
+    /// `.x.crc` side files whose `x` is gone: (side file, missing file).
+    orphans: Vec<(String, String)>,
+    /// The first Spark-written `.crc` file (not a Hadoop side file): a version marker.
+    spark_crc: Option<String>,
+    links: Vec<(String, LinkTarget)>,
+    /// FIFOs, sockets, devices and links to them, in listing order.
+    specials: Vec<String>,
+}
+
+/// Counts and collects what [`Inspector::scan_files`] reports, one directory at a time.
+fn scan_entries(entries: &[Entry]) -> FileScan {
+    let mut scan = FileScan::default();
+    // The loader lists one directory completely before the next, so the entries of a
+    // directory are contiguous: check `.x.crc` side files against their own directory only.
+    let mut start = 0;
+    while start < entries.len() {
+        let dir = parent(&entries[start].rel);
+        let end = entries[start..]
+            .iter()
+            .position(|e| parent(&e.rel) != dir)
+            .map_or(entries.len(), |n| start + n);
+        scan_dir(&mut scan, dir, &entries[start..end]);
+        start = end;
+    }
+    scan
+}
+
+/// Adds the entries of one directory (`dir`, all of its entries) to the scan.
+fn scan_dir(scan: &mut FileScan, dir: &str, group: &[Entry]) {
+    let names: HashSet<&str> = group
+        .iter()
+        .filter(|e| e.kind.is_file_like())
+        .map(|e| file_name(&e.rel))
+        .collect();
+    for entry in group {
+        let name = file_name(&entry.rel);
+        if let EntryKind::Symlink(target) = entry.kind {
+            scan.summary.symlinks.push(entry.rel.clone());
+            scan.links.push((entry.rel.clone(), target));
+        }
+        if entry.kind.is_special() {
+            scan.specials.push(entry.rel.clone());
+        }
+        if entry.kind != EntryKind::File {
+            continue;
+        }
+        scan.summary.total += 1;
+        if let Some(target) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".crc")) {
+            scan.summary.crc_sidecars += 1;
+            if !names.contains(target) {
+                let target = if dir.is_empty() {
+                    target.to_string()
+                } else {
+                    format!("{dir}/{target}")
+                };
+                scan.orphans.push((entry.rel.clone(), target));
+            }
+        } else if name.starts_with('.') && name.ends_with(".tmp") {
+            scan.summary.tmp_files.push(entry.rel.clone());
+        } else if name.ends_with(".crc") && scan.spark_crc.is_none() {
+            scan.spark_crc = Some(entry.rel.clone());
+        }
     }
 }
 
