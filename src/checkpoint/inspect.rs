@@ -631,6 +631,8 @@ impl Inspector {
         }
     }
 
+    /// What the two logs' batch ids say: a pending batch, where each log ends, commits without
+    /// offsets, gaps in the offset log.
     fn check_batches(
         &mut self,
         offsets: &[u64],
@@ -671,6 +673,21 @@ impl Inspector {
                 "no batch has been planned yet: a restart starts from the source's startingOffsets",
             );
         }
+        self.check_commits_have_offsets(offsets, commits);
+        if !gaps.is_empty() {
+            self.finding(
+                Severity::Warning,
+                "offset-gaps",
+                Some("offsets"),
+                format!("batch ids missing inside the offset log: {} — normal with asyncProgressTrackingEnabled (Spark 3.4+), otherwise offset files were deleted", list_ids(gaps)),
+            );
+        }
+    }
+
+    /// Commit files without an offset file: inside the offset log's range the offset log lost
+    /// them (an error when it is the last commit), below it they are cleanup leftovers.
+    fn check_commits_have_offsets(&mut self, offsets: &[u64], commits: &[u64]) {
+        let committed = commits.last().copied();
         let oldest_offset = offsets.first().copied();
         let mut inside = Vec::new();
         let mut below = 0usize;
@@ -690,27 +707,19 @@ impl Inspector {
                 Severity::Warning
             };
             self.finding(
-                severity,
-                "commit-without-offsets",
-                Some(&format!("commits/{}", inside[inside.len() - 1])),
-                format!("{} commit file(s) have no offset file (batches {}): the offset log was deleted or restored from another copy", inside.len(), list_ids(&inside)),
-            );
+            severity,
+            "commit-without-offsets",
+            Some(&format!("commits/{}", inside[inside.len() - 1])),
+            format!("{} commit file(s) have no offset file (batches {}): the offset log was deleted or restored from another copy", inside.len(), list_ids(&inside)),
+        );
         }
         if below > 0 {
             self.finding(
-                Severity::Info,
-                "old-commits-kept",
-                Some("commits"),
-                format!("{below} commit file(s) are older than the oldest offset file: left behind by log cleanup, harmless"),
-            );
-        }
-        if !gaps.is_empty() {
-            self.finding(
-                Severity::Warning,
-                "offset-gaps",
-                Some("offsets"),
-                format!("batch ids missing inside the offset log: {} — normal with asyncProgressTrackingEnabled (Spark 3.4+), otherwise offset files were deleted", list_ids(gaps)),
-            );
+            Severity::Info,
+            "old-commits-kept",
+            Some("commits"),
+            format!("{below} commit file(s) are older than the oldest offset file: left behind by log cleanup, harmless"),
+        );
         }
     }
 
