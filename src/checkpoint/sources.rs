@@ -11,6 +11,7 @@ use super::loader;
 use super::model::{SourceKind, SourceOffset};
 use super::offsets::{
     kafka_offsets_json, offset_problem, offset_shape, OffsetLogFile, OffsetProblem, OffsetShape,
+    SourceLine,
 };
 use super::{BatchId, KafkaOffsets};
 
@@ -24,100 +25,121 @@ impl Inspector {
         commit_ids: &[u64],
         latest: Option<u64>,
     ) -> Vec<SourceOffset> {
-        let committed = commit_ids.last().copied();
-        let Some(wanted) = committed.or(latest) else {
+        let is_committed = !commit_ids.is_empty();
+        let Some((batch, log)) = self.sources_file(offsets, commit_ids, latest) else {
             return Vec::new();
         };
-        let is_committed = committed.is_some();
-        let mut batch = wanted;
-        let log = match offsets.get(&wanted).and_then(Parsed::ok) {
-            Some(log) => log,
-            None if is_committed => {
-                let rel = format!("offsets/{wanted}");
-                let fallback = commit_ids
-                    .iter()
-                    .rev()
-                    .skip_while(|c| **c >= wanted)
-                    .find_map(|c| offsets.get(c).and_then(Parsed::ok).map(|log| (*c, log)));
-                let missing = !offsets.contains_key(&wanted);
-                match fallback {
-                    Some((b, log)) => {
-                        self.finding(
-                            if missing { Severity::Error } else { Severity::Warning },
-                            "committed-offsets-fallback",
-                            Some(&rel),
-                            format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes batches {}..{wanted}", if missing { "missing" } else { "unreadable" }, b + 1),
-                        );
-                        batch = b;
-                        log
-                    }
-                    None => {
-                        if missing {
-                            self.finding(
-                                Severity::Error,
-                                "committed-offsets-missing",
-                                Some(&rel),
-                                format!("{rel}, the offsets of the last committed batch, is missing: the committed source positions are unknown"),
-                            );
-                        }
-                        return Vec::new();
-                    }
-                }
-            }
-            None => return Vec::new(),
-        };
-        let mut out = Vec::new();
-        for (index, line) in log.sources().iter().enumerate() {
-            let raw = line.offset_text().map(str::to_string);
-            let mut source = SourceOffset {
-                index,
-                source_id: line.source_id().map(str::to_string),
-                kind: SourceKind::Unknown,
-                batch: BatchId(batch),
-                committed: is_committed,
-                offset: line.offset_json(),
-                raw: raw.clone(),
-                kafka: None,
-                starting_offsets: None,
-                initial_offsets: None,
-            };
-            let rel = format!("offsets/{batch}");
-            match raw.as_deref().map(offset_shape) {
-                Some(OffsetShape::Kafka(k)) => {
-                    let offsets = k.offsets();
-                    source.kind = SourceKind::Kafka;
-                    if offsets
-                        .values()
-                        .flat_map(|p| p.values())
-                        .any(|o| *o == -1 || *o == -2)
-                    {
-                        self.finding(
-                            Severity::Warning,
-                            "kafka-offset-negative",
-                            Some(&rel),
-                            format!("source {index} has the Kafka offset -1 (latest) or -2 (earliest) in {rel}; Spark writes resolved offsets (>= 0) there, so a restart resolves them anew and may skip or re-read records"),
-                        );
-                    }
-                    source.starting_offsets = Some(kafka_offsets_json(&offsets));
-                    source.kafka = Some(offsets);
-                    source.initial_offsets = self.kafka_initial_offsets(index);
-                }
-                Some(OffsetShape::FileLog(n)) => {
-                    source.kind = SourceKind::File;
-                    self.check_file_source_log(index, n);
-                }
-                Some(OffsetShape::RatePerMicroBatch) => source.kind = SourceKind::Rate,
-                Some(OffsetShape::Long(_)) if self.is_rate_source(index) => {
-                    source.kind = SourceKind::Rate
-                }
-                // An offset Spark cannot read is reported by `check_offset_lines`, for every
-                // offset file read.
-                Some(OffsetShape::Long(_) | OffsetShape::Other) => {}
-                None => {}
-            }
-            out.push(source);
+        log.sources()
+            .iter()
+            .enumerate()
+            .map(|(index, line)| self.source_offset(index, line, batch, is_committed))
+            .collect()
+    }
+
+    /// The offset file the sources are read from, with its batch id: the last committed batch's
+    /// (or the latest batch's before any commit), else the newest committed one before it that
+    /// parses (a finding says so). `None` when there is none.
+    fn sources_file<'a>(
+        &mut self,
+        offsets: &'a BTreeMap<u64, Parsed<OffsetLogFile>>,
+        commit_ids: &[u64],
+        latest: Option<u64>,
+    ) -> Option<(u64, &'a OffsetLogFile)> {
+        let committed = commit_ids.last().copied();
+        let wanted = committed.or(latest)?;
+        if let Some(log) = offsets.get(&wanted).and_then(Parsed::ok) {
+            return Some((wanted, log));
         }
-        out
+        // Before any commit no earlier committed batch can stand in.
+        committed?;
+        let rel = format!("offsets/{wanted}");
+        let fallback = commit_ids
+            .iter()
+            .rev()
+            .skip_while(|c| **c >= wanted)
+            .find_map(|c| offsets.get(c).and_then(Parsed::ok).map(|log| (*c, log)));
+        let missing = !offsets.contains_key(&wanted);
+        match fallback {
+            Some((b, log)) => {
+                self.finding(
+                    if missing { Severity::Error } else { Severity::Warning },
+                    "committed-offsets-fallback",
+                    Some(&rel),
+                    format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes batches {}..{wanted}", if missing { "missing" } else { "unreadable" }, b + 1),
+                );
+                Some((b, log))
+            }
+            None => {
+                if missing {
+                    self.finding(
+                        Severity::Error,
+                        "committed-offsets-missing",
+                        Some(&rel),
+                        format!("{rel}, the offsets of the last committed batch, is missing: the committed source positions are unknown"),
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    /// One source line of `offsets/<batch>`: its kind (from the offset's shape and the source's
+    /// private files) and, for Kafka, its offsets and the `startingOffsets` they make.
+    fn source_offset(
+        &mut self,
+        index: usize,
+        line: &SourceLine,
+        batch: u64,
+        is_committed: bool,
+    ) -> SourceOffset {
+        let raw = line.offset_text().map(str::to_string);
+        let mut source = SourceOffset {
+            index,
+            source_id: line.source_id().map(str::to_string),
+            kind: SourceKind::Unknown,
+            batch: BatchId(batch),
+            committed: is_committed,
+            offset: line.offset_json(),
+            raw: raw.clone(),
+            kafka: None,
+            starting_offsets: None,
+            initial_offsets: None,
+        };
+        let rel = format!("offsets/{batch}");
+        match raw.as_deref().map(offset_shape) {
+            Some(OffsetShape::Kafka(k)) => {
+                let offsets = k.offsets();
+                source.kind = SourceKind::Kafka;
+                if offsets
+                    .values()
+                    .flat_map(|p| p.values())
+                    .any(|o| *o == -1 || *o == -2)
+                {
+                    self.finding(
+                        Severity::Warning,
+                        "kafka-offset-negative",
+                        Some(&rel),
+                        format!("source {index} has the Kafka offset -1 (latest) or -2 (earliest) in {rel}; Spark writes resolved offsets (>= 0) there, so a restart resolves them anew and may skip or re-read records"),
+                    );
+                }
+                source.starting_offsets = Some(kafka_offsets_json(&offsets));
+                source.kafka = Some(offsets);
+                source.initial_offsets = self.kafka_initial_offsets(index);
+            }
+            Some(OffsetShape::FileLog(n)) => {
+                source.kind = SourceKind::File;
+                self.check_file_source_log(index, n);
+            }
+            Some(OffsetShape::RatePerMicroBatch) => source.kind = SourceKind::Rate,
+            Some(OffsetShape::Long(_)) if self.is_rate_source(index) => {
+                source.kind = SourceKind::Rate
+            }
+            // An offset Spark cannot read is reported by `check_offset_lines`, for every
+            // offset file read.
+            Some(OffsetShape::Long(_) | OffsetShape::Other) => {}
+            None => {}
+        }
+        source
     }
 
     /// Every source line of every offset file read: an offset Spark cannot read on restart (not
