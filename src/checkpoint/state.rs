@@ -213,79 +213,15 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
             continue;
         };
         let operator = tree.operators.entry(op).or_default();
-        let linked_dir = entry.kind == EntryKind::Symlink(LinkTarget::Dir);
         if parts.len() == 1 {
-            if linked_dir {
+            if entry.kind == EntryKind::Symlink(LinkTarget::Dir) {
                 operator.linked = true;
             } else if entry.kind != EntryKind::Dir {
                 tree.unknown.push(entry.rel.clone());
             }
             continue;
         }
-        // What Spark's listing shows as a file: a regular file, a link to one, or a special file
-        // (present by name; reported on its own, never opened).
-        let is_file = entry.kind.is_file_like();
-        match parts[1] {
-            "_metadata" => {
-                match (&parts[2..], is_file) {
-                    ([], _) | (["v2"], false) => {}
-                    (["metadata"], true) => operator.metadata_v1 = Some(entry.rel.clone()),
-                    (["v2", batch], true) if batch.parse::<u64>().is_ok() => {
-                        operator.metadata_v2.push(batch.parse().unwrap_or_default())
-                    }
-                    _ => operator.unknown.push(entry.rel.clone()),
-                }
-                continue;
-            }
-            "_stateSchema" => {
-                if is_file {
-                    operator.state_schema_v3_files += 1;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        let Ok(partition) = parts[1].parse::<u32>() else {
-            operator.unknown.push(entry.rel.clone());
-            continue;
-        };
-        if parts.len() == 2 && linked_dir {
-            operator.linked_partitions.push(partition);
-        }
-        let stores = operator.partitions.entry(partition).or_default();
-        let rest = &parts[2..];
-        // A store dir is a partition's subdirectory other than RocksDB's and the schema's own.
-        let (store, inner) = match rest {
-            [] => continue,
-            [first, ..] if matches!(*first, "SSTs" | "logs" | "archive" | "_metadata") => {
-                (DEFAULT_STORE, rest)
-            }
-            [_file] if is_file => (DEFAULT_STORE, rest),
-            [store, inner @ ..] => (*store, inner),
-        };
-        // Look up before inserting: most entries hit an existing store, so avoid a String each.
-        if !stores.contains_key(store) {
-            stores.insert(store.to_string(), StoreFiles::default());
-        }
-        let Some(files) = stores.get_mut(store) else {
-            continue;
-        };
-        match (inner, is_file) {
-            ([], _) => files.linked |= linked_dir,
-            ([file], true) => {
-                classify(files, file, &entry.rel);
-                if entry.kind.is_special() {
-                    if let Some((v, ext)) = state_file_name(file) {
-                        files.specials.push((v, ext.to_string(), entry.rel.clone()));
-                    }
-                }
-            }
-            (["SSTs" | "logs" | "archive"], false) | (["_metadata"], false) => {}
-            (["SSTs", _], true) => files.sst_files += 1,
-            (["logs" | "archive", _], true) => {}
-            (["_metadata", "schema"], true) => files.schema_file = Some(entry.rel.clone()),
-            _ => files.unknown.push(entry.rel.clone()),
-        }
+        add_operator_entry(operator, entry, &parts[1..]);
     }
     for operator in tree.operators.values_mut() {
         operator.metadata_v2.sort_unstable();
@@ -296,6 +232,82 @@ pub(crate) fn collect<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> State
         }
     }
     tree
+}
+
+/// An entry below `state/<op>/` (`parts`: its path from there): operator metadata, a state
+/// schema file (v3), or something in a partition.
+fn add_operator_entry(operator: &mut OperatorDir, entry: &Entry, parts: &[&str]) {
+    // What Spark's listing shows as a file: a regular file, a link to one, or a special file
+    // (present by name; reported on its own, never opened).
+    let is_file = entry.kind.is_file_like();
+    match parts[0] {
+        "_metadata" => {
+            match (&parts[1..], is_file) {
+                ([], _) | (["v2"], false) => {}
+                (["metadata"], true) => operator.metadata_v1 = Some(entry.rel.clone()),
+                (["v2", batch], true) if batch.parse::<u64>().is_ok() => {
+                    operator.metadata_v2.push(batch.parse().unwrap_or_default())
+                }
+                _ => operator.unknown.push(entry.rel.clone()),
+            }
+            return;
+        }
+        "_stateSchema" => {
+            if is_file {
+                operator.state_schema_v3_files += 1;
+            }
+            return;
+        }
+        _ => {}
+    }
+    let Ok(partition) = parts[0].parse::<u32>() else {
+        operator.unknown.push(entry.rel.clone());
+        return;
+    };
+    if parts.len() == 1 && entry.kind == EntryKind::Symlink(LinkTarget::Dir) {
+        operator.linked_partitions.push(partition);
+    }
+    let stores = operator.partitions.entry(partition).or_default();
+    add_partition_entry(stores, entry, &parts[1..]);
+}
+
+/// An entry below `state/<op>/<partition>/` (`rest`: its path from there), into the store it
+/// belongs to: the default store's files sit in the partition directory itself.
+fn add_partition_entry(stores: &mut BTreeMap<String, StoreFiles>, entry: &Entry, rest: &[&str]) {
+    let is_file = entry.kind.is_file_like();
+    let linked_dir = entry.kind == EntryKind::Symlink(LinkTarget::Dir);
+    // A store dir is a partition's subdirectory other than RocksDB's and the schema's own.
+    let (store, inner) = match rest {
+        [] => return,
+        [first, ..] if matches!(*first, "SSTs" | "logs" | "archive" | "_metadata") => {
+            (DEFAULT_STORE, rest)
+        }
+        [_file] if is_file => (DEFAULT_STORE, rest),
+        [store, inner @ ..] => (*store, inner),
+    };
+    // Look up before inserting: most entries hit an existing store, so avoid a String each.
+    if !stores.contains_key(store) {
+        stores.insert(store.to_string(), StoreFiles::default());
+    }
+    let Some(files) = stores.get_mut(store) else {
+        return;
+    };
+    match (inner, is_file) {
+        ([], _) => files.linked |= linked_dir,
+        ([file], true) => {
+            classify(files, file, &entry.rel);
+            if entry.kind.is_special() {
+                if let Some((v, ext)) = state_file_name(file) {
+                    files.specials.push((v, ext.to_string(), entry.rel.clone()));
+                }
+            }
+        }
+        (["SSTs" | "logs" | "archive"], false) | (["_metadata"], false) => {}
+        (["SSTs", _], true) => files.sst_files += 1,
+        (["logs" | "archive", _], true) => {}
+        (["_metadata", "schema"], true) => files.schema_file = Some(entry.rel.clone()),
+        _ => files.unknown.push(entry.rel.clone()),
+    }
 }
 
 /// `(version, extension)` of a state file name `<v>[_<uuid>].<ext>`.
