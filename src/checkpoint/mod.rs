@@ -9,7 +9,12 @@
 //! (`render.rs`, `json.rs`) turn an [`Inspection`] into text or the versioned JSON document; they
 //! never print by themselves.
 //!
-//! Formats and their sources: spark-checkpoints.md §1–2 of the shared docs.
+//! `batch.rs` holds [`BatchId`], `model.rs` the [`Inspection`] types, `findings.rs` and `error.rs`
+//! what can go wrong. Formats and their sources: spark-checkpoints.md §1–2 of the shared design
+//! docs (outside this repository; the parsers cite it by section).
+//!
+//! The bottom layer of the pipeline: nothing here imports verdicts, scenarios or anything above;
+//! the only crate import is the leaf `text.rs` (sanitizing the text report).
 
 mod batch;
 mod commits;

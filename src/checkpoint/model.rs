@@ -70,7 +70,7 @@ pub struct OffsetLogInfo {
     /// The confs Spark restores from the log over the session's values on restart.
     pub pinned: Vec<PinnedConf>,
     /// Confs this log lacks, which a newer Spark fills in with a default on restart
-    /// (it logs "Conf '<key>' was not found in the offset log, using default value").
+    /// (it logs `Conf '<key>' was not found in the offset log, using default value`).
     pub defaults_on_restart: Vec<PinnedConf>,
 }
 

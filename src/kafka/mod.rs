@@ -5,6 +5,11 @@
 //! records up to the highest offset any retained `offsets/N` file names (a re-run pending batch
 //! reads them), then fresh records follow so the restarted query has new work.
 //! [`plan`] is pure; [`seed`] and the admin calls talk to the broker.
+//! What seeding did is a [`SeedingSummary`] (the run report re-exports it); `rebase.rs` shifts
+//! the offsets of the sandbox copy when producing up to the production offsets would take too long.
+//!
+//! Above `scenario` in the pipeline: imports `checkpoint` (offsets), `scenario` (topics and record
+//! sources) and `exit` (error kinds), never reports or trials.
 
 mod rebase;
 mod seed;
