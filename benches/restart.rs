@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use rehearse::scenario::{CheckpointSource, Scenario};
-use rehearse::trial::{self, Generate, TrialSettings};
+use rehearse::scenario::Scenario;
+use rehearse::trial::{self, Broker, Generate, TrialSettings};
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -18,23 +18,15 @@ fn main() {
     let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
     let scenario_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.toml");
     let scenario = Scenario::load(&scenario_path).expect("scenarios/demo.toml");
-    let CheckpointSource::Generate {
-        spark,
-        batches,
-        records_per_batch,
-        extra_args,
-    } = scenario.checkpoint.clone()
-    else {
-        panic!("demo.toml generates its checkpoint");
-    };
+    let g = Generate::of(&scenario, Default::default(), None)
+        .expect("demo.toml generates its checkpoint");
     let target = "4.0.1";
     runtime.block_on(async {
-        let g = Generate { spark, batches, records_per_batch, extra_args, runtime: Default::default(), spark_memory_mb: None };
-        let source = trial::generate_checkpoint(&scenario, &g, &mut |_| {}).await.expect("source checkpoint");
+        let source = trial::generate_checkpoint(&scenario, &g, Broker::Own, &mut |_| {}).await.expect("source checkpoint");
         let inspection = rehearse::checkpoint::inspect(&source).expect("inspect");
         let mut rows = Vec::new();
         for round in 1..=2 {
-            let report = trial::run_trial(&scenario, &source, &inspection, target, &TrialSettings::default(), &mut |_| {})
+            let report = trial::run_trial(&scenario, &source, &inspection, target, &TrialSettings::default(), Broker::Own, &mut |_| {})
                 .await
                 .expect("trial");
             assert_eq!(report.verdict.name(), "resumed", "benchmark expects a resumed trial");

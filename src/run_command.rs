@@ -155,7 +155,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
                 ),
                 None => say!("generating the source checkpoint with Spark {spark} ({batches} data batches)"),
             }
-            trial::generate_checkpoint(scenario, &g, &mut on_event).await?
+            trial::generate_checkpoint(scenario, &g, trial::Broker::Own, &mut on_event).await?
         }
     };
     let inspection = rehearse::checkpoint::inspect(&source)?;
@@ -169,6 +169,7 @@ async fn run_scenario(scenario: &Scenario, settings: &TrialSettings) -> anyhow::
                 &inspection,
                 target,
                 settings,
+                trial::Broker::Own,
                 &mut on_event,
             )
             .await?,

@@ -14,8 +14,8 @@ use tokio::sync::{mpsc, Semaphore};
 use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
 use crate::runtime::{KafkaBroker, TrialIds};
 use crate::scenario::suite::{CellKey, Group, Suite};
-use crate::scenario::{CheckpointSource, Scenario};
-use crate::trial::{self, Generate, SharedKafka, TrialError, TrialSettings};
+use crate::scenario::Scenario;
+use crate::trial::{self, Broker, Generate, TrialError, TrialSettings};
 
 /// Memory cap of each Spark container of a suite, MiB, unless `--spark-memory` says otherwise:
 /// a local-mode driver with Spark's default 1 GiB heap, its off-heap and Python workers
@@ -223,18 +223,18 @@ async fn run_group(
         trials.spawn(async move {
             let _permit = gate.acquire().await;
             let (expected, reason) = suite.expected(&k);
-            let shared = SharedKafka {
+            let broker = Broker::Shared {
                 kafka: &kafka,
                 network: &network,
-                seeding,
+                seeded: Some(seeding),
             };
-            let result = trial::run_trial_with(
+            let result = trial::run_trial(
                 &scenario,
                 &source,
                 &inspection,
                 &k.target,
                 &settings,
-                Some(shared),
+                broker,
                 &mut |_| {},
             )
             .await;
@@ -277,37 +277,23 @@ async fn prepare(
     ),
     (CellStatus, String),
 > {
-    let CheckpointSource::Generate {
-        spark,
-        batches,
-        records_per_batch,
-        extra_args,
-    } = &scenario.checkpoint
-    else {
+    let Some(g) = Generate::of(scenario, kafka.runtime(), settings.spark_memory_mb) else {
         return Err((
             CellStatus::GenerationFailed,
             "the shape's scenario has no [checkpoint.generate]".into(),
         ));
     };
-    let g = Generate {
-        spark: spark.clone(),
-        batches: *batches,
-        records_per_batch: *records_per_batch,
-        extra_args: extra_args.clone(),
-        runtime: kafka.runtime(),
-        spark_memory_mb: settings.spark_memory_mb,
+    let broker = Broker::Shared {
+        kafka,
+        network,
+        seeded: None,
     };
-    let source = trial::generate_checkpoint_with(scenario, &g, Some((kafka, network)), &mut |_| {})
+    let source = trial::generate_checkpoint(scenario, &g, broker, &mut |_| {})
         .await
         .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
     let inspection = crate::checkpoint::inspect(&source)
         .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
-    let plan = crate::kafka::plan(
-        &inspection.required_kafka_offsets(),
-        &inspection.kafka_partition_counts(),
-        &scenario.topics,
-    );
-    let seeding = crate::kafka::seed(&kafka.host_bootstrap, &plan)
+    let seeding = trial::seed(kafka, &inspection, scenario)
         .await
         .map_err(|e| {
             (

@@ -1,0 +1,56 @@
+//! The baseline of the restart benchmark (`benches/restart.rs`): the same restart as a trial,
+//! without the watcher. Used by the benchmark only.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::broker::{seed_and_check, start_ready_kafka};
+use super::job::{stage_job, submit};
+use super::TrialError;
+use crate::checkpoint::Inspection;
+use crate::runtime::{self, TrialIds};
+use crate::sandbox::Sandbox;
+use crate::scenario::Scenario;
+
+/// Baseline for the restart benchmark (`cargo bench --bench restart`): restarts a fresh copy of
+/// `source` on `target` exactly as a trial does (same image, Kafka seeding, submit command) but
+/// with no watcher, and returns the seconds from starting spark-submit to the first
+/// "Streaming query made progress" line — what a bare `spark-submit` restart costs.
+pub async fn bare_restart_seconds(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+) -> Result<f64, TrialError> {
+    let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
+    let app = stage_job(scenario, sandbox.path(), target)?;
+    let ids = TrialIds::new(&scenario.name);
+    let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
+    let result = async {
+        seed_and_check(&kafka, inspection, scenario).await?;
+        let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
+        let cmd = submit(scenario, target, &job_sandbox, &app, &scenario.args, &kafka)?;
+        let started = Instant::now();
+        let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
+        let mut lines = spark.lines();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
+        let mut seconds = None;
+        while let Ok(Some(line)) = tokio::time::timeout_at(deadline, lines.recv()).await {
+            if line.text.contains("Streaming query made progress") {
+                seconds = Some(started.elapsed().as_secs_f64());
+                break;
+            }
+        }
+        let _ = spark.stop(Duration::from_secs(5)).await;
+        spark.remove().await?;
+        seconds.ok_or_else(|| TrialError::Generation {
+            spark: target.to_string(),
+            reason: "the bare restart printed no progress line before the timeout".into(),
+            log: PathBuf::new(),
+            tail: String::new(),
+        })
+    }
+    .await;
+    kafka.remove().await?;
+    result
+}

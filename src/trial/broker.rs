@@ -1,0 +1,134 @@
+//! The Kafka broker of a trial or a generation ([`Broker`]): one of its own, started for it and
+//! removed after it, or a suite's broker shared by every trial and generation of the suite;
+//! starting one until it answers, and seeding it for a checkpoint.
+
+use std::time::{Duration, Instant};
+
+use super::{kafka_short, TrialError, TrialEvent};
+use crate::checkpoint::Inspection;
+use crate::kafka::{KafkaError, SeedingSummary};
+use crate::runtime::{self, KafkaBroker, RuntimeKind, TrialIds};
+use crate::scenario::Scenario;
+
+/// Where the Kafka broker of a trial or a generation comes from.
+pub enum Broker<'a> {
+    /// One of its own: started on a network of its own before the restart (or the generating
+    /// job) and removed after it. A trial seeds it itself, rebasing the sandbox copy's offsets
+    /// first when they are too large to produce.
+    Own,
+    /// A suite's running broker, never removed here; the trial's or generation's Spark driver
+    /// joins its Docker network. A trial never rebases on it.
+    Shared {
+        /// The broker.
+        kafka: &'a KafkaBroker,
+        /// Its Docker network.
+        network: &'a str,
+        /// How the suite already seeded this checkpoint's topics on it (a trial then only
+        /// checks the broker is not short of the checkpoint); `None`: nothing seeded for it (a
+        /// trial seeds the topics itself; a generation always creates its own).
+        seeded: Option<SeedingSummary>,
+    },
+}
+
+impl<'a> Broker<'a> {
+    /// The ids of a trial or generation of `scenario` on this broker, on `runtime`: a network
+    /// of its own, or the shared broker's.
+    pub(super) fn ids(&self, scenario: &str, runtime: RuntimeKind) -> TrialIds {
+        match self {
+            Broker::Own => TrialIds::new(scenario),
+            Broker::Shared { network, .. } => TrialIds::joining(scenario, network),
+        }
+        .with_runtime(runtime)
+    }
+
+    /// The broker to use, started (and ready) if it is one of its own, and how the checkpoint's
+    /// topics were seeded on it already, if they were.
+    pub(super) async fn start(
+        self,
+        ids: &TrialIds,
+        scenario: &Scenario,
+        on_event: &mut (dyn FnMut(TrialEvent) + Send),
+    ) -> Result<(InUse<'a>, Option<SeedingSummary>), TrialError> {
+        Ok(match self {
+            Broker::Own => (
+                InUse::Own(start_ready_kafka(ids, scenario, on_event).await?),
+                None,
+            ),
+            Broker::Shared { kafka, seeded, .. } => (InUse::Shared(kafka), seeded),
+        })
+    }
+}
+
+/// A broker in use by one trial or generation: its own (removed by [`InUse::release`]) or a
+/// suite's (left running).
+pub(super) enum InUse<'a> {
+    /// Started for it.
+    Own(KafkaBroker),
+    /// A suite's.
+    Shared(&'a KafkaBroker),
+}
+
+impl InUse<'_> {
+    /// The running broker.
+    pub(super) fn kafka(&self) -> &KafkaBroker {
+        match self {
+            InUse::Own(k) => k,
+            InUse::Shared(k) => k,
+        }
+    }
+
+    /// Removes the broker if it was started for this trial or generation.
+    pub(super) async fn release(self) -> Result<(), TrialError> {
+        if let InUse::Own(k) = self {
+            k.remove().await?;
+        }
+        Ok(())
+    }
+}
+
+/// Starts the scenario's Kafka image on `ids.network` and waits until it answers a metadata
+/// request (at most 120 s); removes it again if it never does.
+pub async fn start_ready_kafka(
+    ids: &TrialIds,
+    scenario: &Scenario,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<KafkaBroker, TrialError> {
+    let started = Instant::now();
+    let kafka = runtime::start_kafka(ids, &scenario.kafka_version).await?;
+    if let Err(e) = crate::kafka::wait_ready(&kafka.host_bootstrap, Duration::from_secs(120)).await
+    {
+        let _ = kafka.remove().await;
+        return Err(e.into());
+    }
+    on_event(TrialEvent::KafkaReady {
+        bootstrap: kafka.host_bootstrap.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    Ok(kafka)
+}
+
+/// Seeds `kafka` for `inspection` (the checkpoint a restart will read): the scenario's topics,
+/// filled up to the checkpoint's offsets, plus the fresh records a resume must read.
+pub async fn seed(
+    kafka: &KafkaBroker,
+    inspection: &Inspection,
+    scenario: &Scenario,
+) -> Result<SeedingSummary, KafkaError> {
+    let plan = crate::kafka::plan(
+        &inspection.required_kafka_offsets(),
+        &inspection.kafka_partition_counts(),
+        &scenario.topics,
+    );
+    crate::kafka::seed(&kafka.host_bootstrap, &plan).await
+}
+
+/// [`seed`], then the harness's evidence that the broker still ends below the checkpoint's
+/// offsets (topics the scenario leaves short), if it does.
+pub(super) async fn seed_and_check(
+    kafka: &KafkaBroker,
+    inspection: &Inspection,
+    scenario: &Scenario,
+) -> Result<(SeedingSummary, Option<String>), TrialError> {
+    let seeding = seed(kafka, inspection, scenario).await?;
+    Ok((seeding, kafka_short::evidence(kafka, inspection).await?))
+}

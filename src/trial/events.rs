@@ -1,0 +1,47 @@
+//! What a trial or a generation reports while it runs: [`TrialEvent`]s, in the past tense, sent
+//! to the caller's callback. Nothing in trial/ prints.
+
+use std::path::PathBuf;
+
+use crate::kafka::SeedingSummary;
+use crate::verdict::Classification;
+
+/// Something that happened during a trial or a generation, in the past tense.
+#[derive(Debug, Clone)]
+pub enum TrialEvent {
+    /// The sandbox copy was made and hashed.
+    SandboxCreated {
+        /// Sandbox root.
+        path: PathBuf,
+        /// Files copied.
+        files: usize,
+    },
+    /// The Kafka broker answered a metadata request.
+    KafkaReady {
+        /// Bootstrap servers for the host.
+        bootstrap: String,
+        /// Seconds from start to ready.
+        seconds: f64,
+    },
+    /// Kafka was seeded.
+    KafkaSeeded(SeedingSummary),
+    /// The Spark driver started running spark-submit.
+    SparkStarted {
+        /// What runs it: the image, or the local Spark installation.
+        image: String,
+    },
+    /// While generating: a data batch was committed.
+    BatchCommitted {
+        /// Batches committed so far.
+        done: u32,
+        /// Batches wanted.
+        of: u32,
+    },
+    /// The verdict was reached.
+    VerdictReached {
+        /// Target version.
+        target: String,
+        /// The classification.
+        classification: Box<Classification>,
+    },
+}

@@ -1,0 +1,386 @@
+//! Generating a source checkpoint with real Spark, for scenarios with `[checkpoint.generate]`:
+//! the job runs against Kafka fed one round of records per batch until exactly `batches` data
+//! batches are committed; the result is cached under `<cache>/checkpoints/` by a key over the
+//! job's files, arguments, conf, topics and versions (`generation_key`). A generation never
+//! prints: it reports progress as [`TrialEvent`]s.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::broker::Broker;
+use super::job::{stage_job, submit};
+use super::{driver::exit_code_after_exit, TrialError, TrialEvent};
+use crate::checkpoint::KafkaOffsets;
+use crate::runtime::{self, KafkaBroker, RuntimeKind, SparkDriver, TrialIds};
+use crate::sandbox::Sandbox;
+use crate::scenario::{CheckpointSource, Job, Scenario};
+
+/// What a generation run needs.
+#[derive(Debug, Clone)]
+pub struct Generate {
+    /// Source Spark version.
+    pub spark: String,
+    /// Data batches to commit.
+    pub batches: u32,
+    /// Records per partition per batch.
+    pub records_per_batch: u64,
+    /// Extra job args while generating.
+    pub extra_args: Vec<String>,
+    /// Where the generating Kafka and Spark run (with a suite's shared broker: the broker's).
+    pub runtime: RuntimeKind,
+    /// Memory cap of the generating Spark container, MiB (`None`: no cap).
+    pub spark_memory_mb: Option<u64>,
+}
+
+impl Generate {
+    /// The generation `scenario` asks for (its `[checkpoint.generate]`), run on `runtime` with
+    /// the Spark driver capped at `spark_memory_mb`; `None` when its checkpoint is a path.
+    pub fn of(
+        scenario: &Scenario,
+        runtime: RuntimeKind,
+        spark_memory_mb: Option<u64>,
+    ) -> Option<Generate> {
+        match &scenario.checkpoint {
+            CheckpointSource::Path(_) => None,
+            CheckpointSource::Generate {
+                spark,
+                batches,
+                records_per_batch,
+                extra_args,
+            } => Some(Generate {
+                spark: spark.clone(),
+                batches: *batches,
+                records_per_batch: *records_per_batch,
+                extra_args: extra_args.clone(),
+                runtime,
+                spark_memory_mb,
+            }),
+        }
+    }
+}
+
+/// The cached source checkpoint for `g`, if an earlier run generated it.
+pub fn cached_checkpoint(scenario: &Scenario, g: &Generate) -> Option<PathBuf> {
+    let key = generation_key(scenario, g).ok()?;
+    let dir = crate::cache::checkpoints().join(key);
+    dir.join("complete")
+        .exists()
+        .then(|| dir.join("checkpoint"))
+}
+
+/// Writes a source checkpoint with real Spark (cached by job, args, conf, topics, version and
+/// batches) and returns its directory. Kafka gets `records_per_batch` records per partition,
+/// one round per batch; the next round is produced once `commits/` holds a batch whose end
+/// offsets cover the previous round, so exactly `batches` data batches are committed.
+///
+/// On a broker of its own, or on a suite's ([`Broker::Shared`]; the scenario's topics must
+/// then be the generation's alone). A failed generation keeps its work directory.
+pub async fn generate_checkpoint(
+    scenario: &Scenario,
+    g: &Generate,
+    broker: Broker<'_>,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<PathBuf, TrialError> {
+    let key = generation_key(scenario, g)?;
+    let dest = crate::cache::checkpoints().join(&key);
+    if dest.join("complete").exists() {
+        return Ok(dest.join("checkpoint"));
+    }
+    let empty = tempfile::tempdir().map_err(|source| TrialError::Stage {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let mut work = Sandbox::create(
+        empty.path(),
+        None,
+        &format!("{}-generate-{}", scenario.name, g.spark),
+    )?;
+    let app = stage_job(scenario, work.path(), &g.spark)?;
+    let ids = broker.ids(&scenario.name, g.runtime);
+    let (kafka, _) = broker.start(&ids, scenario, on_event).await?;
+    let result = generate_with(
+        scenario,
+        g,
+        &ids,
+        kafka.kafka(),
+        &app,
+        work.path(),
+        on_event,
+    )
+    .await;
+    kafka.release().await?;
+    if let Err(e) = result {
+        work.keep();
+        return Err(e);
+    }
+    store(&work, &key, g)
+}
+
+/// Moves the generated checkpoint (and its driver log) from the work sandbox into the cache as
+/// `<key>/`, through `<key>.partial/` so a cut-short copy is never taken for a complete one.
+fn store(work: &Sandbox, key: &str, g: &Generate) -> Result<PathBuf, TrialError> {
+    let dest = crate::cache::checkpoints().join(key);
+    let staging = crate::cache::checkpoints().join(format!("{key}.partial"));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(staging.join("checkpoint")).map_err(|source| TrialError::Stage {
+        path: staging.clone(),
+        source,
+    })?;
+    crate::sandbox::copy_tree(&work.checkpoint(), &staging.join("checkpoint"))?;
+    let _ = std::fs::copy(
+        work.path().join("logs/driver.log"),
+        staging.join("driver.log"),
+    );
+    std::fs::write(
+        staging.join("complete"),
+        format!("spark {}\nbatches {}\n", g.spark, g.batches),
+    )
+    .map_err(|source| TrialError::Stage {
+        path: staging.clone(),
+        source,
+    })?;
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::rename(&staging, &dest).map_err(|source| TrialError::Stage {
+        path: dest.clone(),
+        source,
+    })?;
+    Ok(dest.join("checkpoint"))
+}
+
+/// Creates the topics, produces the first round, and runs the generating job on `kafka` until
+/// `g.batches` data batches are committed; stops and removes the driver either way.
+async fn generate_with(
+    scenario: &Scenario,
+    g: &Generate,
+    ids: &TrialIds,
+    kafka: &KafkaBroker,
+    app: &str,
+    work: &Path,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<(), TrialError> {
+    let topics: Vec<(String, u32)> = scenario
+        .topics
+        .iter()
+        .map(|t| (t.name.clone(), t.partitions))
+        .collect();
+    crate::kafka::create_topics(&kafka.host_bootstrap, &topics).await?;
+    let produce_round = |round: u64| {
+        let bootstrap = kafka.host_bootstrap.clone();
+        let topics = scenario.topics.clone();
+        let per = g.records_per_batch;
+        async move {
+            tokio::task::spawn_blocking(move || {
+                for t in &topics {
+                    for p in 0..t.partitions {
+                        crate::kafka::produce(
+                            &bootstrap,
+                            &t.name,
+                            p,
+                            &t.records,
+                            round * per,
+                            per,
+                        )?;
+                    }
+                }
+                Ok::<_, crate::kafka::KafkaError>(())
+            })
+            .await
+            .map_err(|e| crate::kafka::KafkaError::Client {
+                bootstrap: String::new(),
+                message: e.to_string(),
+            })?
+        }
+    };
+    produce_round(0).await?;
+    let mut args = scenario.args.clone();
+    args.extend(g.extra_args.iter().cloned());
+    let job_sandbox = ids.runtime.job_sandbox(work);
+    let cmd = submit(scenario, &g.spark, &job_sandbox, app, &args, kafka)?;
+    let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
+    on_event(TrialEvent::SparkStarted {
+        image: spark.describe().to_string(),
+    });
+    let log_path = work.join("logs/driver.log");
+    let outcome = follow_generation(
+        &spark,
+        scenario,
+        g,
+        work,
+        &log_path,
+        &produce_round,
+        on_event,
+    )
+    .await;
+    let _ = spark.stop(Duration::from_secs(20)).await;
+    let _ = spark.remove().await;
+    outcome.map_err(|reason| TrialError::Generation {
+        spark: g.spark.clone(),
+        reason,
+        tail: tail(&log_path, 40),
+        log: log_path,
+    })
+}
+
+/// Copies the driver's output to `log_path` and produces the next round each time the live
+/// checkpoint commits the previous one, until `g.batches` are committed; the reason otherwise.
+async fn follow_generation<F, Fut>(
+    spark: &SparkDriver,
+    scenario: &Scenario,
+    g: &Generate,
+    work: &Path,
+    log_path: &Path,
+    produce_round: &F,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<(), String>
+where
+    F: Fn(u64) -> Fut,
+    Fut: std::future::Future<Output = Result<(), crate::kafka::KafkaError>>,
+{
+    let mut lines = spark.lines();
+    let mut log = std::fs::File::create(log_path)
+        .map_err(|e| format!("cannot write {}: {e}", log_path.display()))?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut done = 0u32;
+    let checkpoint = work.join("checkpoint");
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(line) => { let _ = writeln!(log, "{}", line.text); }
+                None => return Err(format!("the job exited (code {:?}) after {done} of {} batches", exit_code_after_exit(spark).await, g.batches)),
+            },
+            _ = tick.tick() => {
+                let want = expected_offsets(scenario, (done as u64 + 1) * g.records_per_batch);
+                if committed_offsets_reached(&checkpoint, &want) {
+                    done += 1;
+                    on_event(TrialEvent::BatchCommitted { done, of: g.batches });
+                    if done == g.batches {
+                        return Ok(());
+                    }
+                    produce_round(done as u64).await.map_err(|e| e.to_string())?;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(format!("timed out after {} s with {done} of {} batches committed", scenario.timeout_seconds, g.batches));
+                }
+            }
+        }
+    }
+}
+
+/// Every partition of the scenario's topics at offset `end`.
+fn expected_offsets(scenario: &Scenario, end: u64) -> KafkaOffsets {
+    scenario
+        .topics
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                (0..t.partitions).map(|p| (p, end as i64)).collect(),
+            )
+        })
+        .collect()
+}
+
+/// Whether the last committed batch of the (live) checkpoint has Kafka end offsets ≥ `want`.
+fn committed_offsets_reached(checkpoint: &Path, want: &KafkaOffsets) -> bool {
+    let Ok(inspection) = crate::checkpoint::inspect(checkpoint) else {
+        return false;
+    };
+    let have = inspection.committed_kafka_offsets();
+    want.iter().all(|(topic, parts)| {
+        parts.iter().all(|(p, off)| {
+            have.get(topic)
+                .and_then(|m| m.get(p))
+                .is_some_and(|h| h >= off)
+        })
+    })
+}
+
+/// The cache key of a generation: `<scenario>-<spark>-<16 hex digits>` over the job's file (and
+/// the `.py` files beside it), the arguments, conf, topics, versions, batches and records.
+fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialError> {
+    let mut h = blake3::Hasher::new();
+    let job = match &scenario.job {
+        Job::Python { file } => file,
+        Job::Jar { jar, .. } => jar,
+    };
+    let bytes = std::fs::read(job).map_err(|source| TrialError::Stage {
+        path: job.clone(),
+        source,
+    })?;
+    h.update(&bytes);
+    if let (Job::Python { .. }, Some(dir)) = (&scenario.job, job.parent()) {
+        let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "py"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        siblings.sort();
+        for s in siblings {
+            h.update(s.file_name().unwrap_or_default().as_encoded_bytes());
+            h.update(&std::fs::read(&s).unwrap_or_default());
+        }
+    }
+    let topics: Vec<_> = scenario
+        .topics
+        .iter()
+        .map(|t| format!("{}:{}:{:?}", t.name, t.partitions, t.records))
+        .collect();
+    h.update(
+        format!(
+            "{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}",
+            scenario.args,
+            g.extra_args,
+            scenario.conf,
+            topics,
+            g.spark,
+            g.batches,
+            g.records_per_batch,
+            scenario.kafka_version
+        )
+        .as_bytes(),
+    );
+    Ok(format!(
+        "{}-{}-{}",
+        scenario.name,
+        g.spark,
+        &h.finalize().to_hex()[..16]
+    ))
+}
+
+/// The last `n` lines of the file at `path` (empty if unreadable).
+fn tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offsets(rows: &[(&str, u32, i64)]) -> KafkaOffsets {
+        let mut out = KafkaOffsets::new();
+        for (t, p, o) in rows {
+            out.entry(t.to_string()).or_default().insert(*p, *o);
+        }
+        out
+    }
+
+    #[test]
+    fn generation_waits_for_the_offsets_of_every_round() {
+        let scenario_dir = tempfile::tempdir().unwrap();
+        std::fs::write(scenario_dir.path().join("job.py"), "").unwrap();
+        std::fs::create_dir(scenario_dir.path().join("x")).unwrap();
+        let text = "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n[[topics]]\nname = \"a\"\npartitions = 3\n";
+        let s = Scenario::parse(text, &scenario_dir.path().join("s.toml")).unwrap();
+        assert_eq!(
+            expected_offsets(&s, 10),
+            offsets(&[("a", 0, 10), ("a", 1, 10), ("a", 2, 10)])
+        );
+    }
+}

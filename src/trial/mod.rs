@@ -1,0 +1,40 @@
+//! One trial: restart one checkpoint on one target Spark version and reach a verdict; and the
+//! generation of a source checkpoint with real Spark for scenarios that ask for one.
+//!
+//! Flow of a trial: sandbox copy (hashed) → Kafka broker → seeding → Spark driver running the
+//! job against the copy → the watcher reads the driver log and the event log until the verdict
+//! is certain or the timeout passes → driver and broker removed → the source is hashed again. A
+//! trial never prints: it reports progress as [`TrialEvent`]s.
+//!
+//! | file | job |
+//! |---|---|
+//! | `run.rs` | the trial, step by step ([`run_trial`], [`TrialSettings`]) |
+//! | `broker.rs` | own or shared Kafka ([`Broker`]), starting it, seeding it ([`seed`]) |
+//! | `job.rs` | the job staged into a sandbox, its spark-submit argv |
+//! | `driver.rs`, `event_log.rs` | the driver's output and event log as one stream |
+//! | `watch.rs` | feeding the watcher until the verdict |
+//! | `kafka_short.rs` | the verdict override when Kafka is short of the checkpoint |
+//! | `generate.rs` | generating a source checkpoint, its cache key ([`generate_checkpoint`]) |
+//! | `baseline.rs` | the bare restart the benchmark compares against |
+//! | `events.rs`, `error.rs` | [`TrialEvent`], [`TrialError`] |
+//!
+//! This module only declares and re-exports.
+
+mod baseline;
+mod broker;
+mod driver;
+mod error;
+mod event_log;
+mod events;
+mod generate;
+mod job;
+mod kafka_short;
+mod run;
+mod watch;
+
+pub use baseline::bare_restart_seconds;
+pub use broker::{seed, start_ready_kafka, Broker};
+pub use error::TrialError;
+pub use events::TrialEvent;
+pub use generate::{cached_checkpoint, generate_checkpoint, Generate};
+pub use run::{run_trial, TrialSettings};

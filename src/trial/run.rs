@@ -1,0 +1,281 @@
+//! The trial itself, step by step: copy the source into a sandbox (hashed) → stage the job →
+//! rebase the copy's offsets when they are too large to produce (own broker only) → the broker
+//! (`broker.rs`) → seed it, or check the suite's seeding → start the Spark driver on the copy →
+//! watch it to a verdict (`watch.rs`) → stop it, release the broker → hash the source again and
+//! write the [`TrialReport`]. Reports progress as [`TrialEvent`]s; never prints.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::broker::{seed_and_check, Broker};
+use super::job::{stage_job, submit};
+use super::watch::watch;
+use super::{kafka_short, TrialError, TrialEvent};
+use crate::checkpoint::Inspection;
+use crate::kafka::SeedingSummary;
+use crate::report::TrialReport;
+use crate::runtime::{self, KafkaBroker, TrialIds};
+use crate::sandbox::Sandbox;
+use crate::scenario::Scenario;
+use crate::verdict::{Classification, TrialContext};
+
+/// Settings shared by the trials of one run.
+#[derive(Debug, Clone, Default)]
+pub struct TrialSettings {
+    /// Parent directory for sandboxes (default: system temp dir).
+    pub report_dir: Option<PathBuf>,
+    /// Keep sandboxes after the trial.
+    pub keep: bool,
+    /// Memory cap of each Spark container in MiB (`rehearse matrix` sets it; `None`: no cap;
+    /// not applied on the local runtime).
+    pub spark_memory_mb: Option<u64>,
+    /// Where Kafka and Spark run: containers (default) or host processes.
+    pub runtime: runtime::RuntimeKind,
+}
+
+/// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as
+/// `inspection`) against `broker`. Returns the report of the trial, whatever its verdict.
+/// On a shared broker the sandbox copy is never rebased (the suite seeded the topics for the
+/// checkpoint as it is).
+pub async fn run_trial(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+    settings: &TrialSettings,
+    broker: Broker<'_>,
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<TrialReport, TrialError> {
+    let trial = Trial {
+        scenario,
+        source,
+        inspection,
+        target,
+        settings,
+    };
+    let sandbox = trial.copy_source(on_event)?;
+    let app = stage_job(scenario, sandbox.path(), target)?;
+    let ids = broker.ids(&scenario.name, settings.runtime);
+    let mut notes = Vec::new();
+    let rebased = match broker {
+        Broker::Own => trial.rebase_if_needed(&sandbox, &mut notes)?,
+        Broker::Shared { .. } => None,
+    };
+    let used = rebased.as_ref().unwrap_or(inspection);
+    let (kafka, seeded) = broker.start(&ids, scenario, on_event).await?;
+    let restart = Restart {
+        ids: &ids,
+        sandbox: sandbox.path(),
+        app: &app,
+        inspection: used,
+        kafka: kafka.kafka(),
+    };
+    let result = async {
+        let seeding = restart
+            .seed(scenario, seeded, rebased.is_some(), on_event)
+            .await?;
+        trial.restart(&restart, seeding, on_event).await
+    }
+    .await;
+    kafka.release().await?;
+    let watched = result?;
+    on_event(TrialEvent::VerdictReached {
+        target: target.to_string(),
+        classification: Box::new(watched.classification.clone()),
+    });
+    trial.report(sandbox, watched, notes)
+}
+
+/// What a trial was asked to do.
+struct Trial<'a> {
+    scenario: &'a Scenario,
+    source: &'a Path,
+    inspection: &'a Inspection,
+    target: &'a str,
+    settings: &'a TrialSettings,
+}
+
+/// What the restart runs against, once the sandbox and the broker are ready.
+struct Restart<'a> {
+    ids: &'a TrialIds,
+    sandbox: &'a Path,
+    /// The job, relative to the sandbox.
+    app: &'a str,
+    /// The checkpoint the restart reads (the rebased copy's, if it was rebased).
+    inspection: &'a Inspection,
+    kafka: &'a KafkaBroker,
+}
+
+/// How Kafka was seeded for the restart, and the harness's evidence that it is short of the
+/// checkpoint, if it is.
+struct Seeded {
+    seeding: SeedingSummary,
+    kafka_short: Option<String>,
+}
+
+/// What watching the restart gave.
+struct Watched {
+    classification: Classification,
+    seconds: f64,
+    seeding: SeedingSummary,
+}
+
+impl Trial<'_> {
+    /// The sandbox copy of the source (hashed while copied).
+    fn copy_source(
+        &self,
+        on_event: &mut (dyn FnMut(TrialEvent) + Send),
+    ) -> Result<Sandbox, TrialError> {
+        let sandbox = Sandbox::create(
+            self.source,
+            self.settings.report_dir.as_deref(),
+            &format!("{}-{}", self.scenario.name, self.target),
+        )?;
+        on_event(TrialEvent::SandboxCreated {
+            path: sandbox.path().to_path_buf(),
+            files: sandbox.source_hashes.files.len(),
+        });
+        Ok(sandbox)
+    }
+
+    /// Production offsets are often far too large to produce: rebases them in the copy (with a
+    /// note saying so) and reads the copy back, so seeding and the resume proof use the rebased
+    /// offsets. `None` when no rebase is needed.
+    fn rebase_if_needed(
+        &self,
+        sandbox: &Sandbox,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<Inspection>, TrialError> {
+        let threshold = self.scenario.rebase_threshold;
+        if !crate::kafka::rebase_needed(&self.inspection.required_kafka_offsets(), threshold) {
+            return Ok(None);
+        }
+        let r = crate::kafka::rebase(&sandbox.checkpoint())?;
+        notes.push(format!(
+            "Kafka offsets rebased in the sandbox copy (more than {threshold} records per partition to produce): \
+             subtracted {} from offset log files {:?}; batch-to-batch differences kept",
+            crate::checkpoint::kafka_offsets_json(&r.bases),
+            r.files
+        ));
+        Ok(Some(crate::checkpoint::inspect(&sandbox.checkpoint())?))
+    }
+
+    /// Starts the driver on the copy with the restart arguments, watches it to a verdict, and
+    /// stops and removes it.
+    async fn restart(
+        &self,
+        r: &Restart<'_>,
+        seeded: Seeded,
+        on_event: &mut (dyn FnMut(TrialEvent) + Send),
+    ) -> Result<Watched, TrialError> {
+        let scenario = self.scenario;
+        let mut args = scenario.args.clone();
+        args.extend(scenario.restart_args.iter().cloned());
+        let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
+        let cmd = submit(scenario, self.target, &job_sandbox, r.app, &args, r.kafka)?;
+        let started = Instant::now();
+        let spark = runtime::start_spark(
+            r.ids,
+            self.target,
+            r.sandbox,
+            cmd,
+            self.settings.spark_memory_mb,
+        )
+        .await?;
+        on_event(TrialEvent::SparkStarted {
+            image: spark.describe().to_string(),
+        });
+        let ctx = TrialContext {
+            // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
+            // of the checkpoint has its own proof: Spark's data-loss error, or the grace.)
+            require_input_rows: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
+            ..TrialContext::from_inspection(r.inspection)
+        };
+        let classification = watch(
+            &spark,
+            r.sandbox,
+            ctx,
+            scenario.timeout_seconds,
+            seeded.kafka_short,
+        )
+        .await;
+        let seconds = started.elapsed().as_secs_f64();
+        let _ = spark.stop(Duration::from_secs(5)).await;
+        spark.remove().await?;
+        Ok(Watched {
+            classification,
+            seconds,
+            seeding: seeded.seeding,
+        })
+    }
+
+    /// The report: the verdict, the seeding, whether the source stayed untouched (hashed
+    /// again now), and the sandbox if it is kept.
+    fn report(
+        &self,
+        mut sandbox: Sandbox,
+        watched: Watched,
+        mut notes: Vec<String>,
+    ) -> Result<TrialReport, TrialError> {
+        let changes = sandbox.source_hashes.changes_since(self.source)?;
+        if !changes.is_empty() {
+            notes.push(format!(
+                "THE SOURCE CHECKPOINT CHANGED during the trial: {}",
+                changes.join(", ")
+            ));
+        }
+        let kept = if self.settings.keep {
+            Some(sandbox.keep())
+        } else {
+            None
+        };
+        let Watched {
+            classification,
+            seconds,
+            seeding,
+        } = watched;
+        Ok(TrialReport {
+            target_version: self.target.to_string(),
+            verdict: classification.verdict,
+            expected_verdict: self.scenario.expect.get(self.target).copied(),
+            rule: classification.rule,
+            evidence: classification.evidence,
+            last_committed_batch: classification.last_committed_batch,
+            first_batch_after_restart: classification.first_batch_after_restart,
+            start_offsets_match: classification.start_offsets_match,
+            seconds_to_verdict: seconds,
+            source_untouched: changes.is_empty(),
+            remedy: classification.remedy,
+            starting_offsets: self.inspection.starting_offsets(),
+            seeding,
+            sandbox: kept,
+            notes,
+        })
+    }
+}
+
+impl Restart<'_> {
+    /// Seeds the broker for the checkpoint the restart reads, or, when the suite seeded it
+    /// already (`seeded`), only checks it is not short; records whether the copy was rebased.
+    async fn seed(
+        &self,
+        scenario: &Scenario,
+        seeded: Option<SeedingSummary>,
+        rebased: bool,
+        on_event: &mut (dyn FnMut(TrialEvent) + Send),
+    ) -> Result<Seeded, TrialError> {
+        let (mut seeding, kafka_short) = match seeded {
+            Some(seeding) => (
+                seeding,
+                kafka_short::evidence(self.kafka, self.inspection).await?,
+            ),
+            None => seed_and_check(self.kafka, self.inspection, scenario).await?,
+        };
+        seeding.rebased = rebased;
+        on_event(TrialEvent::KafkaSeeded(seeding.clone()));
+        Ok(Seeded {
+            seeding,
+            kafka_short,
+        })
+    }
+}
