@@ -51,9 +51,26 @@ fn anchor(c: &Cell) -> String {
     format!("cell-{id}")
 }
 
-/// Writes `report` as one HTML page.
+/// Writes `report` as one HTML page: head and summary, the differences, one grid per shape and
+/// provider, then the evidence of every cell.
 pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
     let diffs = report.differences();
+    write_head(report, diffs.len(), out)?;
+    write_differences(&diffs, out)?;
+    for shape in &report.shapes {
+        for provider in &report.providers {
+            write_grid(report, shape, provider, out)?;
+        }
+    }
+    writeln!(out, "<h2>Evidence per cell</h2>")?;
+    for c in &report.cells {
+        write_evidence(c, out)?;
+    }
+    writeln!(out, "</body></html>")
+}
+
+/// The document head with its inline style, the title, and the one-paragraph summary.
+fn write_head(report: &MatrixReport, differences: usize, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>rehearse matrix {}</title>",
@@ -76,104 +93,117 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
          Wall time {} with {} cells at once. Rows: the Spark version that wrote the checkpoint; \
          columns: the version that restarted it. Click a cell for its evidence.</p>",
         esc(&report.scope()),
-        report.cells.len() - diffs.len(),
-        diffs.len(),
+        report.cells.len() - differences,
+        differences,
         text::seconds(report.seconds),
         report.jobs
+    )
+}
+
+/// The list of cells that differ from the suite, each linking to its evidence (nothing when
+/// every cell agrees).
+fn write_differences(diffs: &[&Cell], out: &mut impl Write) -> io::Result<()> {
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<h2>Differences from the suite's expectations</h2><ul>"
     )?;
-    if !diffs.is_empty() {
+    for c in diffs {
         writeln!(
             out,
-            "<h2>Differences from the suite's expectations</h2><ul>"
-        )?;
-        for c in &diffs {
-            writeln!(
-                out,
-                "<li><a href=\"#{}\"><code>{}</code></a>: expected {}, got <b>{}</b></li>",
-                anchor(c),
-                esc(&c.id()),
-                c.expected,
-                c.label()
-            )?;
-        }
-        writeln!(out, "</ul>")?;
-    }
-    for shape in &report.shapes {
-        for provider in &report.providers {
-            writeln!(out, "<h2>{} · {}</h2>", esc(shape), esc(provider))?;
-            write!(out, "<table><tr><th>source \\ target</th>")?;
-            for t in &report.targets {
-                write!(out, "<th>{}</th>", esc(t))?;
-            }
-            writeln!(out, "</tr>")?;
-            for s in &report.sources {
-                write!(out, "<tr><th>{}</th>", esc(s))?;
-                for t in &report.targets {
-                    match report.cell(shape, provider, s, t) {
-                        Some(c) => write!(
-                            out,
-                            "<td style=\"background:{}\"{}><a href=\"#{}\">{}{}</a></td>",
-                            colour(c),
-                            if c.passed() { "" } else { " class=\"diff\"" },
-                            anchor(c),
-                            c.label(),
-                            if c.passed() {
-                                String::new()
-                            } else {
-                                format!(" (expected {})", c.expected)
-                            }
-                        )?,
-                        None => write!(out, "<td>·</td>")?,
-                    }
-                }
-                writeln!(out, "</tr>")?;
-            }
-            writeln!(out, "</table>")?;
-        }
-    }
-    writeln!(out, "<h2>Evidence per cell</h2>")?;
-    for c in &report.cells {
-        writeln!(
-            out,
-            "<section id=\"{}\"><h3><code>{}</code>: {}</h3>",
+            "<li><a href=\"#{}\"><code>{}</code></a>: expected {}, got <b>{}</b></li>",
             anchor(c),
             esc(&c.id()),
+            c.expected,
             c.label()
         )?;
-        write!(out, "<p>expected {}", c.expected)?;
-        if let Some(reason) = &c.expected_reason {
-            write!(out, " ({})", esc(reason))?;
-        }
-        if let Some(rule) = &c.rule {
-            write!(out, "; rule <code>{}</code>", esc(rule))?;
-        }
-        write!(
-            out,
-            "; batches {}; start offsets {}",
-            esc(&text::batches(
-                c.last_committed_batch,
-                c.first_batch_after_restart
-            )),
-            text::offsets_check(c.start_offsets_match)
-        )?;
-        if let Some(s) = c.seconds {
-            write!(out, "; {} to verdict", text::seconds(s))?;
-        }
-        writeln!(out, "</p>")?;
-        if let Some(remedy) = &c.remedy {
-            writeln!(out, "<p>Remedy: {}</p>", esc(remedy))?;
-        }
-        writeln!(out, "<pre>")?;
-        for line in text::evidence_lines(&c.evidence) {
-            writeln!(out, "{}", esc(&line))?;
-        }
-        writeln!(out, "</pre>")?;
-        for note in &c.notes {
-            writeln!(out, "<p>Note: {}</p>", esc(note))?;
-        }
-        writeln!(out, "</section>")?;
     }
-    writeln!(out, "</body></html>")
+    writeln!(out, "</ul>")
+}
+
+/// The grid of one shape and provider: sources down, targets across, each cell coloured by
+/// verdict and linking to its evidence (`·` for a cell the report does not hold).
+fn write_grid(
+    report: &MatrixReport,
+    shape: &str,
+    provider: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(out, "<h2>{} · {}</h2>", esc(shape), esc(provider))?;
+    write!(out, "<table><tr><th>source \\ target</th>")?;
+    for t in &report.targets {
+        write!(out, "<th>{}</th>", esc(t))?;
+    }
+    writeln!(out, "</tr>")?;
+    for s in &report.sources {
+        write!(out, "<tr><th>{}</th>", esc(s))?;
+        for t in &report.targets {
+            match report.cell(shape, provider, s, t) {
+                Some(c) => write!(
+                    out,
+                    "<td style=\"background:{}\"{}><a href=\"#{}\">{}{}</a></td>",
+                    colour(c),
+                    if c.passed() { "" } else { " class=\"diff\"" },
+                    anchor(c),
+                    c.label(),
+                    if c.passed() {
+                        String::new()
+                    } else {
+                        format!(" (expected {})", c.expected)
+                    }
+                )?,
+                None => write!(out, "<td>·</td>")?,
+            }
+        }
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</table>")
+}
+
+/// The evidence section of one cell (the target of its `#cell-…` links): expectation, rule,
+/// batches, offsets, time, remedy, evidence lines and notes.
+fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "<section id=\"{}\"><h3><code>{}</code>: {}</h3>",
+        anchor(c),
+        esc(&c.id()),
+        c.label()
+    )?;
+    write!(out, "<p>expected {}", c.expected)?;
+    if let Some(reason) = &c.expected_reason {
+        write!(out, " ({})", esc(reason))?;
+    }
+    if let Some(rule) = &c.rule {
+        write!(out, "; rule <code>{}</code>", esc(rule))?;
+    }
+    write!(
+        out,
+        "; batches {}; start offsets {}",
+        esc(&text::batches(
+            c.last_committed_batch,
+            c.first_batch_after_restart
+        )),
+        text::offsets_check(c.start_offsets_match)
+    )?;
+    if let Some(s) = c.seconds {
+        write!(out, "; {} to verdict", text::seconds(s))?;
+    }
+    writeln!(out, "</p>")?;
+    if let Some(remedy) = &c.remedy {
+        writeln!(out, "<p>Remedy: {}</p>", esc(remedy))?;
+    }
+    writeln!(out, "<pre>")?;
+    for line in text::evidence_lines(&c.evidence) {
+        writeln!(out, "{}", esc(&line))?;
+    }
+    writeln!(out, "</pre>")?;
+    for note in &c.notes {
+        writeln!(out, "<p>Note: {}</p>", esc(note))?;
+    }
+    writeln!(out, "</section>")
 }
 
 #[cfg(test)]

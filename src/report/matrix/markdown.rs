@@ -8,52 +8,12 @@ use super::model::{Cell, CellStatus, MatrixReport};
 use crate::report::text;
 use crate::verdict::Verdict;
 
-/// Writes `report` as Markdown.
+/// Writes `report` as Markdown: header and summary, the differences, the grids, then the
+/// evidence of the cells that did not resume or differ.
 pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
     let diffs = report.differences();
-    writeln!(out, "## rehearse matrix: {}", escape(&report.suite))?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}: **{} as expected, {} different**. Wall time {} with {} cells at once.",
-        escape(&report.scope()),
-        report.cells.len() - diffs.len(),
-        diffs.len(),
-        text::seconds(report.seconds),
-        report.jobs,
-    )?;
-    if let Some(file) = &report.suite_file {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Regenerate: `rehearse matrix {} --markdown FILE` (real Spark and Kafka in containers; \
-             rows are the Spark version that wrote the checkpoint, columns the version that restarted it).",
-            text::sanitize(file).replace('`', "'")
-        )?;
-    }
-    if !diffs.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "### Differences from the suite's expectations")?;
-        writeln!(out)?;
-        writeln!(out, "| cell | expected | actual | rule |")?;
-        writeln!(out, "|---|---|---|---|")?;
-        for c in &diffs {
-            writeln!(
-                out,
-                "| `{}` | {} | **{}** | {} |",
-                c.id(),
-                match &c.expected_reason {
-                    Some(r) => format!("{} ({})", c.expected, escape(r)),
-                    None => c.expected.to_string(),
-                },
-                c.label(),
-                c.rule
-                    .as_deref()
-                    .map(|r| code(r).replace('|', "\\|"))
-                    .unwrap_or_else(|| "-".into())
-            )?;
-        }
-    }
+    write_header(report, diffs.len(), out)?;
+    write_differences(&diffs, out)?;
     writeln!(out)?;
     writeln!(
         out,
@@ -62,26 +22,7 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
     )?;
     for shape in &report.shapes {
         for provider in &report.providers {
-            writeln!(out)?;
-            writeln!(out, "### {} · {}", escape(shape), escape(provider))?;
-            writeln!(out)?;
-            let head: Vec<String> = report.targets.iter().map(|t| format!("→ {t}")).collect();
-            writeln!(out, "| source | {} |", head.join(" | "))?;
-            writeln!(out, "|---|{}", "---|".repeat(report.targets.len()))?;
-            for s in &report.sources {
-                let cells: Vec<String> = report
-                    .targets
-                    .iter()
-                    .map(|t| match report.cell(shape, provider, s, t) {
-                        Some(c) if !c.passed() => {
-                            format!("**{}** (expected {})", c.label(), c.expected)
-                        }
-                        Some(c) => c.label().to_string(),
-                        None => "·".to_string(),
-                    })
-                    .collect();
-                writeln!(out, "| {s} | {} |", cells.join(" | "))?;
-            }
+            write_grid(report, shape, provider, out)?;
         }
     }
     let shown: Vec<&Cell> = report
@@ -99,33 +40,125 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
             "### Evidence of the cells that did not resume or differ"
         )?;
         for c in shown {
-            writeln!(out)?;
-            writeln!(
-                out,
-                "#### `{}`: {}{}",
-                c.id(),
-                c.label(),
-                if c.passed() { " (as expected)" } else { "" }
-            )?;
-            writeln!(out)?;
-            if let Some(rule) = &c.rule {
-                writeln!(out, "Rule {}.", code(rule))?;
-            }
-            if let Some(reason) = &c.expected_reason {
-                writeln!(out, "Expected because: {}", escape(reason))?;
-            }
-            if let Some(remedy) = &c.remedy {
-                writeln!(out, "Remedy: {}", escape(remedy))?;
-            }
-            writeln!(out)?;
-            writeln!(out, "```text")?;
-            for line in text::evidence_lines(&c.evidence) {
-                writeln!(out, "{}", line.replace("```", "ˋˋˋ"))?;
-            }
-            writeln!(out, "```")?;
+            write_evidence(c, out)?;
         }
     }
     Ok(())
+}
+
+/// The title, the one-line summary, and how to regenerate the report (when the suite file is
+/// known).
+fn write_header(report: &MatrixReport, differences: usize, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "## rehearse matrix: {}", escape(&report.suite))?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}: **{} as expected, {} different**. Wall time {} with {} cells at once.",
+        escape(&report.scope()),
+        report.cells.len() - differences,
+        differences,
+        text::seconds(report.seconds),
+        report.jobs,
+    )?;
+    if let Some(file) = &report.suite_file {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Regenerate: `rehearse matrix {} --markdown FILE` (real Spark and Kafka in containers; \
+             rows are the Spark version that wrote the checkpoint, columns the version that restarted it).",
+            text::sanitize(file).replace('`', "'")
+        )?;
+    }
+    Ok(())
+}
+
+/// The table of cells that differ from the suite (nothing when every cell agrees).
+fn write_differences(diffs: &[&Cell], out: &mut impl Write) -> io::Result<()> {
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "### Differences from the suite's expectations")?;
+    writeln!(out)?;
+    writeln!(out, "| cell | expected | actual | rule |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for c in diffs {
+        writeln!(
+            out,
+            "| `{}` | {} | **{}** | {} |",
+            c.id(),
+            match &c.expected_reason {
+                Some(r) => format!("{} ({})", c.expected, escape(r)),
+                None => c.expected.to_string(),
+            },
+            c.label(),
+            c.rule
+                .as_deref()
+                .map(|r| code(r).replace('|', "\\|"))
+                .unwrap_or_else(|| "-".into())
+        )?;
+    }
+    Ok(())
+}
+
+/// The grid table of one shape and provider: sources down, targets across, differing cells in
+/// bold with their expectation.
+fn write_grid(
+    report: &MatrixReport,
+    shape: &str,
+    provider: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(out, "### {} · {}", escape(shape), escape(provider))?;
+    writeln!(out)?;
+    let head: Vec<String> = report.targets.iter().map(|t| format!("→ {t}")).collect();
+    writeln!(out, "| source | {} |", head.join(" | "))?;
+    writeln!(out, "|---|{}", "---|".repeat(report.targets.len()))?;
+    for s in &report.sources {
+        let cells: Vec<String> = report
+            .targets
+            .iter()
+            .map(|t| match report.cell(shape, provider, s, t) {
+                Some(c) if !c.passed() => {
+                    format!("**{}** (expected {})", c.label(), c.expected)
+                }
+                Some(c) => c.label().to_string(),
+                None => "·".to_string(),
+            })
+            .collect();
+        writeln!(out, "| {s} | {} |", cells.join(" | "))?;
+    }
+    Ok(())
+}
+
+/// The evidence of one cell: heading, rule, expectation reason, remedy, and the evidence lines
+/// in a fenced block.
+fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "#### `{}`: {}{}",
+        c.id(),
+        c.label(),
+        if c.passed() { " (as expected)" } else { "" }
+    )?;
+    writeln!(out)?;
+    if let Some(rule) = &c.rule {
+        writeln!(out, "Rule {}.", code(rule))?;
+    }
+    if let Some(reason) = &c.expected_reason {
+        writeln!(out, "Expected because: {}", escape(reason))?;
+    }
+    if let Some(remedy) = &c.remedy {
+        writeln!(out, "Remedy: {}", escape(remedy))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "```text")?;
+    for line in text::evidence_lines(&c.evidence) {
+        writeln!(out, "{}", line.replace("```", "ˋˋˋ"))?;
+    }
+    writeln!(out, "```")
 }
 
 /// Inline text: Markdown punctuation escaped, and a line break (an `expect` reason may be a
