@@ -111,76 +111,20 @@ struct Column {
     right: bool,
 }
 
+/// One table row: each cell as plain text with its paint, so widths are measured before
+/// colouring.
+type Row = Vec<(String, Option<Paint>)>;
+
+/// The per-target table: a dim heading row, then one row per trial, columns padded to their
+/// widest cell.
 fn write_table(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {
     let with_expected = report.trials.iter().any(|t| t.expected_verdict.is_some());
-    let mut columns = vec![
-        Column {
-            heading: "RESULT",
-            right: false,
-        },
-        Column {
-            heading: "TARGET",
-            right: false,
-        },
-        Column {
-            heading: "VERDICT",
-            right: false,
-        },
-    ];
-    if with_expected {
-        columns.push(Column {
-            heading: "EXPECTED",
-            right: false,
-        });
-    }
-    columns.extend([
-        Column {
-            heading: "BATCHES",
-            right: false,
-        },
-        Column {
-            heading: "OFFSETS",
-            right: false,
-        },
-        Column {
-            heading: "TIME",
-            right: true,
-        },
-    ]);
-
-    // Cells as plain text, with the paint for each: widths are measured before colouring.
-    let rows: Vec<Vec<(String, Option<Paint>)>> = report
+    let columns = table_columns(with_expected);
+    let rows: Vec<Row> = report
         .trials
         .iter()
-        .map(|trial| {
-            let (result, paint) = if trial.passed() {
-                ("PASS", Paint::Green)
-            } else {
-                ("FAIL", Paint::Red)
-            };
-            let mut row = vec![
-                (result.to_owned(), Some(paint)),
-                (trial.target_version.clone(), None),
-                (trial.verdict.name().to_owned(), None),
-            ];
-            if with_expected {
-                let expected = trial.expected_verdict.map_or("-", |v| v.name());
-                row.push((expected.to_owned(), None));
-            }
-            let offsets = text::offsets_check(trial.start_offsets_match);
-            let offsets_paint = (trial.start_offsets_match == Some(false)).then_some(Paint::Red);
-            row.extend([
-                (
-                    text::batches(trial.last_committed_batch, trial.first_batch_after_restart),
-                    None,
-                ),
-                (offsets.to_owned(), offsets_paint),
-                (text::seconds(trial.seconds_to_verdict), None),
-            ]);
-            row
-        })
+        .map(|trial| trial_row(trial, with_expected))
         .collect();
-
     let widths: Vec<usize> = columns
         .iter()
         .enumerate()
@@ -192,37 +136,92 @@ fn write_table(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -
                 .unwrap_or(0)
         })
         .collect();
-
-    let headings: Vec<(String, Option<Paint>)> = columns
+    let headings: Row = columns
         .iter()
         .map(|c| (c.heading.to_owned(), Some(Paint::Dim)))
         .collect();
     for row in std::iter::once(&headings).chain(&rows) {
-        let mut line = String::from(" ");
-        for (i, (cell, paint)) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[i] - cell.chars().count());
-            let painted = match paint {
-                Some(paint) => style.paint(*paint, cell),
-                None => cell.clone(),
-            };
-            line.push(' ');
-            if columns[i].right {
-                line.push_str(&pad);
-                line.push_str(&painted);
-            } else {
-                line.push_str(&painted);
-                // No trailing spaces after the last column.
-                if i + 1 < row.len() {
-                    line.push_str(&pad);
-                }
-            }
-            if i + 1 < row.len() {
-                line.push(' ');
-            }
-        }
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", table_line(&columns, &widths, row, style))?;
     }
     Ok(())
+}
+
+/// The table's columns; EXPECTED only when some trial has an expected verdict.
+fn table_columns(with_expected: bool) -> Vec<Column> {
+    let left = |heading| Column {
+        heading,
+        right: false,
+    };
+    let mut columns = vec![left("RESULT"), left("TARGET"), left("VERDICT")];
+    if with_expected {
+        columns.push(left("EXPECTED"));
+    }
+    columns.extend([
+        left("BATCHES"),
+        left("OFFSETS"),
+        Column {
+            heading: "TIME",
+            right: true,
+        },
+    ]);
+    columns
+}
+
+/// The cells of one trial, in [`table_columns`] order.
+fn trial_row(trial: &TrialReport, with_expected: bool) -> Row {
+    let (result, paint) = if trial.passed() {
+        ("PASS", Paint::Green)
+    } else {
+        ("FAIL", Paint::Red)
+    };
+    let mut row = vec![
+        (result.to_owned(), Some(paint)),
+        (trial.target_version.clone(), None),
+        (trial.verdict.name().to_owned(), None),
+    ];
+    if with_expected {
+        let expected = trial.expected_verdict.map_or("-", |v| v.name());
+        row.push((expected.to_owned(), None));
+    }
+    let offsets = text::offsets_check(trial.start_offsets_match);
+    let offsets_paint = (trial.start_offsets_match == Some(false)).then_some(Paint::Red);
+    row.extend([
+        (
+            text::batches(trial.last_committed_batch, trial.first_batch_after_restart),
+            None,
+        ),
+        (offsets.to_owned(), offsets_paint),
+        (text::seconds(trial.seconds_to_verdict), None),
+    ]);
+    row
+}
+
+/// One table line: cells padded to `widths` (right-aligned where the column says so), painted
+/// after padding, no trailing spaces.
+fn table_line(columns: &[Column], widths: &[usize], row: &Row, style: TerminalStyle) -> String {
+    let mut line = String::from(" ");
+    for (i, (cell, paint)) in row.iter().enumerate() {
+        let pad = " ".repeat(widths[i] - cell.chars().count());
+        let painted = match paint {
+            Some(paint) => style.paint(*paint, cell),
+            None => cell.clone(),
+        };
+        line.push(' ');
+        if columns[i].right {
+            line.push_str(&pad);
+            line.push_str(&painted);
+        } else {
+            line.push_str(&painted);
+            // No trailing spaces after the last column.
+            if i + 1 < row.len() {
+                line.push_str(&pad);
+            }
+        }
+        if i + 1 < row.len() {
+            line.push(' ');
+        }
+    }
+    line
 }
 
 /// A labelled detail line, the labels aligned: `  remedy:    text`.
