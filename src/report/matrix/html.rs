@@ -231,4 +231,11 @@ mod tests {
         );
         assert!(html.contains("class=\"diff\""));
     }
+
+    #[test]
+    fn html_page_of_a_two_by_two_grid() {
+        let mut out = Vec::new();
+        write_html(&report(), &mut out).unwrap();
+        insta::assert_snapshot!(String::from_utf8(out).unwrap());
+    }
 }
