@@ -14,6 +14,9 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Trace what the harness does (debug lines on stderr); `RUST_LOG` chooses finer filters.
+    #[arg(long, global = true)]
+    pub verbose: bool,
 }
 
 /// The subcommands.

@@ -1,5 +1,6 @@
 //! `rehearse images build|list`: turns the clap types into calls of `rehearse::images` and prints
-//! progress (stderr) and the image table (stdout). No logic beyond that.
+//! progress (stderr) and the image table (stdout). No logic beyond that; the exit code comes
+//! from `rehearse::exit`.
 
 use std::time::Instant;
 
@@ -30,6 +31,7 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
                         .map(|v| (images::spark_image(v), v, false)),
                 );
             for (tag, version, is_kafka) in builds {
+                tracing::debug!(%tag, ?source, "ensuring image");
                 let t0 = Instant::now();
                 let mut progress = |line: &str| {
                     eprintln!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
@@ -39,6 +41,7 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
                 } else {
                     images::ensure_spark(version, source, &mut progress)
                 };
+                tracing::debug!(%tag, ok = built.is_ok(), seconds = t0.elapsed().as_secs_f64(), "image step ended");
                 match built {
                     Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
                     Err(err) => {

@@ -1,14 +1,20 @@
 //! The `rehearse` binary: parse the command line, call the library, print, exit.
+//!
+//! The exit code comes from one table, `rehearse::exit` (src/exit.rs): a command returns an
+//! [`Outcome`], or an error whose kind ([`HasErrorKind`]) picks bad input or environment.
+//! `--verbose` or `RUST_LOG` turn on a debug trace of what the harness did, on stderr.
 
 mod cli;
 mod images_cmd;
 mod matrix_command;
 mod run_command;
 
+use std::io::{self, IsTerminal as _, Write as _};
+
 use clap::Parser;
 use rehearse::exit::{ErrorKind, HasErrorKind, Outcome};
 
-use cli::{Cli, Command};
+use cli::{ClassifyArgs, Cli, Command, InspectArgs};
 
 fn main() {
     // A panic is a bug in rehearse: say so and exit with the documented code, not Rust's 101.
@@ -17,22 +23,66 @@ fn main() {
         default_hook(info);
         // Never `eprintln!` here: with stderr closed it would panic inside the hook and abort,
         // leaving containers and host processes behind.
-        use std::io::Write as _;
         let _ = writeln!(
-            std::io::stderr(),
+            io::stderr(),
             "error: this is a bug in rehearse; please report it with the command and input above"
         );
         std::process::exit(Outcome::Internal.code());
     }));
     let cli = Cli::parse();
-    let outcome = match run(cli) {
+    init_trace(trace_filter(
+        cli.verbose,
+        std::env::var("RUST_LOG").ok().as_deref(),
+    ));
+    let outcome = match run(cli.command) {
         Ok(outcome) => outcome,
         Err(err) => {
             eprintln!("error: {err:#}");
-            Outcome::from(error_kind(&err))
+            let kind = error_kind(&err);
+            tracing::debug!(?kind, "the command stopped on an error");
+            Outcome::from(kind)
         }
     };
+    tracing::debug!(?outcome, code = outcome.code(), "exiting");
     std::process::exit(outcome.code());
+}
+
+/// Which debug trace to write, from `--verbose` and `RUST_LOG` (an `EnvFilter` directive), or
+/// `None` for no trace at all.
+///
+/// | `RUST_LOG`      | `--verbose` | trace                                            |
+/// |-----------------|-------------|--------------------------------------------------|
+/// | set, not empty  | any         | as `RUST_LOG` says (other crates' too)           |
+/// | unset or empty  | yes         | `rehearse=debug`: rehearse's own steps only      |
+/// | unset or empty  | no          | none                                             |
+fn trace_filter(verbose: bool, rust_log: Option<&str>) -> Option<String> {
+    match rust_log.map(str::trim) {
+        Some(directives) if !directives.is_empty() => Some(directives.to_owned()),
+        _ if verbose => Some("rehearse=debug".to_owned()),
+        _ => None,
+    }
+}
+
+/// Installs the trace subscriber: plain lines on stderr (stdout carries the report), coloured
+/// only on a terminal without `NO_COLOR`. A filter that does not parse is said once and the
+/// trace falls back to `rehearse=debug`.
+fn init_trace(filter: Option<String>) {
+    let Some(directives) = filter else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives).unwrap_or_else(|err| {
+        let _ = writeln!(
+            io::stderr(),
+            "warning: RUST_LOG={directives:?} is not a trace filter ({err}); tracing rehearse=debug"
+        );
+        tracing_subscriber::EnvFilter::new("rehearse=debug")
+    });
+    let ansi = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(ansi)
+        .init();
 }
 
 /// The kind of the outermost error in `err`'s cause chain whose type reports one
@@ -54,92 +104,94 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
         .unwrap_or(ErrorKind::BadInput)
 }
 
-fn run(cli: Cli) -> anyhow::Result<Outcome> {
-    match cli.command {
-        Command::Inspect(args) => {
-            use std::io::Write as _;
-            let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
-                Ok(inspection) => inspection,
-                Err(err) => {
-                    let cause = std::error::Error::source(&err)
-                        .map(|c| format!(": {c}"))
-                        .unwrap_or_default();
-                    eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
-                    return Ok(Outcome::BadInput);
-                }
-            };
-            let mut out = std::io::stdout().lock();
-            let written = if args.json {
-                serde_json::to_writer_pretty(&mut out, &rehearse::checkpoint::to_json(&inspection))
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| writeln!(out))
-            } else {
-                rehearse::checkpoint::write_text(&inspection, &mut out)
-            };
-            match written {
-                // `rehearse inspect … | head` is not a failure.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other?,
-            }
-            Ok(if inspection.has_errors() {
-                Outcome::Findings
-            } else {
-                Outcome::Success
-            })
-        }
+fn run(command: Command) -> anyhow::Result<Outcome> {
+    tracing::debug!(?command, "command line parsed");
+    match command {
+        Command::Inspect(args) => inspect(args),
         Command::Run(args) => run_command::run(args),
         Command::Matrix(args) => matrix_command::run(args),
         Command::Gc => run_command::gc(),
-        Command::Classify(args) => {
-            use std::io::Write as _;
-            let ctx = match &args.checkpoint {
-                Some(dir) => match rehearse::checkpoint::inspect(dir) {
-                    Ok(inspection) => rehearse::verdict::TrialContext::from_inspection(&inspection),
-                    Err(err) => {
-                        let cause = std::error::Error::source(&err)
-                            .map(|c| format!(": {c}"))
-                            .unwrap_or_default();
-                        eprintln!("error: {err}{cause}\n  hint: {}", err.hint());
-                        return Ok(Outcome::BadInput);
-                    }
-                },
-                None => rehearse::verdict::TrialContext::default(),
-            };
-            let c = match rehearse::verdict::classify_files(
-                &args.driver_log,
-                args.event_log.as_deref(),
-                ctx,
-            ) {
-                Ok(c) => c,
-                Err(err) => {
-                    let cause = std::error::Error::source(&err)
-                        .map(|c| format!(": {c}"))
-                        .unwrap_or_default();
-                    let hint = err
-                        .hint()
-                        .map(|h| format!("\n  hint: {h}"))
-                        .unwrap_or_default();
-                    eprintln!("error: {err}{cause}{hint}");
-                    return Ok(Outcome::BadInput);
-                }
-            };
-            let mut out = std::io::stdout().lock();
-            let written = if args.json {
-                serde_json::to_writer_pretty(&mut out, &c)
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| writeln!(out))
-            } else {
-                rehearse::verdict::write_text(&c, &mut out)
-            };
-            match written {
-                // `rehearse classify … | head` is not a failure.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other?,
-            }
-            Ok(Outcome::Verdict(c.verdict))
-        }
+        Command::Classify(args) => classify(args),
         Command::Images(cmd) => images_cmd::run(cmd),
     }
+}
+
+/// `rehearse inspect`: the checkpoint as text or JSON on stdout; findings of error severity
+/// decide the outcome.
+fn inspect(args: InspectArgs) -> anyhow::Result<Outcome> {
+    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+        Ok(inspection) => inspection,
+        Err(err) => return Ok(bad_input(&err, Some(err.hint()))),
+    };
+    tracing::debug!(
+        path = %inspection.path.display(),
+        latest_batch = ?inspection.latest_batch,
+        has_errors = inspection.has_errors(),
+        "checkpoint inspected"
+    );
+    write_stdout(|out| {
+        if args.json {
+            write_json(out, &rehearse::checkpoint::to_json(&inspection))
+        } else {
+            rehearse::checkpoint::write_text(&inspection, out)
+        }
+    })?;
+    Ok(if inspection.has_errors() {
+        Outcome::Findings
+    } else {
+        Outcome::Success
+    })
+}
+
+/// `rehearse classify`: the verdict of a driver log (with the checkpoint as it was before the
+/// restart, when given) as text or JSON on stdout; the verdict decides the outcome.
+fn classify(args: ClassifyArgs) -> anyhow::Result<Outcome> {
+    let ctx = match &args.checkpoint {
+        Some(dir) => match rehearse::checkpoint::inspect(dir) {
+            Ok(inspection) => rehearse::verdict::TrialContext::from_inspection(&inspection),
+            Err(err) => return Ok(bad_input(&err, Some(err.hint()))),
+        },
+        None => rehearse::verdict::TrialContext::default(),
+    };
+    let c =
+        match rehearse::verdict::classify_files(&args.driver_log, args.event_log.as_deref(), ctx) {
+            Ok(c) => c,
+            Err(err) => return Ok(bad_input(&err, err.hint())),
+        };
+    tracing::debug!(verdict = %c.verdict, rule = %c.rule, "log classified");
+    write_stdout(|out| {
+        if args.json {
+            write_json(out, &c)
+        } else {
+            rehearse::verdict::write_text(&c, out)
+        }
+    })?;
+    Ok(Outcome::Verdict(c.verdict))
+}
+
+/// Prints a bad-input error once — the message, its direct cause, and the hint when there is
+/// one — and returns [`Outcome::BadInput`].
+fn bad_input(err: &dyn std::error::Error, hint: Option<&str>) -> Outcome {
+    let cause = err.source().map(|c| format!(": {c}")).unwrap_or_default();
+    let hint = hint.map(|h| format!("\n  hint: {h}")).unwrap_or_default();
+    eprintln!("error: {err}{cause}{hint}");
+    Outcome::BadInput
+}
+
+/// Writes a document to stdout; a closed pipe (`rehearse inspect … | head`) is not a failure.
+fn write_stdout(
+    write: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
+) -> io::Result<()> {
+    match write(&mut io::stdout().lock()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// `value` as pretty JSON, newline-terminated.
+fn write_json(out: &mut impl io::Write, value: &impl serde::Serialize) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
+    writeln!(out)
 }
 
 #[cfg(test)]
@@ -174,5 +226,21 @@ mod tests {
             "found under a context"
         );
         assert_eq!(error_kind(&anyhow::anyhow!("no kind")), ErrorKind::BadInput);
+    }
+
+    #[test]
+    fn the_trace_is_off_unless_asked_for() {
+        assert_eq!(trace_filter(false, None), None);
+        assert_eq!(trace_filter(false, Some("  ")), None);
+        assert_eq!(trace_filter(true, None).as_deref(), Some("rehearse=debug"));
+        assert_eq!(
+            trace_filter(true, Some("")).as_deref(),
+            Some("rehearse=debug")
+        );
+        assert_eq!(
+            trace_filter(false, Some("rehearse=trace,rdkafka=info")).as_deref(),
+            Some("rehearse=trace,rdkafka=info")
+        );
+        assert_eq!(trace_filter(true, Some("warn")).as_deref(), Some("warn"));
     }
 }
