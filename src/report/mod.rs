@@ -1,5 +1,6 @@
 //! Reporters: one result model ([`RunReport`]) in, four writers out — terminal summary, JSON
-//! (`rehearse.run/v1`), JUnit XML, Markdown — plus the outcome (exit code) a report implies.
+//! (`rehearse.run/v1`), JUnit XML, Markdown — plus the outcome (exit code) a report implies and
+//! whether progress may draw bars ([`progress_style`]).
 //!
 //! Writers are generic over `std::io::Write` so tests render into memory; none of them prints to
 //! stdout or stderr, decides colour, or runs a trial. The stable surfaces are the JSON document
@@ -14,6 +15,7 @@ pub mod markdown;
 pub mod matrix;
 mod model;
 mod outcome;
+mod progress;
 pub mod terminal;
 #[cfg(test)]
 mod test_helpers;
@@ -25,4 +27,5 @@ pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 pub use outcome::outcome;
-pub use terminal::{progress_line, write_summary, TerminalStyle};
+pub use progress::{progress_style, ProgressMode};
+pub use terminal::{write_summary, TerminalStyle};

@@ -4,9 +4,9 @@
 //!
 //! This text is not a stable interface (the JSON document and JUnit XML are): its layout may
 //! change in any release. It writes only to the writer it is given; whether to colour is the
-//! caller's decision ([`TerminalStyle`]), made once in `main` from "is stdout a terminal",
-//! `NO_COLOR` and `--color`. It draws no progress bars: [`progress_line`] only spells a line that
-//! the binary's progress display (indicatif) shows.
+//! caller's decision ([`TerminalStyle`]), made by the binary from "is stdout a terminal" and
+//! `NO_COLOR`. It draws no progress bars ([`super::progress_style`] decides whether the binary
+//! may).
 
 use std::io::{self, Write};
 
@@ -49,18 +49,6 @@ impl TerminalStyle {
             text.to_owned()
         }
     }
-}
-
-/// One progress line for an event of a running trial (`starting Kafka`, `seeding events`),
-/// for the binary's progress display: a single line, whitespace collapsed, with no colour.
-///
-/// ```
-/// use rehearse::report::progress_line;
-/// assert_eq!(progress_line("  seeding\n events  "), "rehearse: seeding events");
-/// ```
-pub fn progress_line(event: &str) -> String {
-    let words: Vec<&str> = event.split_whitespace().collect();
-    format!("rehearse: {}", words.join(" "))
 }
 
 /// Writes the summary of `report`: a header, the per-target table, details for every trial that
@@ -429,13 +417,5 @@ mod tests {
         let rendered = render(&report, TerminalStyle { color: true });
         assert!(rendered.contains(" ERROR boom\n"));
         assert!(!rendered.contains("\x1b[31m"));
-    }
-
-    #[test]
-    fn progress_line_is_one_line() {
-        assert_eq!(
-            progress_line("starting Kafka\n(container 3f2a)"),
-            "rehearse: starting Kafka (container 3f2a)"
-        );
     }
 }

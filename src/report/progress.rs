@@ -1,0 +1,67 @@
+//! Whether long steps a user waits on (pyspark download, image build, generation batches, suite
+//! cells) show as redrawn progress bars or as plain lines. A pure decision from facts the caller
+//! looks up once, as nextest's `resolve(is_terminal, is_ci)` is; it draws nothing.
+
+/// How progress reaches stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// Redrawn bars (indicatif): only where a person watches a terminal that may be redrawn.
+    Bars,
+    /// One plain line per step: logs, pipes, CI, and whoever asked for no colour.
+    Lines,
+}
+
+/// Bars or lines, from the facts the caller looked up once.
+///
+/// `is_terminal` is whether the stream progress goes to (stderr) is a terminal; `no_color`
+/// whether `NO_COLOR` is set (non-empty); `ci` whether `CI` is set (`true` or `1`).
+///
+/// | `is_terminal` | `no_color` | `ci`  | mode                    |
+/// |---------------|------------|-------|-------------------------|
+/// | true          | false      | false | [`ProgressMode::Bars`]  |
+/// | true          | true       | any   | [`ProgressMode::Lines`] |
+/// | true          | any        | true  | [`ProgressMode::Lines`] |
+/// | false         | any        | any   | [`ProgressMode::Lines`] |
+///
+/// ```
+/// use rehearse::report::{progress_style, ProgressMode};
+/// assert_eq!(progress_style(true, false, false), ProgressMode::Bars);
+/// assert_eq!(progress_style(false, false, false), ProgressMode::Lines);
+/// ```
+pub fn progress_style(is_terminal: bool, no_color: bool, ci: bool) -> ProgressMode {
+    if is_terminal && !no_color && !ci {
+        ProgressMode::Bars
+    } else {
+        ProgressMode::Lines
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row of the decision table.
+    #[test]
+    fn bars_only_on_a_plain_terminal() {
+        for is_terminal in [false, true] {
+            for no_color in [false, true] {
+                for ci in [false, true] {
+                    let expected = if is_terminal && !no_color && !ci {
+                        ProgressMode::Bars
+                    } else {
+                        ProgressMode::Lines
+                    };
+                    assert_eq!(
+                        progress_style(is_terminal, no_color, ci),
+                        expected,
+                        "is_terminal={is_terminal} no_color={no_color} ci={ci}"
+                    );
+                }
+            }
+        }
+        assert_eq!(progress_style(true, false, false), ProgressMode::Bars);
+        assert_eq!(progress_style(true, true, false), ProgressMode::Lines);
+        assert_eq!(progress_style(true, false, true), ProgressMode::Lines);
+        assert_eq!(progress_style(false, false, false), ProgressMode::Lines);
+    }
+}
