@@ -7,73 +7,82 @@ use std::time::Instant;
 use rehearse::exit::{HasErrorKind, Outcome};
 use rehearse::images::{self, ImageSourceKind};
 
-use crate::cli::{ImageSource, ImagesCommand};
+use crate::cli::{ImageSource, ImagesBuildArgs, ImagesCommand};
 
-/// Runs one `rehearse images` subcommand; returns the exit code.
+/// Runs one `rehearse images` subcommand; returns its outcome (the exit code).
 pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
     match cmd {
-        ImagesCommand::Build(args) => {
-            let source = match args.from {
-                ImageSource::Packages => ImageSourceKind::Packages,
-                ImageSource::Official => ImageSourceKind::Official,
-            };
-            if args.spark.is_empty() && args.kafka.is_empty() {
-                eprintln!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
-                return Ok(Outcome::Usage);
-            }
-            let builds = args
-                .kafka
+        ImagesCommand::Build(args) => build(args),
+        ImagesCommand::List => list(),
+    }
+}
+
+/// `rehearse images build`: each image in turn (Kafka first), progress on stderr; stops at the
+/// first that fails.
+fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
+    let source = match args.from {
+        ImageSource::Packages => ImageSourceKind::Packages,
+        ImageSource::Official => ImageSourceKind::Official,
+    };
+    if args.spark.is_empty() && args.kafka.is_empty() {
+        eprintln!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
+        return Ok(Outcome::Usage);
+    }
+    let builds = args
+        .kafka
+        .iter()
+        .map(|v| (images::kafka_image(v), v, true))
+        .chain(
+            args.spark
                 .iter()
-                .map(|v| (images::kafka_image(v), v, true))
-                .chain(
-                    args.spark
-                        .iter()
-                        .map(|v| (images::spark_image(v), v, false)),
+                .map(|v| (images::spark_image(v), v, false)),
+        );
+    for (tag, version, is_kafka) in builds {
+        tracing::debug!(%tag, ?source, "ensuring image");
+        let t0 = Instant::now();
+        let mut progress = |line: &str| {
+            eprintln!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
+        };
+        let built = if is_kafka {
+            images::ensure_kafka(version, source, &mut progress)
+        } else {
+            images::ensure_spark(version, source, &mut progress)
+        };
+        tracing::debug!(%tag, ok = built.is_ok(), seconds = t0.elapsed().as_secs_f64(), "image step ended");
+        match built {
+            Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
+            Err(err) => {
+                eprintln!("error: {err}");
+                // A version typed on this command line is a usage error here.
+                return Ok(match err {
+                    images::ImageError::InvalidVersion { .. } => Outcome::Usage,
+                    _ => Outcome::from(err.error_kind()),
+                });
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// `rehearse images list`: the table of local rehearse images on stdout.
+fn list() -> anyhow::Result<Outcome> {
+    match images::list_images() {
+        Ok(list) => {
+            println!(
+                "{:<32} {:>8}  {:<16} {:<9} SUBSTITUTED",
+                "IMAGE", "SIZE", "BUILT", "SOURCE"
+            );
+            for i in list {
+                println!(
+                    "{:<32} {:>8}  {:<16} {:<9} {}",
+                    i.tag, i.size, i.created, i.source, i.substituted
                 );
-            for (tag, version, is_kafka) in builds {
-                tracing::debug!(%tag, ?source, "ensuring image");
-                let t0 = Instant::now();
-                let mut progress = |line: &str| {
-                    eprintln!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
-                };
-                let built = if is_kafka {
-                    images::ensure_kafka(version, source, &mut progress)
-                } else {
-                    images::ensure_spark(version, source, &mut progress)
-                };
-                tracing::debug!(%tag, ok = built.is_ok(), seconds = t0.elapsed().as_secs_f64(), "image step ended");
-                match built {
-                    Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
-                    Err(err) => {
-                        eprintln!("error: {err}");
-                        // A version typed on this command line is a usage error here.
-                        return Ok(match err {
-                            images::ImageError::InvalidVersion { .. } => Outcome::Usage,
-                            _ => Outcome::from(err.error_kind()),
-                        });
-                    }
-                }
             }
             Ok(Outcome::Success)
         }
-        ImagesCommand::List => match images::list_images() {
-            Ok(list) => {
-                println!(
-                    "{:<32} {:>8}  {:<16} {:<9} SUBSTITUTED",
-                    "IMAGE", "SIZE", "BUILT", "SOURCE"
-                );
-                for i in list {
-                    println!(
-                        "{:<32} {:>8}  {:<16} {:<9} {}",
-                        i.tag, i.size, i.created, i.source, i.substituted
-                    );
-                }
-                Ok(Outcome::Success)
-            }
-            Err(err) => {
-                eprintln!("error: {err}");
-                Ok(Outcome::from(err.error_kind()))
-            }
-        },
+        Err(err) => {
+            eprintln!("error: {err}");
+            Ok(Outcome::from(err.error_kind()))
+        }
     }
 }

@@ -17,7 +17,7 @@
 //! | `source_checkpoint` | string          | The production checkpoint directory; read, never written. Non-UTF-8 bytes are replaced by U+FFFD. |
 //! | `source_version`    | string \| null  | Spark version that wrote the checkpoint, when known. |
 //! | `passed`            | bool            | Whether every trial passed (see `trials[].passed`). `true` for a run with no trials. |
-//! | `exit_code`         | integer         | The exit code `rehearse run` returns for this report (see `crate::exit`). |
+//! | `exit_code`         | integer         | The exit code `rehearse run` returns for these verdicts (`crate::exit`); the process exits 71 instead when a trial's `source_untouched` is false. |
 //! | `trials`            | array of trial  | One per target version, in the order run. |
 //!
 //! Each trial:
