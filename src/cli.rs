@@ -241,4 +241,20 @@ mod tests {
         let err = Cli::try_parse_from(["rehearse", "--no-such-flag"]).unwrap_err();
         assert_eq!(err.exit_code(), rehearse::exit::Outcome::Usage.code());
     }
+
+    /// `--verbose` is global: before or after the subcommand, including `matrix merge`.
+    #[test]
+    fn verbose_parses_anywhere() {
+        for line in [
+            &["rehearse", "--verbose", "gc"][..],
+            &["rehearse", "gc", "--verbose"],
+            &["rehearse", "inspect", "CKPT", "--verbose"],
+            &["rehearse", "matrix", "merge", "a.json", "--verbose"],
+            &["rehearse", "matrix", "suite.toml", "--verbose"],
+        ] {
+            let cli = Cli::try_parse_from(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+            assert!(cli.verbose, "{line:?}");
+        }
+        assert!(!Cli::try_parse_from(["rehearse", "gc"]).unwrap().verbose);
+    }
 }
