@@ -2,12 +2,21 @@
 //! container starts. The formats are documented for users in `scenarios/README.md` and
 //! `scenarios/suites/README.md`.
 //!
-//! [`file`] reads one scenario (the checkpoint, the job, Kafka topics, targets and
-//! expectations); [`suite`] reads a suite (query shapes × state store providers × source
-//! versions × target versions) and cuts it into cells, groups and shards. This module only
-//! declares and re-exports.
+//! One scenario: `file.rs` mirrors the TOML, `parse.rs` validates it table by table into the
+//! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments. [`suite`] reads a
+//! suite (query shapes × state store providers × source versions × target versions) and cuts it
+//! into cells, groups and shards. This module only declares and re-exports.
 
-pub mod file;
+mod file;
+mod model;
+mod parse;
+mod placeholders;
 pub mod suite;
 
-pub use file::*;
+pub use file::{CheckpointSpec, GenerateSpec, JobSpec, ScenarioFile, TopicSpec};
+pub use model::{
+    CheckpointSource, Job, RecordSource, Scenario, ScenarioError, Topic, DEFAULT_FRESH_RECORDS,
+    DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS,
+};
+pub use parse::check_version;
+pub use placeholders::{fill, Placeholders};

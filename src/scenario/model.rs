@@ -1,0 +1,157 @@
+//! A validated scenario: what [`Scenario::load`](Scenario::load) returns once every key of the
+//! file is checked and every path resolved, and the defaults it fills in.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::verdict::Verdict;
+
+/// Default seconds a trial may take from `spark-submit` to a verdict.
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
+/// Default fresh records produced per partition after the checkpointed offsets.
+pub const DEFAULT_FRESH_RECORDS: u64 = 10;
+/// Above this many filler records in one partition, offsets are rebased in the sandbox copy
+/// instead of produced.
+pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
+pub use crate::versions::DEFAULT_KAFKA_VERSION;
+
+/// Where the source checkpoint comes from, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckpointSource {
+    /// An existing directory.
+    Path(PathBuf),
+    /// Generate with real Spark.
+    Generate {
+        /// Source Spark version.
+        spark: String,
+        /// Data batches to commit.
+        batches: u32,
+        /// Records per partition per batch.
+        records_per_batch: u64,
+        /// Extra args while generating.
+        extra_args: Vec<String>,
+    },
+}
+
+/// The job, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Job {
+    /// A PySpark file.
+    Python {
+        /// Absolute path of the file.
+        file: PathBuf,
+    },
+    /// A jar with its main class.
+    Jar {
+        /// Absolute path of the jar.
+        jar: PathBuf,
+        /// Main class.
+        main_class: String,
+    },
+}
+
+/// A topic, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Topic {
+    /// Name.
+    pub name: String,
+    /// Partitions for generation (default 2).
+    pub partitions: u32,
+    /// Record values.
+    pub records: RecordSource,
+    /// Fresh records per partition.
+    pub fresh_records: u64,
+    /// Whether to fill partitions up to the checkpoint's offsets.
+    pub fill_to_checkpoint: bool,
+}
+
+/// Where record values come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordSource {
+    /// A template with `{n}` and `{partition}`.
+    Template(String),
+    /// Sample values, used round-robin.
+    Samples(Vec<String>),
+}
+
+impl RecordSource {
+    /// The value of record `n` in `partition`.
+    pub fn value(&self, partition: u32, n: u64) -> String {
+        match self {
+            RecordSource::Template(t) => t
+                .replace("{n}", &n.to_string())
+                .replace("{partition}", &partition.to_string()),
+            RecordSource::Samples(s) => s[(n as usize) % s.len()].clone(),
+        }
+    }
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Name for reports.
+    pub name: String,
+    /// The scenario file.
+    pub file: PathBuf,
+    /// Source checkpoint.
+    pub checkpoint: CheckpointSource,
+    /// The job.
+    pub job: Job,
+    /// Job arguments (placeholders unfilled).
+    pub args: Vec<String>,
+    /// Restart-only arguments.
+    pub restart_args: Vec<String>,
+    /// Spark conf.
+    pub conf: BTreeMap<String, String>,
+    /// Topics.
+    pub topics: Vec<Topic>,
+    /// Target versions.
+    pub targets: Vec<String>,
+    /// Trial timeout in seconds.
+    pub timeout_seconds: u64,
+    /// Expected verdicts per target.
+    pub expect: BTreeMap<String, Verdict>,
+    /// Kafka broker version.
+    pub kafka_version: String,
+    /// Filler records per partition above which offsets are rebased.
+    pub rebase_threshold: u64,
+}
+
+/// Why a scenario file was rejected. Messages name the file and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The TOML is malformed or has unknown/mistyped keys.
+    #[error(
+        "scenario {path} is not valid: {message}\n(hint: see scenarios/README.md for the format)"
+    )]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, which names the key and line.
+        message: String,
+    },
+    /// A value is wrong.
+    #[error("scenario {path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+}
+
+impl Scenario {
+    /// The topic spec named `name`, if the scenario has one.
+    pub fn topic(&self, name: &str) -> Option<&Topic> {
+        self.topics.iter().find(|t| t.name == name)
+    }
+}

@@ -1,0 +1,353 @@
+//! Reading a scenario file: [`Scenario::load`] parses the TOML into a
+//! [`ScenarioFile`], then validates it one table at a time (`[checkpoint]`,
+//! `[job]`, `targets`, `[[topics]]`, `[expect]`, `kafka_version`, the job's placeholders) and
+//! resolves paths relative to the scenario file — before any container starts. The first
+//! mistake found is the error, in that order; each names its key.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::file::{CheckpointSpec, JobSpec, ScenarioFile, TopicSpec};
+use super::model::{
+    CheckpointSource, Job, RecordSource, Scenario, ScenarioError, Topic, DEFAULT_FRESH_RECORDS,
+    DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS,
+};
+use super::placeholders::{fill, Placeholders};
+use crate::verdict::Verdict;
+use crate::versions::{KafkaVersion, SparkVersion};
+
+/// A Spark release as scenario and suite files and `--target` take it: `3.5.3`, no
+/// pre-release suffix ([`SparkVersion::release`], the rule in `src/versions.rs`).
+pub fn check_version(v: &str) -> Result<(), String> {
+    SparkVersion::release(v).map(|_| ())
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Scenario::parse(&text, path)
+    }
+
+    /// Validates scenario text; `path` resolves relative paths and names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        let invalid = |message: String| ScenarioError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let dir = Relative::to(path);
+        let checkpoint = checkpoint(&file.checkpoint, &dir).map_err(invalid)?;
+        let job = job(&file.job, &dir).map_err(invalid)?;
+        check_checkpoint_dir(&checkpoint).map_err(invalid)?;
+        check_targets(&file.targets).map_err(invalid)?;
+        let topics = topics(&file.topics, &dir).map_err(invalid)?;
+        let expect = expectations(&file.expect).map_err(invalid)?;
+        if let Some(k) = &file.kafka_version {
+            KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
+        }
+        check_placeholders(&file.job, &checkpoint, &topics).map_err(invalid)?;
+        let name = file.name.clone().unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".into())
+        });
+        Ok(Scenario {
+            name,
+            file: path.to_path_buf(),
+            checkpoint,
+            job,
+            args: file.job.args.clone(),
+            restart_args: file.job.restart_args.clone(),
+            conf: file.job.conf.clone(),
+            topics,
+            targets: file.targets.clone(),
+            timeout_seconds: file.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS),
+            expect,
+            kafka_version: file
+                .kafka_version
+                .clone()
+                .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
+            rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
+        })
+    }
+}
+
+/// Resolves the paths a scenario names against the scenario file's directory.
+struct Relative {
+    base: PathBuf,
+}
+
+impl Relative {
+    fn to(scenario: &Path) -> Relative {
+        let base = scenario.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        Relative { base }
+    }
+
+    fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        }
+    }
+}
+
+/// `[checkpoint]`: exactly one of `path` or `generate` (whose Spark version and batch count are
+/// checked here; the path's existence after the job's).
+fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource, String> {
+    match (&spec.path, &spec.generate) {
+        (Some(p), None) => Ok(CheckpointSource::Path(dir.resolve(p))),
+        (None, Some(g)) => {
+            check_version(&g.spark).map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
+            if g.batches == 0 {
+                return Err("checkpoint.generate.batches must be at least 1".into());
+            }
+            Ok(CheckpointSource::Generate {
+                spark: g.spark.clone(),
+                batches: g.batches,
+                records_per_batch: g.records_per_batch.unwrap_or(5).max(1),
+                extra_args: g.extra_args.clone(),
+            })
+        }
+        _ => Err("[checkpoint] needs exactly one of `path` or `generate`".into()),
+    }
+}
+
+/// `[job]`: a PySpark `file`, or a `jar` with its `main_class`; the file must exist.
+fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
+    let job = match (&spec.file, &spec.jar, &spec.main_class) {
+        (Some(f), None, None) => Job::Python {
+            file: dir.resolve(f),
+        },
+        (None, Some(j), Some(m)) => Job::Jar {
+            jar: dir.resolve(j),
+            main_class: m.clone(),
+        },
+        (None, Some(_), None) => return Err("[job] jar needs `main_class`".into()),
+        _ => return Err("[job] needs either `file` (PySpark) or `jar` with `main_class`".into()),
+    };
+    let job_path = match &job {
+        Job::Python { file } => file,
+        Job::Jar { jar, .. } => jar,
+    };
+    if !job_path.is_file() {
+        return Err(format!(
+            "job file {} does not exist or is not a file",
+            job_path.display()
+        ));
+    }
+    Ok(job)
+}
+
+/// `checkpoint.path` must be a directory.
+fn check_checkpoint_dir(checkpoint: &CheckpointSource) -> Result<(), String> {
+    match checkpoint {
+        CheckpointSource::Path(p) if !p.is_dir() => Err(format!(
+            "checkpoint.path {} is not a directory\n(hint: give the query's checkpointLocation, copied locally)",
+            p.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `targets`: at least one, each a Spark release.
+fn check_targets(targets: &[String]) -> Result<(), String> {
+    if targets.is_empty() {
+        return Err(
+            "`targets` is empty: name at least one Spark version, e.g. targets = [\"4.0.1\"]"
+                .into(),
+        );
+    }
+    for t in targets {
+        check_version(t).map_err(|m| format!("targets: {m}"))?;
+    }
+    Ok(())
+}
+
+/// `[[topics]]`, in file order.
+fn topics(specs: &[TopicSpec], dir: &Relative) -> Result<Vec<Topic>, String> {
+    specs.iter().map(|t| topic(t, dir)).collect()
+}
+
+/// One `[[topics]]` entry: a valid Kafka topic name and where its record values come from.
+fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
+    if t.name.is_empty()
+        || t.name
+            .contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+    {
+        return Err(format!(
+            "topic name {:?} is not a valid Kafka topic name",
+            t.name
+        ));
+    }
+    Ok(Topic {
+        name: t.name.clone(),
+        partitions: t.partitions.unwrap_or(2).max(1),
+        records: records(t, dir)?,
+        fresh_records: t.fresh_records.unwrap_or(DEFAULT_FRESH_RECORDS),
+        fill_to_checkpoint: t.fill_to_checkpoint.unwrap_or(true),
+    })
+}
+
+/// A topic's `template` or `sample_file` (read now, one value per non-empty line); neither
+/// gives a JSON template with `n` and `partition`.
+fn records(t: &TopicSpec, dir: &Relative) -> Result<RecordSource, String> {
+    match (&t.template, &t.sample_file) {
+        (Some(tpl), None) => Ok(RecordSource::Template(tpl.clone())),
+        (None, Some(f)) => {
+            let f = dir.resolve(f);
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| format!("topic {}: sample_file {}: {e}", t.name, f.display()))?;
+            let lines: Vec<String> = text
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
+            if lines.is_empty() {
+                return Err(format!(
+                    "topic {}: sample_file {} has no lines",
+                    t.name,
+                    f.display()
+                ));
+            }
+            Ok(RecordSource::Samples(lines))
+        }
+        (None, None) => Ok(RecordSource::Template(
+            "{\"n\":{n},\"partition\":{partition}}".into(),
+        )),
+        (Some(_), Some(_)) => Err(format!(
+            "topic {}: give `template` or `sample_file`, not both",
+            t.name
+        )),
+    }
+}
+
+/// `[expect]`: each value a verdict name.
+fn expectations(expect: &BTreeMap<String, String>) -> Result<BTreeMap<String, Verdict>, String> {
+    let mut out = BTreeMap::new();
+    for (target, name) in expect {
+        let v = Verdict::from_name(name).ok_or_else(|| {
+            let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
+            format!(
+                "expect.\"{target}\" = {name:?} is not a verdict; one of {}",
+                names.join(", ")
+            )
+        })?;
+        out.insert(target.clone(), v);
+    }
+    Ok(out)
+}
+
+/// Every placeholder in the job's `args`, `restart_args` and the generation's `extra_args`
+/// must resolve now, before any container starts.
+fn check_placeholders(
+    job: &JobSpec,
+    checkpoint: &CheckpointSource,
+    topics: &[Topic],
+) -> Result<(), String> {
+    let probe = Placeholders {
+        checkpoint: String::new(),
+        bootstrap_servers: String::new(),
+        output: String::new(),
+    };
+    let generate_args = match checkpoint {
+        CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
+        CheckpointSource::Path(_) => &[],
+    };
+    for arg in job
+        .args
+        .iter()
+        .chain(&job.restart_args)
+        .chain(generate_args)
+    {
+        fill(arg, &probe, topics).map_err(|m| format!("[job] args: {m}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_job(dir: &Path) {
+        std::fs::write(dir.join("job.py"), "print(1)").unwrap();
+    }
+
+    #[test]
+    fn parses_a_generated_scenario_with_expectations() {
+        let dir = tempfile::tempdir().unwrap();
+        write_job(dir.path());
+        let text = r#"
+name = "demo"
+targets = ["4.0.1", "3.3.4"]
+[checkpoint.generate]
+spark = "3.5.3"
+batches = 3
+[job]
+file = "job.py"
+args = ["--checkpoint", "{checkpoint}", "--topic", "{topic.events}"]
+[[topics]]
+name = "events"
+partitions = 2
+template = "u{n}"
+[expect]
+"4.0.1" = "resumed"
+"#;
+        let s = Scenario::parse(text, &dir.path().join("demo.toml")).unwrap();
+        assert_eq!(s.name, "demo");
+        assert_eq!(s.expect.get("4.0.1"), Some(&Verdict::Resumed));
+        assert!(matches!(
+            s.checkpoint,
+            CheckpointSource::Generate { batches: 3, .. }
+        ));
+        let p = Placeholders {
+            checkpoint: "/c".into(),
+            bootstrap_servers: "k:9092".into(),
+            output: "/o".into(),
+        };
+        assert_eq!(
+            fill("{topic.events}-{checkpoint}", &p, &s.topics).unwrap(),
+            "events-/c"
+        );
+        assert!(fill("{topic.nope}", &p, &s.topics).is_err());
+        assert_eq!(s.topics[0].records.value(1, 7), "u7");
+    }
+
+    #[test]
+    fn rejects_bad_scenarios_with_the_key_named() {
+        let dir = tempfile::tempdir().unwrap();
+        write_job(dir.path());
+        std::fs::create_dir(dir.path().join("x")).unwrap();
+        let path = dir.path().join("s.toml");
+        let cases = [
+            // Found by the breaker: these passed load and failed minutes later, or with exit 4.
+            ("targets = [\"3.5\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "not a Spark version"),
+            ("targets = [\"4.0.1\"]\nkafka_version = \"3.9;rm\"\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "kafka_version"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\nargs = [\"{topic.evnets}\"]\n", "evnets"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"nope\"\n[job]\nfile = \"job.py\"\n", "checkpoint.path"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"x\"\n", "not a file"),
+            ("targets = []\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "targets"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\n[job]\nfile = \"job.py\"\n", "exactly one"),
+            ("targets = [\"4.0.1\"]\nbogus = 1\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "bogus"),
+            ("targets = [\"4.0;rm\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "not a Spark version"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"missing.py\"\n", "does not exist"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n[expect]\n\"4.0.1\" = \"fine\"\n", "not a verdict"),
+        ];
+        for (text, needle) in cases {
+            let err = Scenario::parse(text, &path).unwrap_err().to_string();
+            assert!(err.contains(needle), "{needle:?} not in {err:?}");
+        }
+    }
+}
