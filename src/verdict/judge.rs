@@ -29,6 +29,7 @@
 
 use serde_json::Value;
 
+use super::builtin::BuiltinRule;
 use super::evidence::{clip_owned, dedup_keep_order, show_offsets};
 use super::rules::{FailureText, RuleTable};
 use super::{TrialContext, Verdict};
@@ -38,15 +39,15 @@ use super::{TrialContext, Verdict};
 pub(crate) enum ProgressJudgement {
     /// A batch after the restart continued the checkpoint.
     Resumed {
-        /// Rule id (`progress-after-restart` or `batch-ids-continue`).
-        rule: &'static str,
+        /// [`BuiltinRule::ProgressAfterRestart`] or [`BuiltinRule::BatchIdsContinue`].
+        rule: BuiltinRule,
         /// `Some(true)` when the start offsets were compared, `None` when they could not be.
         offsets_match: Option<bool>,
     },
     /// The query did not use the checkpoint.
     StartedFresh {
-        /// Rule id.
-        rule: &'static str,
+        /// The built-in rule.
+        rule: BuiltinRule,
         /// Why, in words.
         reason: String,
         /// `Some(false)` when offsets were compared and differ.
@@ -84,7 +85,7 @@ pub(crate) fn judge_progress(
     if let (Some(b), Some(exp), true) = (p.batch_id, expected, has_batches) {
         if b < exp {
             return ProgressJudgement::StartedFresh {
-                rule: "batch-ids-restarted",
+                rule: BuiltinRule::BatchIdsRestarted,
                 reason: format!(
                     "batch {b} ran after the restart, but the checkpoint's next batch is {exp}: the query did not continue the checkpoint's batch ids"
                 ),
@@ -94,7 +95,7 @@ pub(crate) fn judge_progress(
     }
     if fresh_start_seen && p.batch_id == Some(0) {
         return ProgressJudgement::StartedFresh {
-            rule: "new-query-started",
+            rule: BuiltinRule::NewQueryRanBatchZero,
             reason: "Spark logged \"Starting new streaming query\" and ran batch 0: it found no offset log to resume from".into(),
             offsets_match: None,
         };
@@ -130,13 +131,13 @@ pub(crate) fn judge_progress(
         };
         if offsets_equal(starts, &ctx.committed_offsets) {
             return ProgressJudgement::Resumed {
-                rule: "progress-after-restart",
+                rule: BuiltinRule::ProgressAfterRestart,
                 offsets_match: Some(true),
             };
         }
         if b == exp {
             return ProgressJudgement::StartedFresh {
-                rule: "start-offsets-differ",
+                rule: BuiltinRule::StartOffsetsDiffer,
                 reason: format!(
                     "batch {b} started from {} but the checkpoint's committed offsets are {}: the query did not continue from the checkpoint",
                     show_offsets(starts),
@@ -151,7 +152,7 @@ pub(crate) fn judge_progress(
     }
     match resuming_at {
         Some(n) if n == exp && b == exp => ProgressJudgement::Resumed {
-            rule: "batch-ids-continue",
+            rule: BuiltinRule::BatchIdsContinue,
             offsets_match: None,
         },
         Some(n) => ProgressJudgement::NotProof(format!(
@@ -235,29 +236,17 @@ pub(crate) fn judge_failure(
                     .lines
                     .iter()
                     .any(|l| l.contains("py4j") || l.contains("org.apache.spark"));
-            let (verdict, rule, remedy) = if job_died_first {
-                (
-                    Verdict::EnvironmentError,
-                    "job-failed-before-spark-started",
-                    "The job failed in Python before Spark started, so the restart was not tested: fix the job (see the traceback) and rehearse again.",
-                )
+            let rule = if job_died_first {
+                BuiltinRule::JobFailedBeforeSparkStarted
             } else if facts.driver_started && !facts.query_started {
-                (
-                    Verdict::EnvironmentError,
-                    "failed-before-query-start",
-                    "The driver failed before the streaming query started, so the restart was not tested: fix the job or its environment (see the evidence) and rehearse again.",
-                )
+                BuiltinRule::FailedBeforeQueryStart
             } else {
-                (
-                    Verdict::UnclassifiedFailure,
-                    "no-rule-matched",
-                    "No rule knows this failure: read the top exception in the evidence, and consider adding a rule for it.",
-                )
+                BuiltinRule::NoRuleMatched
             };
             FailureJudgement {
-                verdict,
-                rule: rule.into(),
-                remedy: remedy.into(),
+                verdict: rule.verdict(),
+                rule: rule.id().into(),
+                remedy: rule.remedy().into(),
                 evidence: top,
                 error_class: first_error_class(&text.lines),
             }
@@ -306,11 +295,10 @@ fn finish_match(
                 "the failure names state of operator {op}, but the checkpoint has state only for operators {:?} (rule {} matched first)",
                 ctx.operator_ids, m.rule.id
             ));
-            j.verdict = Verdict::PlanChange;
-            j.rule = "state-operator-not-in-checkpoint".into();
-            j.remedy = format!(
-                "The query has a stateful operator (id {op}) that the checkpoint has no state for: restore the original query, or start the changed query on a new checkpoint with startingOffsets taken from the last committed offsets."
-            );
+            let rule = BuiltinRule::StateOperatorNotInCheckpoint;
+            j.verdict = rule.verdict();
+            j.rule = rule.id().into();
+            j.remedy = rule.remedy().replace("{op}", &op.to_string());
         }
     }
     j
@@ -465,7 +453,7 @@ mod tests {
             matches!(
                 j,
                 ProgressJudgement::StartedFresh {
-                    rule: "start-offsets-differ",
+                    rule: BuiltinRule::StartOffsetsDiffer,
                     ..
                 }
             ),
@@ -480,7 +468,7 @@ mod tests {
             matches!(
                 j,
                 ProgressJudgement::StartedFresh {
-                    rule: "batch-ids-restarted",
+                    rule: BuiltinRule::BatchIdsRestarted,
                     ..
                 }
             ),
@@ -519,7 +507,7 @@ mod tests {
         assert!(matches!(
             judge_progress(&none, &p, Some(4), false),
             ProgressJudgement::Resumed {
-                rule: "batch-ids-continue",
+                rule: BuiltinRule::BatchIdsContinue,
                 offsets_match: None
             }
         ));

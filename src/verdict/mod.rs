@@ -5,7 +5,9 @@
 //!
 //! - `verdict.rs`: the [`Verdict`] enum and the [`Classification`] result; `context.rs`: the
 //!   checkpoint facts a classifier needs, [`TrialContext::from_inspection`];
-//! - `rules.rs`: the rule table as data (embedded from `default-rules.toml`);
+//! - `rules.rs`: the rule table as data (embedded from `default-rules.toml`); `builtin.rs`:
+//!   the rules the classifier decides itself, [`BuiltinRule`] (embedded from
+//!   `builtin-rules.toml`);
 //! - `scan.rs` recognises log lines, `progress.rs` reads progress reports, `evidence.rs`
 //!   bounds evidence lines;
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
@@ -14,6 +16,7 @@
 //! - `classify.rs`: [`classify`], a whole log fed to a watcher;
 //! - `input.rs` feeds log files to it, `render.rs` prints a classification as text.
 
+mod builtin;
 mod classify;
 mod context;
 mod evidence;
@@ -32,6 +35,7 @@ mod watch;
 
 pub use crate::checkpoint::BatchId;
 pub use crate::text::sanitize;
+pub use builtin::{BuiltinRule, BUILTIN_RULES_TOML};
 pub use classify::{classify, CompleteLog};
 pub use context::TrialContext;
 pub use input::{classify_files, InputError};

@@ -81,7 +81,7 @@ impl std::fmt::Display for Verdict {
 pub struct Classification {
     /// The outcome.
     pub verdict: Verdict,
-    /// Id of the rule that matched (a row of `default-rules.toml`, or a built-in proof rule
+    /// Id of the rule that matched (a row of `default-rules.toml`, or of `builtin-rules.toml`
     /// such as `progress-after-restart`).
     pub rule: String,
     /// The log lines and events behind the verdict, verbatim (trimmed to a bounded length).

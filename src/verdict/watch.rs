@@ -29,6 +29,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use super::builtin::BuiltinRule;
 use super::evidence::{clip, clip_owned, dedup_keep_order, show_offsets};
 use super::judge::{
     judge_failure, judge_progress, starting_offsets_hint, ProgressJudgement, RunFacts,
@@ -101,7 +102,7 @@ struct Facts {
     unmatched_top: Option<Vec<String>>,
     /// Resume proved by a batch that read no rows, waiting for one that reads rows
     /// ([`TrialContext::require_input_rows`]): (rule, evidence, offsets_match).
-    awaiting_rows: Option<(&'static str, Vec<String>, Option<bool>)>,
+    awaiting_rows: Option<(BuiltinRule, Vec<String>, Option<bool>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -553,11 +554,12 @@ impl Watcher {
                     p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
                     p.input_rows
                 ));
+                // The proof's rule id stays; the remedy says a batch read rows.
                 self.decide(
-                    Verdict::Resumed,
-                    rule,
+                    rule.verdict(),
+                    rule.id(),
                     ev,
-                    "Safe to restart on this version: the first batch after the restart continued from the checkpoint's committed offsets, and a later batch processed new records.".into(),
+                    BuiltinRule::ResumedAndReadRows.remedy().into(),
                     offsets_match,
                     None,
                 );
@@ -589,16 +591,14 @@ impl Watcher {
                 rule,
                 offsets_match,
             } => {
-                let remedy = if offsets_match == Some(true) {
+                if offsets_match == Some(true) {
                     ev.push(format!(
                         "start offsets equal the checkpoint's committed offsets {}",
                         show_offsets(&self.ctx.committed_offsets)
                     ));
-                    "Safe to restart on this version: the first batch after the restart continued from the checkpoint's committed offsets.".to_owned()
                 } else {
                     ev.push("start offsets NOT checked: the checkpoint's committed offsets are unknown (give --checkpoint); batch ids continue Spark's own \"Resuming at batch N\"".into());
-                    "Batch ids continue the checkpoint; rerun with --checkpoint to prove the start offsets too before relying on it.".to_owned()
-                };
+                }
                 if self.ctx.require_input_rows && p.input_rows == 0 {
                     // The re-run of an empty pending batch: the offsets continue, but no row went
                     // through the query yet. Wait for a batch that reads the fresh records.
@@ -611,7 +611,7 @@ impl Watcher {
                     self.facts.awaiting_rows = Some((rule, ev, offsets_match));
                     return;
                 }
-                self.decide(Verdict::Resumed, rule, ev, remedy, offsets_match, None);
+                self.decide_builtin(rule, ev, offsets_match, None);
             }
             ProgressJudgement::StartedFresh {
                 rule,
@@ -620,14 +620,7 @@ impl Watcher {
             } => {
                 ev.extend(self.facts.fresh_start.clone());
                 ev.push(reason);
-                self.decide(
-                    Verdict::StartedFresh,
-                    rule,
-                    ev,
-                    "The restarted query did not use the checkpoint: check that the job's checkpointLocation points at the checkpoint copy and that nothing deletes or replaces it.".into(),
-                    offsets_match,
-                    None,
-                );
+                self.decide_builtin(rule, ev, offsets_match, None);
             }
             ProgressJudgement::NotProof(_) | ProgressJudgement::OtherQuery => {}
         }
@@ -651,14 +644,7 @@ impl Watcher {
                 "the query failed ({} by rule {}) after starting without the checkpoint's offsets",
                 j.verdict, j.rule
             ));
-            self.decide(
-                Verdict::StartedFresh,
-                "new-query-started",
-                ev,
-                "Spark found no offset log and started a new query: check that the job's checkpointLocation points at the checkpoint copy.".into(),
-                None,
-                j.error_class,
-            );
+            self.decide_builtin(BuiltinRule::NewQueryStarted, ev, None, j.error_class);
             return;
         }
         let mut ev = Vec::new();
@@ -678,6 +664,23 @@ impl Watcher {
             driver_started: self.facts.driver_started,
             query_started: self.facts.query_start.is_some(),
         }
+    }
+
+    fn decide_builtin(
+        &mut self,
+        rule: BuiltinRule,
+        evidence: Vec<String>,
+        start_offsets_match: Option<bool>,
+        error_class: Option<String>,
+    ) {
+        self.decide(
+            rule.verdict(),
+            rule.id(),
+            evidence,
+            rule.remedy().to_owned(),
+            start_offsets_match,
+            error_class,
+        );
     }
 
     fn decide(
@@ -732,11 +735,9 @@ impl Watcher {
             .collect();
         // 1. Spark said it started a new query: whatever followed, the checkpoint was not used.
         if let Some(fresh) = self.facts.fresh_start.clone() {
-            self.decide(
-                Verdict::StartedFresh,
-                "new-query-started",
+            self.decide_builtin(
+                BuiltinRule::NewQueryStarted,
                 vec![fresh, ending],
-                "Spark found no offset log and started a new query: check that the job's checkpointLocation points at the checkpoint copy.".into(),
                 None,
                 None,
             );
@@ -753,14 +754,7 @@ impl Watcher {
                 self.ctx.query_id.as_deref().unwrap_or(""),
                 self.facts.other_ids.join(", ")
             ));
-            self.decide(
-                Verdict::StartedFresh,
-                "query-id-differs",
-                ev,
-                "The query ran under another id, so it did not read this checkpoint's metadata: check the job's checkpointLocation.".into(),
-                None,
-                None,
-            );
+            self.decide_builtin(BuiltinRule::QueryIdDiffers, ev, None, None);
             return self.decided.take().expect("decided");
         }
         // 3. Failures seen without a terminal line: the rules over all of them.
@@ -776,8 +770,9 @@ impl Watcher {
                 self.facts.error_class_hint.as_deref(),
                 self.run_facts(),
             );
-            if j.rule != "no-rule-matched"
-                && !(j.rule == "failed-before-query-start" && ended == Ended::EndOfInput)
+            if j.rule != BuiltinRule::NoRuleMatched.id()
+                && !(j.rule == BuiltinRule::FailedBeforeQueryStart.id()
+                    && ended == Ended::EndOfInput)
             {
                 let mut ev = j.evidence;
                 ev.push(format!("({ending}; no query termination line was seen)"));
@@ -793,11 +788,9 @@ impl Watcher {
             ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
             ev.extend(recent);
             ev.push(format!("no batch read the fresh records ({ending})"));
-            self.decide(
-                Verdict::Timeout,
-                "resumed-without-reading-rows",
+            self.decide_builtin(
+                BuiltinRule::ResumedWithoutReadingRows,
                 ev,
-                "The restart continued the checkpoint's offsets but processed no new records before the trial ended: raise the trial timeout, and check the job's trigger and that the sandbox Kafka holds fresh records.".into(),
                 offsets_match,
                 None,
             );
@@ -815,14 +808,7 @@ impl Watcher {
             ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
             ev.extend(recent);
             ev.push(ending);
-            self.decide(
-                Verdict::Timeout,
-                "no-outcome-before-timeout",
-                ev,
-                "No batch completed and no failure was logged in time: raise the trial timeout, make sure the source has new data, and keep INFO logging for org.apache.spark.sql.execution.streaming.".into(),
-                None,
-                None,
-            );
+            self.decide_builtin(BuiltinRule::NoOutcomeBeforeTimeout, ev, None, None);
             return self.decided.take().expect("decided");
         }
         let exited = matches!(ended, Ended::Exited(_));
@@ -834,69 +820,35 @@ impl Watcher {
         {
             ev.extend(recent);
             ev.push(ending);
-            self.decide(
-                Verdict::EnvironmentError,
-                "spark-did-not-start",
-                ev,
-                "The driver ended without any Spark output: check the Spark image, the launch command and the container logs.".into(),
-                None,
-                None,
-            );
+            self.decide_builtin(BuiltinRule::SparkDidNotStart, ev, None, None);
             return self.decided.take().expect("decided");
         }
         if exited && self.facts.driver_started && self.facts.query_start.is_none() {
             ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
             ev.extend(recent);
             ev.push(ending);
-            self.decide(
-                Verdict::EnvironmentError,
-                "failed-before-query-start",
-                ev,
-                "The driver ended before the streaming query started, so the restart was not tested: fix the job or its environment (see the evidence) and rehearse again.".into(),
-                None,
-                None,
-            );
+            self.decide_builtin(BuiltinRule::FailedBeforeQueryStart, ev, None, None);
             return self.decided.take().expect("decided");
         }
         // 6. An exception no rule knows.
         if let Some(top) = self.facts.unmatched_top.clone() {
             ev.extend(top);
             ev.push(ending);
-            self.decide(
-                Verdict::UnclassifiedFailure,
-                "no-rule-matched",
-                ev,
-                "No rule knows this failure: read the top exception in the evidence, and consider adding a rule for it.".into(),
-                None,
-                None,
-            );
+            self.decide_builtin(BuiltinRule::NoRuleMatched, ev, None, None);
             return self.decided.take().expect("decided");
         }
         // 7. Progress that proves nothing, or no batch at all: never `resumed`.
-        let (rule, remedy) = if let Some((reason, pev)) = self.facts.unproven.clone() {
+        let rule = if let Some((reason, pev)) = self.facts.unproven.clone() {
             ev.extend(pev);
             ev.push(format!("not proof of resume: {reason}"));
-            (
-                "no-resume-proof",
-                "The log does not prove the restart continued the checkpoint: keep INFO logging for org.apache.spark.sql.execution.streaming (uncut progress reports), give --checkpoint and --event-log, and rehearse again.",
-            )
+            BuiltinRule::NoResumeProof
         } else {
-            (
-                "no-batch-after-restart",
-                "No micro-batch completed after the restart and no failure was logged: make sure the source has new data and that the log keeps INFO for org.apache.spark.sql.execution.streaming.",
-            )
+            BuiltinRule::NoBatchAfterRestart
         };
         ev.extend(self.facts.ended_normally.clone());
         ev.extend(recent);
         ev.push(ending);
-        self.decide(
-            Verdict::UnclassifiedFailure,
-            rule,
-            ev,
-            remedy.into(),
-            None,
-            None,
-        );
+        self.decide_builtin(rule, ev, None, None);
         self.decided.take().expect("decided")
     }
 }
