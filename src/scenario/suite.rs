@@ -256,6 +256,192 @@ pub fn version_lt(a: &str, b: &str) -> bool {
 /// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`, clients/.../internals/Topic.java).
 pub const MAX_TOPIC_NAME: usize = 249;
 
+/// `sources` or `targets`: at least one Spark release; repeats dropped, file order kept.
+fn versions(key: &str, list: &[String]) -> Result<Vec<String>, String> {
+    if list.is_empty() {
+        return Err(format!(
+            "`{key}` is empty: name at least one Spark version, e.g. {key} = [\"3.5.3\"]"
+        ));
+    }
+    let mut out: Vec<String> = Vec::new();
+    for v in list {
+        check_version(v).map_err(|m| format!("{key}: {m}"))?;
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// `providers` (default `["hdfs"]`): not empty, each one of [`PROVIDERS`].
+fn providers(list: Option<&[String]>) -> Result<Vec<String>, String> {
+    let providers = list.map_or_else(|| vec!["hdfs".to_string()], <[String]>::to_vec);
+    if providers.is_empty() {
+        return Err("`providers` is empty: use [\"hdfs\"], [\"rocksdb\"] or both".into());
+    }
+    for p in &providers {
+        if !PROVIDERS.iter().any(|(name, ..)| name == p) {
+            let names: Vec<_> = PROVIDERS.iter().map(|(n, ..)| *n).collect();
+            return Err(format!(
+                "provider {p:?} is not known; one of {}",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(providers)
+}
+
+/// Whether `name` can be part of a Kafka topic name: letters, digits, `.`, `_`, `-`.
+fn topic_safe(name: &str) -> bool {
+    !name.is_empty() && !name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+}
+
+/// `[[shapes]]`: at least one; each loads its scenario (relative to the suite file), which must
+/// generate its checkpoint; names are topic-safe and unique; `min_spark` a Spark release.
+fn shapes(specs: &[ShapeSpec], path: &Path) -> Result<Vec<Shape>, SuiteError> {
+    let invalid = |message: String| SuiteError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    if specs.is_empty() {
+        return Err(invalid(
+            "no [[shapes]]: name at least one scenario file, e.g. [[shapes]] scenario = \"../shapes/dedup.toml\"".into(),
+        ));
+    }
+    let base = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut shapes: Vec<Shape> = Vec::new();
+    for spec in specs {
+        let shape = shape(spec, &base, path)?;
+        if shapes.iter().any(|s| s.name == shape.name) {
+            return Err(invalid(format!("shape {:?} is named twice", shape.name)));
+        }
+        if let Some(m) = &shape.min_spark {
+            check_version(m)
+                .map_err(|e| invalid(format!("shape {}: min_spark: {e}", shape.name)))?;
+        }
+        shapes.push(shape);
+    }
+    Ok(shapes)
+}
+
+/// One `[[shapes]]` entry: its scenario loaded from `base`, with a generated checkpoint, and a
+/// topic-safe name (the `name` key, else the scenario's).
+fn shape(spec: &ShapeSpec, base: &Path, path: &Path) -> Result<Shape, SuiteError> {
+    let invalid = |message: String| SuiteError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let scenario_path = if spec.scenario.is_absolute() {
+        spec.scenario.clone()
+    } else {
+        base.join(&spec.scenario)
+    };
+    let label = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| spec.scenario.display().to_string());
+    let scenario = Scenario::load(&scenario_path).map_err(|source| SuiteError::Shape {
+        path: path.to_path_buf(),
+        shape: label.clone(),
+        source,
+    })?;
+    if !matches!(scenario.checkpoint, CheckpointSource::Generate { .. }) {
+        return Err(invalid(format!(
+            "shape {label}: scenario {} has no [checkpoint.generate]; a suite writes each source checkpoint itself",
+            scenario_path.display()
+        )));
+    }
+    let name = spec.name.clone().unwrap_or_else(|| scenario.name.clone());
+    if !topic_safe(&name) {
+        return Err(invalid(format!(
+            "shape name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names)"
+        )));
+    }
+    Ok(Shape {
+        name,
+        scenario,
+        min_spark: spec.min_spark.clone(),
+    })
+}
+
+/// One broker serves a suite: every shape names the same Kafka version.
+fn check_one_kafka(shapes: &[Shape]) -> Result<(), String> {
+    match shapes
+        .iter()
+        .find(|s| s.scenario.kafka_version != shapes[0].scenario.kafka_version)
+    {
+        Some(other) => Err(format!(
+            "shapes {} and {} name different Kafka versions ({} and {}); one broker serves a suite, so give them the same kafka_version",
+            shapes[0].name, other.name, shapes[0].scenario.kafka_version, other.scenario.kafka_version
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The values an `[[expect]]` row may name.
+struct Axes<'a> {
+    shapes: Vec<String>,
+    providers: &'a [String],
+    sources: &'a [String],
+    targets: &'a [String],
+}
+
+/// `[[expect]]`: each row's verdict is a verdict name, and each key it sets names a value of
+/// the suite.
+fn expectations(rows: &[ExpectSpec], axes: &Axes) -> Result<Vec<Expectation>, String> {
+    let mut expect = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let verdict = Verdict::from_name(&row.verdict).ok_or_else(|| {
+            let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
+            format!(
+                "[[expect]] row {}: {:?} is not a verdict; one of {}",
+                i + 1,
+                row.verdict,
+                names.join(", ")
+            )
+        })?;
+        let known = |what: &str, value: &Option<String>, list: &[String]| match value {
+            Some(v) if !list.contains(v) => Err(format!(
+                "[[expect]] row {}: {what} {v:?} is not in the suite ({})",
+                i + 1,
+                list.join(", ")
+            )),
+            _ => Ok(()),
+        };
+        known("shape", &row.shape, &axes.shapes)?;
+        known("provider", &row.provider, axes.providers)?;
+        known("source", &row.source, axes.sources)?;
+        known("target", &row.target, axes.targets)?;
+        expect.push(Expectation {
+            shape: row.shape.clone(),
+            provider: row.provider.clone(),
+            source: row.source.clone(),
+            target: row.target.clone(),
+            verdict,
+            reason: row.reason.clone(),
+        });
+    }
+    Ok(expect)
+}
+
+/// The suite's name: `name`, else the file stem; topic-safe.
+fn suite_name(name: Option<&str>, path: &Path) -> Result<String, String> {
+    let name = name.map(str::to_string).unwrap_or_else(|| {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "suite".into())
+    });
+    if !topic_safe(&name) {
+        return Err(format!(
+            "suite name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names); set `name`"
+        ));
+    }
+    Ok(name)
+}
+
 impl Suite {
     /// Reads and validates a suite file and every shape scenario it names.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
@@ -266,7 +452,9 @@ impl Suite {
         Suite::parse(&text, path)
     }
 
-    /// Validates suite text read from `path` (paths resolve against its directory).
+    /// Validates suite text read from `path` (paths resolve against its directory): the
+    /// version axes, providers, timeout, shapes (each scenario loaded), expectations and name,
+    /// in that order; the first mistake found is the error.
     pub fn parse(text: &str, path: &Path) -> Result<Suite, SuiteError> {
         let file: SuiteFile = toml::from_str(text).map_err(|e| SuiteError::Parse {
             path: path.to_path_buf(),
@@ -276,153 +464,26 @@ impl Suite {
             path: path.to_path_buf(),
             message,
         };
-        let base = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let versions = |key: &str, list: &[String]| -> Result<Vec<String>, SuiteError> {
-            if list.is_empty() {
-                return Err(invalid(format!(
-                    "`{key}` is empty: name at least one Spark version, e.g. {key} = [\"3.5.3\"]"
-                )));
-            }
-            let mut out: Vec<String> = Vec::new();
-            for v in list {
-                check_version(v).map_err(|m| invalid(format!("{key}: {m}")))?;
-                if !out.contains(v) {
-                    out.push(v.clone());
-                }
-            }
-            Ok(out)
-        };
-        let sources = versions("sources", &file.sources)?;
-        let targets = versions("targets", file.targets.as_ref().unwrap_or(&file.sources))?;
-        let providers = file
-            .providers
-            .clone()
-            .unwrap_or_else(|| vec!["hdfs".into()]);
-        if providers.is_empty() {
-            return Err(invalid(
-                "`providers` is empty: use [\"hdfs\"], [\"rocksdb\"] or both".into(),
-            ));
-        }
-        for p in &providers {
-            if !PROVIDERS.iter().any(|(name, ..)| name == p) {
-                let names: Vec<_> = PROVIDERS.iter().map(|(n, ..)| *n).collect();
-                return Err(invalid(format!(
-                    "provider {p:?} is not known; one of {}",
-                    names.join(", ")
-                )));
-            }
-        }
+        let sources = versions("sources", &file.sources).map_err(invalid)?;
+        let targets =
+            versions("targets", file.targets.as_ref().unwrap_or(&file.sources)).map_err(invalid)?;
+        let providers = providers(file.providers.as_deref()).map_err(invalid)?;
         if file.timeout_seconds == Some(0) {
             return Err(invalid(
                 "`timeout_seconds = 0` would time out every trial at once: give the seconds per trial from submit to verdict (e.g. 300), or leave it out to use each shape scenario's".into(),
             ));
         }
-        if file.shapes.is_empty() {
-            return Err(invalid(
-                "no [[shapes]]: name at least one scenario file, e.g. [[shapes]] scenario = \"../shapes/dedup.toml\"".into(),
-            ));
-        }
-        let mut shapes: Vec<Shape> = Vec::new();
-        for spec in &file.shapes {
-            let scenario_path = if spec.scenario.is_absolute() {
-                spec.scenario.clone()
-            } else {
-                base.join(&spec.scenario)
-            };
-            let label = spec
-                .name
-                .clone()
-                .unwrap_or_else(|| spec.scenario.display().to_string());
-            let scenario = Scenario::load(&scenario_path).map_err(|source| SuiteError::Shape {
-                path: path.to_path_buf(),
-                shape: label.clone(),
-                source,
-            })?;
-            if !matches!(scenario.checkpoint, CheckpointSource::Generate { .. }) {
-                return Err(invalid(format!(
-                    "shape {label}: scenario {} has no [checkpoint.generate]; a suite writes each source checkpoint itself",
-                    scenario_path.display()
-                )));
-            }
-            let name = spec.name.clone().unwrap_or_else(|| scenario.name.clone());
-            if name.is_empty()
-                || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
-            {
-                return Err(invalid(format!(
-                    "shape name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names)"
-                )));
-            }
-            if shapes.iter().any(|s| s.name == name) {
-                return Err(invalid(format!("shape {name:?} is named twice")));
-            }
-            if let Some(m) = &spec.min_spark {
-                check_version(m).map_err(|e| invalid(format!("shape {name}: min_spark: {e}")))?;
-            }
-            shapes.push(Shape {
-                name,
-                scenario,
-                min_spark: spec.min_spark.clone(),
-            });
-        }
-        if let Some(other) = shapes
-            .iter()
-            .find(|s| s.scenario.kafka_version != shapes[0].scenario.kafka_version)
-        {
-            return Err(invalid(format!(
-                "shapes {} and {} name different Kafka versions ({} and {}); one broker serves a suite, so give them the same kafka_version",
-                shapes[0].name, other.name, shapes[0].scenario.kafka_version, other.scenario.kafka_version
-            )));
-        }
-        let mut expect = Vec::new();
-        for (i, row) in file.expect.iter().enumerate() {
-            let verdict = Verdict::from_name(&row.verdict).ok_or_else(|| {
-                let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
-                invalid(format!(
-                    "[[expect]] row {}: {:?} is not a verdict; one of {}",
-                    i + 1,
-                    row.verdict,
-                    names.join(", ")
-                ))
-            })?;
-            let known = |what: &str, value: &Option<String>, list: &[String]| match value {
-                Some(v) if !list.contains(v) => Err(invalid(format!(
-                    "[[expect]] row {}: {what} {v:?} is not in the suite ({})",
-                    i + 1,
-                    list.join(", ")
-                ))),
-                _ => Ok(()),
-            };
-            let shape_names: Vec<String> = shapes.iter().map(|s| s.name.clone()).collect();
-            known("shape", &row.shape, &shape_names)?;
-            known("provider", &row.provider, &providers)?;
-            known("source", &row.source, &sources)?;
-            known("target", &row.target, &targets)?;
-            expect.push(Expectation {
-                shape: row.shape.clone(),
-                provider: row.provider.clone(),
-                source: row.source.clone(),
-                target: row.target.clone(),
-                verdict,
-                reason: row.reason.clone(),
-            });
-        }
-        let name = file.name.clone().unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "suite".into())
-        });
-        if name.is_empty()
-            || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
-        {
-            return Err(invalid(format!(
-                "suite name {name:?}: use letters, digits, '.', '_' and '-' (it becomes part of Kafka topic names); set `name`"
-            )));
-        }
+        let shapes = shapes(&file.shapes, path)?;
+        check_one_kafka(&shapes).map_err(invalid)?;
+        let axes = Axes {
+            shapes: shapes.iter().map(|s| s.name.clone()).collect(),
+            providers: &providers,
+            sources: &sources,
+            targets: &targets,
+        };
+        let expect = expectations(&file.expect, &axes).map_err(invalid)?;
         let suite = Suite {
-            name,
+            name: suite_name(file.name.as_deref(), path).map_err(invalid)?,
             file: path.to_path_buf(),
             shapes,
             providers,
