@@ -890,6 +890,40 @@ mod tests {
         }
     }
 
+    /// The recipes pick the Scala suffix and the base image in shell (changing them would
+    /// change every recipe hash and rebuild every image); this pins them to the table.
+    #[test]
+    fn the_recipes_agree_with_the_spark_line_table() {
+        let script = |name: &str| {
+            SPARK_FILES
+                .iter()
+                .chain(LOCAL_FILES)
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| *t)
+                .unwrap()
+        };
+        let scala = r#"if [ "$major" -ge 4 ]; then scala=2.13; else scala=2.12; fi"#;
+        assert!(script("spark.sh").contains(scala));
+        assert!(script("local-install.sh").contains(scala));
+        assert!(script("spark.sh").contains(
+            r#"if [ "$major" -eq 3 ] && [ "$minor" -le 3 ]; then suite=bullseye base=rehearse/base:bullseye-jre11; else suite=bookworm base=rehearse/base:bookworm-jre17; fi"#
+        ));
+        for line in crate::versions::SparkLine::all() {
+            let (major, minor) = line.line;
+            let shell_scala = if major >= 4 { "2.13" } else { "2.12" };
+            let shell_base = if major == 3 && minor <= 3 {
+                Debian::Bullseye
+            } else {
+                Debian::Bookworm
+            };
+            assert_eq!(
+                (line.scala, line.base),
+                (shell_scala, shell_base),
+                "{major}.{minor}"
+            );
+        }
+    }
+
     #[test]
     fn the_recipes_are_embedded() {
         assert!(SPARK_FILES
