@@ -144,41 +144,55 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CheckpointError> {
         path: path.clone(),
         source,
     })?;
-    let mut stack: Vec<(String, fs::ReadDir)> = vec![(String::new(), top)];
-    while let Some((prefix, dir)) = stack.pop() {
-        for item in dir {
-            let item = match item {
-                Ok(item) => item,
-                Err(e) => {
-                    listing
-                        .unlisted
-                        .push((prefix.trim_end_matches('/').to_string(), e));
-                    break;
-                }
-            };
-            let name = item.file_name();
-            let name = name.to_string_lossy();
-            let rel = format!("{prefix}{name}");
-            let kind = match item.file_type() {
-                Ok(t) if t.is_symlink() => EntryKind::Symlink(link_target(&item.path())),
-                Ok(t) if t.is_dir() => EntryKind::Dir,
-                Ok(t) if t.is_file() => EntryKind::File,
-                Ok(_) => EntryKind::Other,
-                Err(e) => {
-                    listing.unlisted.push((rel, e));
-                    continue;
-                }
-            };
-            if kind == EntryKind::Dir {
-                match fs::read_dir(item.path()) {
-                    Ok(sub) => stack.push((format!("{rel}/"), sub)),
-                    Err(e) => listing.unlisted.push((rel.clone(), e)),
-                }
-            }
-            listing.entries.push(Entry { rel, kind });
+    // Directories still to list are queued by name, never as open handles: one directory is
+    // open at a time, so thousands of state partitions cannot exhaust the open-file limit
+    // (`ulimit -n`). Each directory is listed whole before the next one is opened, so the
+    // entries of a directory stay contiguous in the listing.
+    let mut queue: Vec<String> = Vec::new();
+    list_dir(&mut listing, "", top, &mut queue);
+    while let Some(rel) = queue.pop() {
+        match fs::read_dir(root.join(&rel)) {
+            Ok(dir) => list_dir(&mut listing, &format!("{rel}/"), dir, &mut queue),
+            Err(e) => listing.unlisted.push((rel, e)),
         }
     }
     Ok(listing)
+}
+
+/// Adds the entries of one open directory (`prefix`: its path under the root plus `/`, or empty
+/// for the root) to the listing, and queues its subdirectories; the handle is closed on return.
+fn list_dir(listing: &mut Listing, prefix: &str, dir: fs::ReadDir, queue: &mut Vec<String>) {
+    let mut subdirs = Vec::new();
+    for item in dir {
+        let item = match item {
+            Ok(item) => item,
+            Err(e) => {
+                listing
+                    .unlisted
+                    .push((prefix.trim_end_matches('/').to_string(), e));
+                break;
+            }
+        };
+        let name = item.file_name();
+        let name = name.to_string_lossy();
+        let rel = format!("{prefix}{name}");
+        let kind = match item.file_type() {
+            Ok(t) if t.is_symlink() => EntryKind::Symlink(link_target(&item.path())),
+            Ok(t) if t.is_dir() => EntryKind::Dir,
+            Ok(t) if t.is_file() => EntryKind::File,
+            Ok(_) => EntryKind::Other,
+            Err(e) => {
+                listing.unlisted.push((rel, e));
+                continue;
+            }
+        };
+        if kind == EntryKind::Dir {
+            subdirs.push(rel.clone());
+        }
+        listing.entries.push(Entry { rel, kind });
+    }
+    // Reversed, so that popping the queue lists them in the order they were found.
+    queue.extend(subdirs.into_iter().rev());
 }
 
 /// What a link points to, by one `stat` of its target (never opened, never walked).

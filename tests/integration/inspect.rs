@@ -1589,3 +1589,46 @@ fn text_report_of_a_checkpoint_with_a_deleted_delta() {
     let out = inspect(&path, false).code(5);
     insta::assert_snapshot!(redact(&out.stdout, &path));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issues 14 and 15: inputs nobody here wrote, and bad inputs a new user tries.
+
+/// Runs `rehearse inspect --json` with the open-file limit lowered to `nofile` (as `ulimit -n`).
+fn inspect_with_nofile(path: &Path, nofile: u64) -> Outcome {
+    use std::os::unix::process::CommandExt;
+    let bin = assert_cmd::cargo::cargo_bin("rehearse");
+    let mut cmd = std::process::Command::new(bin);
+    cmd.arg("inspect").arg(path).arg("--json");
+    // SAFETY: setrlimit is async-signal-safe; only the child's limit is lowered.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: nofile as libc::rlim_t,
+                rlim_max: nofile as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("rehearse runs");
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Issue 15: 2,000 state partitions under `ulimit -n 1024` gave 984 false "Too many open files"
+/// errors: the walk held a directory open per queued directory. Here: 400 directories in one
+/// directory under a limit of 64 open files; the walk must list them all, one open at a time.
+#[test]
+fn many_directories_under_a_low_open_file_limit_are_all_listed() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    for n in 0..400 {
+        fs::create_dir_all(ckpt.join(format!("extra/d{n}/inner"))).unwrap();
+    }
+    let doc = inspect_with_nofile(&ckpt, 64).code(0).doc();
+    assert_eq!(doc.codes(), Vec::<String>::new());
+}
