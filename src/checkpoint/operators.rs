@@ -134,7 +134,7 @@ impl Inspector {
                 Severity::Info,
                 "unexpected-entry",
                 Some(rel),
-                format!("{rel} is not a state file Spark writes; Spark ignores it"),
+                format!("{rel} is not a state file or store directory Spark writes; Spark ignores it"),
             );
         }
     }

@@ -268,12 +268,30 @@ fn add_operator_entry(operator: &mut OperatorDir, entry: &Entry, parts: &[&str])
         operator.linked_partitions.push(partition);
     }
     let stores = operator.partitions.entry(partition).or_default();
-    add_partition_entry(stores, entry, &parts[1..]);
+    add_partition_entry(stores, &mut operator.unknown, entry, &parts[1..]);
 }
+
+/// The store directories Spark writes inside a partition directory: a stream-stream join's four
+/// stores, `<side>-<type>` (SymmetricHashJoinStateManager.allStateStoreNames: sides `left` and
+/// `right`, types `keyToNumValues` and `keyWithIndexToValue`). Every other operator keeps its
+/// one store, `default`, in the partition directory itself (StateStoreId.storeCheckpointLocation
+/// adds no directory for the default name), so any other subdirectory (a stray `backup/`) is not
+/// a store: Spark never opens it, and nothing in it can be missing.
+pub(crate) const JOIN_STORES: &[&str] = &[
+    "left-keyToNumValues",
+    "left-keyWithIndexToValue",
+    "right-keyToNumValues",
+    "right-keyWithIndexToValue",
+];
 
 /// An entry below `state/<op>/<partition>/` (`rest`: its path from there), into the store it
 /// belongs to: the default store's files sit in the partition directory itself.
-fn add_partition_entry(stores: &mut BTreeMap<String, StoreFiles>, entry: &Entry, rest: &[&str]) {
+fn add_partition_entry(
+    stores: &mut BTreeMap<String, StoreFiles>,
+    unknown: &mut Vec<String>,
+    entry: &Entry,
+    rest: &[&str],
+) {
     let is_file = entry.kind.is_file_like();
     let linked_dir = entry.kind == EntryKind::Symlink(LinkTarget::Dir);
     // A store dir is a partition's subdirectory other than RocksDB's and the schema's own.
@@ -283,7 +301,14 @@ fn add_partition_entry(stores: &mut BTreeMap<String, StoreFiles>, entry: &Entry,
             (DEFAULT_STORE, rest)
         }
         [_file] if is_file => (DEFAULT_STORE, rest),
-        [store, inner @ ..] => (*store, inner),
+        [store, inner @ ..] if JOIN_STORES.contains(store) => (*store, inner),
+        // Not a store: reported once (the directory itself), its contents ignored as Spark does.
+        [_, inner @ ..] => {
+            if inner.is_empty() {
+                unknown.push(entry.rel.clone());
+            }
+            return;
+        }
     };
     // Look up before inserting: most entries hit an existing store, so avoid a String each.
     if !stores.contains_key(store) {

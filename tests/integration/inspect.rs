@@ -1632,3 +1632,26 @@ fn many_directories_under_a_low_open_file_limit_are_all_listed() {
     let doc = inspect_with_nofile(&ckpt, 64).code(0).doc();
     assert_eq!(doc.codes(), Vec::<String>::new());
 }
+
+/// Issue 15: an empty `state/0/0/backup` was read as a store missing `6.delta` (exit 5). Spark
+/// opens only the partition directory (and a join's four store directories): any other
+/// subdirectory is ignored (StateStoreId.storeCheckpointLocation), so it is an info, not missing
+/// state, whether it is empty or holds copies of state files.
+#[test]
+fn a_stray_directory_in_a_state_partition_is_not_missing_state() {
+    for case in ["3.5.3/file-agg", "4.0.1/file-join"] {
+        let (_tmp, ckpt) = copy_of(case);
+        fs::create_dir_all(ckpt.join("state/0/0/backup")).unwrap();
+        fs::create_dir_all(ckpt.join("state/0/1/old")).unwrap();
+        fs::write(ckpt.join("state/0/1/old/2.delta"), b"x").unwrap();
+        let doc = inspect(&ckpt, true).code(0).doc();
+        assert_eq!(
+            doc.codes(),
+            ["info:unexpected-entry", "info:unexpected-entry"],
+            "{case}"
+        );
+        assert!(has(&doc, "unexpected-entry", "state/0/0/backup"), "{case}");
+        assert!(has(&doc, "unexpected-entry", "state/0/1/old"), "{case}");
+        assert_eq!(doc.operators[0].partitions, 2, "{case}");
+    }
+}
