@@ -98,13 +98,14 @@ impl Inspector {
         self.check_provider(&op_dir, dir, provider, ctx.conf_provider.as_ref());
         let schemas = self.schema_files(dir);
         let operator_metadata = self.operator_metadata(id, dir);
-        if let Some(meta) = &operator_metadata {
+        let single = single_partition(dir, &schemas, operator_metadata.as_ref());
+        if let (Some(meta), None) = (&operator_metadata, single) {
             self.check_metadata_partitions(&op_dir, dir, meta);
         }
         let name = operator_name(operator_metadata.as_ref(), &stores);
         self.check_join_state_format(&op_dir, &stores, ctx.conf);
 
-        self.check_state_versions(id, dir, provider, ctx);
+        self.check_state_versions(id, dir, provider, ctx, single);
 
         Operator {
             id,
@@ -134,7 +135,9 @@ impl Inspector {
                 Severity::Info,
                 "unexpected-entry",
                 Some(rel),
-                format!("{rel} is not a state file or store directory Spark writes; Spark ignores it"),
+                format!(
+                    "{rel} is not a state file or store directory Spark writes; Spark ignores it"
+                ),
             );
         }
     }
@@ -340,6 +343,7 @@ impl Inspector {
         dir: &OperatorDir,
         provider: Provider,
         ctx: &StateContext<'_>,
+        single: Option<SinglePartition>,
     ) {
         let StateContext {
             expected_partitions,
@@ -366,7 +370,10 @@ impl Inspector {
         }
         let Some(c) = committed else { return };
         let version = c + 1;
-        self.check_partition_count(&op_dir, dir, expected_partitions, version);
+        match single {
+            Some(why) => self.check_single_partition(&op_dir, dir, expected_partitions, why),
+            None => self.check_partition_count(&op_dir, dir, expected_partitions, version),
+        }
         self.check_state_files(&op_dir, dir, provider, c);
         if let Some(n) = latest {
             self.check_state_ahead(&op_dir, dir, n);
@@ -463,6 +470,36 @@ impl Inspector {
                     format!("{op_dir} has partition {extra}, but the offset log pins {SHUFFLE_PARTITIONS}={n}"),
                 );
             }
+        }
+    }
+
+    /// An operator that keeps all its state in partition 0 (see [`SinglePartition`]): the pinned
+    /// partition count does not apply; a layout that only suggests it is said, not taken as lost
+    /// partitions.
+    fn check_single_partition(
+        &mut self,
+        op_dir: &str,
+        dir: &OperatorDir,
+        expected_partitions: Option<u32>,
+        why: SinglePartition,
+    ) {
+        if !dir.partitions.contains_key(&0) {
+            self.finding(
+                Severity::Error,
+                "state-partition-missing",
+                Some(&format!("{op_dir}/0")),
+                format!("{op_dir} lacks partition 0, the one partition of this operator ({}): Spark cannot load its state", why.what()),
+            );
+            return;
+        }
+        let n = expected_partitions.unwrap_or(1);
+        if why == SinglePartition::Layout && n > 1 {
+            self.finding(
+                Severity::Warning,
+                "state-single-partition",
+                Some(op_dir),
+                format!("{op_dir} holds only partition 0, though the offset log pins {SHUFFLE_PARTITIONS}={n}: right for an operator that needs all rows in one partition ({}); for any other operator, partitions 1..{} were deleted and Spark fails loading their state", SinglePartition::Layout.what(), n - 1),
+            );
         }
     }
 
@@ -563,6 +600,77 @@ fn missing_state_files(
         }
     }
     missing
+}
+
+/// Why an operator keeps exactly one state partition, whatever `spark.sql.shuffle.partitions`
+/// and its operator metadata say: its required child distribution is `AllTuples`, so the
+/// planner shuffles its input into a single partition and the state store RDD has one.
+/// Those operators are `StreamingGlobalLimitExec` (`requiredChildDistribution = AllTuples ::
+/// Nil`, key schema `struct<key: null>`) and a streaming aggregation without grouping keys
+/// (`StateStoreRestoreExec`/`StateStoreSaveExec`: `if (keyExpressions.isEmpty) AllTuples`, key
+/// schema `struct<>`); statefulOperators.scala, StreamingGlobalLimitExec.scala.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SinglePartition {
+    /// The state schema's key (or the operator metadata's name) is that of one of them.
+    Known,
+    /// No schema says either way (before 3.1, or not readable), but only partition 0 exists
+    /// and the pinned count is larger.
+    Layout,
+}
+
+impl SinglePartition {
+    fn what(self) -> &'static str {
+        match self {
+            SinglePartition::Known => "its state key is that of a streaming global limit or an aggregation without grouping keys, which Spark keeps in a single partition (AllTuples)",
+            SinglePartition::Layout => "a streaming global limit or an aggregation without grouping keys, which Spark keeps in a single partition (AllTuples)",
+        }
+    }
+}
+
+/// Whether the operator keeps one state partition (see [`SinglePartition`]).
+fn single_partition(
+    dir: &OperatorDir,
+    schemas: &[SchemaFile],
+    meta: Option<&OperatorMetadataFile>,
+) -> Option<SinglePartition> {
+    let named_limit = meta
+        .and_then(|m| m.metadata.operator_name.as_deref())
+        .is_some_and(|n| n.to_ascii_lowercase().contains("limit"));
+    let keys: Vec<Option<bool>> = schemas
+        .iter()
+        .map(|s| {
+            s.schema
+                .as_ref()
+                .and_then(|s| s.key_schema.as_ref())
+                .map(is_all_tuples_key)
+        })
+        .collect();
+    if named_limit || (!keys.is_empty() && keys.iter().all(|k| *k == Some(true))) {
+        return Some(SinglePartition::Known);
+    }
+    if keys.contains(&Some(false)) {
+        return None;
+    }
+    let only_zero = dir.partitions.len() == 1 && dir.partitions.contains_key(&0);
+    let stores = dir.store_names();
+    let default_store_only = stores.iter().all(|s| s == DEFAULT_STORE);
+    (only_zero && default_store_only).then_some(SinglePartition::Layout)
+}
+
+/// A state key schema (Spark's StructType JSON) of an `AllTuples` operator: no field (an
+/// aggregation without grouping keys) or the global limit's one null-typed `key` field.
+fn is_all_tuples_key(schema: &serde_json::Value) -> bool {
+    let Some(fields) = schema.get("fields").and_then(|f| f.as_array()) else {
+        return false;
+    };
+    match fields.as_slice() {
+        [] => true,
+        [field] => {
+            field.get("name").and_then(|n| n.as_str()) == Some("key")
+                && field.get("type").and_then(|t| t.as_str()) == Some("null")
+        }
+        _ => false,
+    }
 }
 
 /// The operator's name: from its metadata file, else `join` for a stream-stream join's stores.

@@ -569,7 +569,8 @@ fn every_fixture_directory_is_covered_by_a_test_row() {
         let covered = PRISTINE.iter().any(|e| e.case == dir)
             || DAMAGED.iter().any(|d| d.case == dir)
             || KAFKA.contains(&dir.as_str())
-            || dir.starts_with("atlas/"); // atlas_source_checkpoints_inspect_clean
+            || dir.starts_with("atlas/") // atlas_source_checkpoints_inspect_clean
+            || SPARK_FIXTURES.iter().any(|(case, _)| *case == dir);
         assert!(covered, "fixture {dir} has no row in PRISTINE or DAMAGED");
     }
 }
@@ -1654,4 +1655,91 @@ fn a_stray_directory_in_a_state_partition_is_not_missing_state() {
         assert!(has(&doc, "unexpected-entry", "state/0/1/old"), "{case}");
         assert_eq!(doc.operators[0].partitions, 2, "{case}");
     }
+}
+
+/// Checkpoints from Spark's own test resources (tests/fixtures/checkpoints/README.md says where
+/// each came from), with the exit code `inspect` must give each: none of them is damaged.
+const SPARK_FIXTURES: &[(&str, i32)] = &[("spark/4.0.0-hdfs-limit", 0)];
+
+#[test]
+fn spark_test_resource_checkpoints_get_no_error() {
+    for (case, code) in SPARK_FIXTURES {
+        let doc = inspect(&fixture(case), true).code(*code).doc();
+        assert!(
+            doc.findings.iter().all(|f| f.severity != "error"),
+            "{case}: {:?}",
+            doc.codes()
+        );
+    }
+}
+
+/// A state schema file as Spark 3.1.3+ writes it (SchemaHelper.SchemaV2Writer): `writeUTF("v2")`,
+/// then for the key and the value schema `writeInt(1)` chunk and `writeUTF(json)`.
+fn schema_v2(key: &str, value: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let utf = |out: &mut Vec<u8>, s: &str| {
+        out.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    };
+    utf(&mut out, "v2");
+    for json in [key, value] {
+        out.extend_from_slice(&1i32.to_be_bytes());
+        utf(&mut out, json);
+    }
+    out
+}
+
+/// Issue 14: a streaming global limit keeps one state partition whatever
+/// `spark.sql.shuffle.partitions` (5) and its operator metadata (5) say; Spark's own 4.0.0
+/// `limit` checkpoint got a false `state-partition-missing` ("lacks partition(s) 1..4 of 5").
+/// The class: operators whose required child distribution is AllTuples (StreamingGlobalLimitExec;
+/// StateStoreRestoreExec/SaveExec without grouping keys), known by the operator metadata's name
+/// or the state key schema (`struct<key: null>`, `struct<>`).
+#[test]
+fn single_partition_operators_are_not_missing_partitions() {
+    let doc = inspect(&fixture("spark/4.0.0-hdfs-limit"), true)
+        .code(0)
+        .doc();
+    assert!(
+        !doc.codes().iter().any(|c| c.contains("partition")),
+        "{:?}",
+        doc.codes()
+    );
+    assert_eq!(doc.operators[0].partitions, 1);
+
+    // A global count (no grouping keys) on 3.5.3, keyed by `struct<>`: only partition 0 exists.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::remove_dir_all(ckpt.join("state/0/1")).unwrap();
+    let value = r#"{"type":"struct","fields":[{"name":"count","type":"long","nullable":false,"metadata":{}}]}"#;
+    fs::write(
+        ckpt.join("state/0/0/_metadata/schema"),
+        schema_v2(r#"{"type":"struct","fields":[]}"#, value),
+    )
+    .unwrap();
+    fs::remove_file(ckpt.join("state/0/0/_metadata/.schema.crc")).ok();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(doc.codes(), Vec::<String>::new());
+
+    // The limit's key, `struct<key: null>`, with a pinned count of 2.
+    let key = r#"{"type":"struct","fields":[{"name":"key","type":"null","nullable":true,"metadata":{}}]}"#;
+    fs::write(
+        ckpt.join("state/0/0/_metadata/schema"),
+        schema_v2(key, value),
+    )
+    .unwrap();
+    assert_eq!(
+        inspect(&ckpt, true).code(0).doc().codes(),
+        Vec::<String>::new()
+    );
+
+    // No schema (before 3.1): only partition 0 is said, not called lost.
+    fs::remove_file(ckpt.join("state/0/0/_metadata/schema")).unwrap();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(doc.codes(), ["warning:state-single-partition"]);
+
+    // A keyed schema with partition 1 gone is still an error.
+    let (_tmp2, keyed) = copy_of("3.5.3/file-agg");
+    fs::remove_dir_all(keyed.join("state/0/1")).unwrap();
+    let doc = inspect(&keyed, true).code(5).doc();
+    assert!(has(&doc, "state-partition-missing", "state/0/1"));
 }
