@@ -23,6 +23,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
 pub mod spark;
+pub mod store;
 pub mod text;
 pub mod trial;
 pub mod verdict;

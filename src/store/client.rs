@@ -1,0 +1,956 @@
+//! [`CheckpointStore`]: a read-only client for one checkpoint location. It lists (recursively,
+//! with sizes and the backend's change markers), heads and streams files, and nothing else: the
+//! type has no write, delete, rename or tag operation, and it never creates the root it is
+//! pointed at (remote operators are rooted at `/` and local paths are only opened for reading).
+//!
+//! Remote backends go through `opendal` over one `reqwest` client (rustls with the ring
+//! provider); local directories through `std`/`tokio` directly, so that a mistyped path is never
+//! created and later copies can use the filesystem's own fast paths.
+
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt, TryStreamExt};
+use opendal::{services, Operator};
+
+use super::env::StoreEnv;
+use super::error::{Cause, Redactor, StoreError};
+use super::location::CheckpointLocation;
+
+/// Bytes asked of the backend per request while streaming a file (8 MiB): the most one stream
+/// holds in memory at a time, whatever the file's size.
+pub const READ_CHUNK: usize = 8 << 20;
+
+/// How long to wait for a TCP (and TLS) connection before calling the endpoint unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a started response may stall before the read fails.
+const READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// One file of a checkpoint, as listed or headed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectInfo {
+    /// Path relative to the checkpoint root, `/`-separated: `offsets/12`, `state/0/3/1.delta`.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// The server's entity tag, quotes included as the server sent them (S3, GCS, Azure); `None`
+    /// for HDFS and local files.
+    pub etag: Option<String>,
+    /// Object version id where the backend reports one (versioned S3 buckets, GCS generation).
+    pub version: Option<String>,
+    /// Base64 MD5 of the content where the backend reports it (GCS, Azure Blob).
+    pub content_md5: Option<String>,
+    /// Last modification time, where known (all backends; second precision on some).
+    pub last_modified: Option<SystemTime>,
+}
+
+/// A file's bytes as a stream of chunks of at most [`READ_CHUNK`] bytes; dropping it stops the
+/// transfer.
+pub struct ObjectStream {
+    inner: Pin<Box<dyn Stream<Item = Result<Bytes, StoreError>> + Send>>,
+}
+
+impl Stream for ObjectStream {
+    type Item = Result<Bytes, StoreError>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+impl std::fmt::Debug for ObjectStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ObjectStream")
+    }
+}
+
+/// A read-only client for one checkpoint location. Cheap to clone.
+#[derive(Clone)]
+pub struct CheckpointStore {
+    location: CheckpointLocation,
+    backend: Backend,
+    redactor: Redactor,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Local {
+        root: PathBuf,
+    },
+    Remote {
+        op: Operator,
+        /// The location's prefix inside the operator (rooted at `/`): `""` or `"a/b/"`.
+        prefix: String,
+        /// The base URL requests go to, for messages.
+        endpoint: String,
+        /// Where that endpoint came from, for hints.
+        endpoint_from: &'static str,
+        /// Where credentials come from, for hints.
+        credentials_from: &'static str,
+    },
+}
+
+impl std::fmt::Debug for CheckpointStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckpointStore")
+            .field("location", &self.location.to_string())
+            .field("endpoint", &self.endpoint())
+            .finish()
+    }
+}
+
+impl CheckpointStore {
+    /// A client for `location`, configured from `env` (see [`StoreEnv`] for the variables each
+    /// platform reads). Makes no request, except on S3 without a region set, where the bucket's
+    /// region is asked of AWS.
+    ///
+    /// # Errors
+    /// [`StoreError::Config`] when the environment lacks something this location needs (an
+    /// Azure account for `az://`) or contradicts it (a plain-HTTP S3 endpoint without
+    /// `AWS_ALLOW_HTTP=true`), or when the backend refuses the configuration.
+    pub async fn open(location: CheckpointLocation, env: &StoreEnv) -> Result<Self, StoreError> {
+        let redactor = Redactor::new(env.secrets());
+        let backend = match &location {
+            CheckpointLocation::Local { path } => Backend::Local { root: path.clone() },
+            _ => remote_backend(&location, env, &redactor).await?,
+        };
+        Ok(Self {
+            location,
+            backend,
+            redactor,
+        })
+    }
+
+    /// The location this client reads.
+    pub fn location(&self) -> &CheckpointLocation {
+        &self.location
+    }
+
+    /// The base URL requests go to (`https://s3.eu-west-1.amazonaws.com`,
+    /// `http://namenode:9870`), or the local directory.
+    pub fn endpoint(&self) -> String {
+        match &self.backend {
+            Backend::Local { root } => root.display().to_string(),
+            Backend::Remote { endpoint, .. } => endpoint.clone(),
+        }
+    }
+
+    /// Every file under the location, recursively, sorted by path. Directories are not listed
+    /// (object stores have none); local symbolic links are neither followed nor listed.
+    ///
+    /// # Errors
+    /// [`StoreError::NothingThere`] when no file is under the location (a wrong prefix, an
+    /// empty or missing directory); [`StoreError::MissingBucket`] when the bucket, container or
+    /// filesystem does not exist; credential, permission and network errors as in
+    /// [`StoreError`].
+    pub async fn list(&self) -> Result<Vec<ObjectInfo>, StoreError> {
+        let mut files = match &self.backend {
+            Backend::Local { root } => list_local(root).await?,
+            Backend::Remote { op, prefix, .. } => {
+                let dir = if prefix.is_empty() {
+                    "/"
+                } else {
+                    prefix.as_str()
+                };
+                let mut lister = op
+                    .lister_with(dir)
+                    .recursive(true)
+                    .await
+                    .map_err(|e| self.remote_error("list", "", e))?;
+                let mut files = Vec::new();
+                while let Some(entry) = lister
+                    .try_next()
+                    .await
+                    .map_err(|e| self.remote_error("list", "", e))?
+                {
+                    if entry.metadata().is_dir() {
+                        continue;
+                    }
+                    let Some(rel) = entry.path().strip_prefix(prefix.as_str()) else {
+                        continue;
+                    };
+                    let rel = rel.trim_start_matches('/');
+                    if rel.is_empty() {
+                        continue;
+                    }
+                    files.push(object_info(rel, entry.metadata()));
+                }
+                files
+            }
+        };
+        if files.is_empty() {
+            return Err(StoreError::NothingThere {
+                url: self.location.to_string(),
+            });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+
+    /// One file's size and change markers. `relative` is `/`-separated under the location.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when there is no such file; the others as for
+    /// [`list`](Self::list).
+    pub async fn head(&self, relative: &str) -> Result<ObjectInfo, StoreError> {
+        let rel = relative.trim_matches('/');
+        match &self.backend {
+            Backend::Local { root } => {
+                let path = root.join(rel);
+                let meta = tokio::fs::metadata(&path)
+                    .await
+                    .map_err(|e| local_error("stat", &path, e))?;
+                if !meta.is_file() {
+                    return Err(StoreError::NotFound {
+                        url: path.display().to_string(),
+                    });
+                }
+                Ok(local_info(rel, &meta))
+            }
+            Backend::Remote { op, prefix, .. } => {
+                let meta = op
+                    .stat(&format!("{prefix}{rel}"))
+                    .await
+                    .map_err(|e| self.remote_error("stat", rel, e))?;
+                if meta.is_dir() {
+                    return Err(StoreError::NotFound {
+                        url: self.location.join_display(rel),
+                    });
+                }
+                Ok(object_info(rel, &meta))
+            }
+        }
+    }
+
+    /// Streams one file's bytes in chunks of at most [`READ_CHUNK`] bytes, never the whole file
+    /// in memory.
+    ///
+    /// # Errors
+    /// As for [`head`](Self::head), when opening; each chunk may carry a read error later.
+    pub async fn read(&self, relative: &str) -> Result<ObjectStream, StoreError> {
+        let rel = relative.trim_matches('/').to_string();
+        match &self.backend {
+            Backend::Local { root } => {
+                let path = root.join(&rel);
+                let file = tokio::fs::File::open(&path)
+                    .await
+                    .map_err(|e| local_error("read", &path, e))?;
+                Ok(ObjectStream {
+                    inner: Box::pin(local_stream(file, path)),
+                })
+            }
+            Backend::Remote { op, prefix, .. } => {
+                let full = format!("{prefix}{rel}");
+                let reader = op
+                    .reader_with(&full)
+                    .chunk(READ_CHUNK)
+                    .await
+                    .map_err(|e| self.remote_error("read", &rel, e))?;
+                let stream = reader
+                    .into_bytes_stream(..)
+                    .await
+                    .map_err(|e| self.remote_error("read", &rel, e))?;
+                let this = self.clone();
+                Ok(ObjectStream {
+                    inner: Box::pin(stream.map(move |r| {
+                        r.map_err(|e| match e.downcast::<opendal::Error>() {
+                            Ok(e) => this.remote_error("read", &rel, e),
+                            Err(e) => StoreError::Other {
+                                operation: "read",
+                                url: this.location.join_display(&rel),
+                                cause: this.redactor.cause(&e),
+                            },
+                        })
+                    })),
+                })
+            }
+        }
+    }
+
+    /// A small file's whole content (offset and commit logs, `metadata`), refusing files larger
+    /// than `limit` bytes so that a mistaken path cannot fill the memory.
+    ///
+    /// # Errors
+    /// As for [`read`](Self::read); [`StoreError::Other`] when the file exceeds `limit`.
+    pub async fn read_small(&self, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
+        let mut stream = self.read(relative).await?;
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            if (out.len() + chunk.len()) as u64 > limit {
+                return Err(StoreError::Other {
+                    operation: "read",
+                    url: self.location.join_display(relative.trim_matches('/')),
+                    cause: Cause(format!("larger than {limit} bytes, not a small file")),
+                });
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    }
+
+    /// Maps a backend error to a [`StoreError`] naming the location (or the object under it)
+    /// and the fix; the cause text is redacted.
+    fn remote_error(&self, operation: &'static str, rel: &str, err: opendal::Error) -> StoreError {
+        let Backend::Remote {
+            endpoint,
+            endpoint_from,
+            credentials_from,
+            ..
+        } = &self.backend
+        else {
+            unreachable!("remote_error on a local store")
+        };
+        let url = self.location.to_string();
+        let target = self.location.join_display(rel);
+        // The message and its sources, without opendal's context dump (request headers, paths).
+        let mut cause = Cause(self.redactor.redact(err.message()));
+        if let Some(src) = std::error::Error::source(&err) {
+            let more = self.redactor.cause(src);
+            cause.0 = format!("{}: {}", cause.0, more.0);
+        }
+        let text = cause.0.to_ascii_lowercase();
+        let hdfs = matches!(self.location, CheckpointLocation::Hdfs { .. });
+        if is_connect_error(&err) {
+            return StoreError::Unreachable {
+                url,
+                endpoint: endpoint.clone(),
+                cause,
+                hint: endpoint_from.to_string(),
+            };
+        }
+        const MISSING_BUCKET: [&str; 5] = [
+            "nosuchbucket",
+            "containernotfound",
+            "filesystemnotfound",
+            "bucket does not exist",
+            "bucket not found",
+        ];
+        if MISSING_BUCKET.iter().any(|m| text.contains(m)) {
+            return StoreError::MissingBucket {
+                url,
+                endpoint: endpoint.clone(),
+            };
+        }
+        const BAD_CREDENTIALS: [&str; 9] = [
+            "server failed to authenticate",
+            "signaturedoesnotmatch",
+            "invalidaccesskeyid",
+            "authenticationfailed",
+            "invalidtoken",
+            "expiredtoken",
+            "invalid_grant",
+            "invalidauthenticationinfo",
+            "unauthorized",
+        ];
+        match err.kind() {
+            _ if BAD_CREDENTIALS.iter().any(|m| text.contains(m)) => StoreError::BadCredentials {
+                url,
+                cause,
+                hint: credentials_from.to_string(),
+            },
+            opendal::ErrorKind::PermissionDenied => StoreError::AccessDenied { url, cause },
+            opendal::ErrorKind::NotFound if operation == "list" => {
+                if hdfs {
+                    StoreError::NothingThere { url }
+                } else {
+                    StoreError::MissingBucket {
+                        url,
+                        endpoint: endpoint.clone(),
+                    }
+                }
+            }
+            opendal::ErrorKind::NotFound => StoreError::NotFound { url: target },
+            opendal::ErrorKind::ConfigInvalid | opendal::ErrorKind::Unexpected
+                if text.contains("credential") =>
+            {
+                StoreError::NoCredentials {
+                    url,
+                    cause,
+                    hint: credentials_from.to_string(),
+                }
+            }
+            _ => StoreError::Other {
+                operation,
+                url: target,
+                cause,
+            },
+        }
+    }
+}
+
+/// True when the error (or anything in its source chain) is a failure to connect: refused,
+/// DNS, connect timeout.
+fn is_connect_error(err: &opendal::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if let Some(r) = e.downcast_ref::<reqwest::Error>() {
+            if r.is_connect() || (r.is_timeout() && r.status().is_none()) {
+                return true;
+            }
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind as K;
+            if matches!(
+                io.kind(),
+                K::ConnectionRefused | K::ConnectionReset | K::TimedOut | K::HostUnreachable
+            ) {
+                return true;
+            }
+        }
+        source = e.source();
+    }
+    false
+}
+
+fn object_info(rel: &str, meta: &opendal::Metadata) -> ObjectInfo {
+    ObjectInfo {
+        path: rel.to_string(),
+        size: meta.content_length(),
+        etag: meta.etag().map(str::to_string),
+        version: meta.version().map(str::to_string),
+        content_md5: meta.content_md5().map(str::to_string),
+        last_modified: meta
+            .last_modified()
+            .map(|t| SystemTime::from(t.into_inner())),
+    }
+}
+
+fn local_info(rel: &str, meta: &std::fs::Metadata) -> ObjectInfo {
+    ObjectInfo {
+        path: rel.to_string(),
+        size: meta.len(),
+        etag: None,
+        version: None,
+        content_md5: None,
+        last_modified: meta.modified().ok(),
+    }
+}
+
+fn local_error(operation: &'static str, path: &Path, source: std::io::Error) -> StoreError {
+    if source.kind() == std::io::ErrorKind::NotFound {
+        StoreError::NotFound {
+            url: path.display().to_string(),
+        }
+    } else {
+        StoreError::Io {
+            operation,
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+async fn list_local(root: &Path) -> Result<Vec<ObjectInfo>, StoreError> {
+    let root = root.to_path_buf();
+    let listed = tokio::task::spawn_blocking(move || {
+        let mut files = Vec::new();
+        for entry in walkdir::WalkDir::new(&root).follow_links(false) {
+            let entry = match entry {
+                Ok(e) => e,
+                // A missing root lists as nothing (NothingThere), like an empty prefix.
+                Err(e)
+                    if e.depth() == 0
+                        && e.io_error().map(|io| io.kind())
+                            == Some(std::io::ErrorKind::NotFound) =>
+                {
+                    return Ok(files)
+                }
+                Err(e) => {
+                    let path = e.path().unwrap_or(&root).display().to_string();
+                    let source = e
+                        .into_io_error()
+                        .unwrap_or_else(|| std::io::Error::other("filesystem loop"));
+                    return Err(StoreError::Io {
+                        operation: "list",
+                        path,
+                        source,
+                    });
+                }
+            };
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(&root)
+                .unwrap_or(entry.path())
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            let meta = entry.metadata().map_err(|e| StoreError::Io {
+                operation: "list",
+                path: entry.path().display().to_string(),
+                source: e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("metadata")),
+            })?;
+            files.push(local_info(&rel, &meta));
+        }
+        Ok(files)
+    })
+    .await
+    .map_err(|e| StoreError::Io {
+        operation: "list",
+        path: String::new(),
+        source: std::io::Error::other(e),
+    })??;
+    Ok(listed)
+}
+
+fn local_stream(
+    file: tokio::fs::File,
+    path: PathBuf,
+) -> impl Stream<Item = Result<Bytes, StoreError>> + Send {
+    use tokio::io::AsyncReadExt;
+    futures::stream::try_unfold(
+        (file, path, vec![0u8; 1 << 20]),
+        |(mut file, path, mut buf)| async move {
+            let n = file
+                .read(&mut buf)
+                .await
+                .map_err(|e| local_error("read", &path, e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            Ok(Some((Bytes::copy_from_slice(&buf[..n]), (file, path, buf))))
+        },
+    )
+}
+
+/// The process-wide rustls crypto provider (ring), installed once; a provider installed earlier
+/// by someone else is kept.
+fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+fn http_client(url: &str) -> Result<opendal::raw::HttpClient, StoreError> {
+    install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_TIMEOUT)
+        .build()
+        .map_err(|e| StoreError::Config {
+            url: url.to_string(),
+            what: format!("cannot build an HTTP client: {e}"),
+            hint: "check the system's TLS root certificates".into(),
+        })?;
+    Ok(opendal::raw::HttpClient::with(client))
+}
+
+/// The operator, endpoint and hints for a remote location.
+async fn remote_backend(
+    location: &CheckpointLocation,
+    env: &StoreEnv,
+    redactor: &Redactor,
+) -> Result<Backend, StoreError> {
+    let url = location.to_string();
+    let config_error = |e: opendal::Error| StoreError::Config {
+        url: url.clone(),
+        what: redactor.redact(&e.to_string()),
+        hint: "check the store's settings in the environment".into(),
+    };
+    let with_prefix = |p: &str| {
+        if p.is_empty() {
+            String::new()
+        } else {
+            format!("{p}/")
+        }
+    };
+    let client = http_client(&url)?;
+    let (op, prefix, endpoint, endpoint_from, credentials_from) = match location {
+        CheckpointLocation::S3 { bucket, prefix } => {
+            let custom = env.first(&["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]);
+            let region = match env.first(&["AWS_REGION", "AWS_DEFAULT_REGION"]) {
+                Some((_, r)) => r.to_string(),
+                None if custom.is_some() => "us-east-1".to_string(),
+                None => services::S3::detect_region("https://s3.amazonaws.com", bucket)
+                    .await
+                    .unwrap_or_else(|| "us-east-1".to_string()),
+            };
+            let endpoint = match custom {
+                Some((name, e)) => {
+                    let e = e.trim_end_matches('/').to_string();
+                    if e.starts_with("http://") && env.get("AWS_ALLOW_HTTP") != Some("true") {
+                        return Err(StoreError::Config {
+                            url,
+                            what: format!("{name}={e} is plain HTTP"),
+                            hint: "set AWS_ALLOW_HTTP=true to allow an unencrypted endpoint (an on-premise MinIO or Ceph), or use https://".into(),
+                        });
+                    }
+                    e
+                }
+                None => format!("https://s3.{region}.amazonaws.com"),
+            };
+            let mut b = services::S3::default()
+                .root("/")
+                .bucket(bucket)
+                .region(&region)
+                .endpoint(&endpoint);
+            if let (Some(id), Some(secret)) = (
+                env.get("AWS_ACCESS_KEY_ID"),
+                env.get("AWS_SECRET_ACCESS_KEY"),
+            ) {
+                b = b.access_key_id(id).secret_access_key(secret);
+                if let Some(token) = env.get("AWS_SESSION_TOKEN") {
+                    b = b.session_token(token);
+                }
+            }
+            if custom.is_some() {
+                // A custom endpoint is not AWS: never probe the EC2 metadata address.
+                b = b.disable_ec2_metadata();
+            }
+            let op = Operator::new(b).map_err(config_error)?.finish();
+            (
+                op,
+                prefix,
+                endpoint,
+                if custom.is_some() {
+                    "AWS_ENDPOINT_URL"
+                } else {
+                    "AWS S3 for the bucket's region; set AWS_ENDPOINT_URL for another S3 server"
+                },
+                "AWS credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (+AWS_SESSION_TOKEN), the AWS_PROFILE profile, web identity or instance metadata",
+            )
+        }
+        CheckpointLocation::Gcs { bucket, prefix } => {
+            let mut b = services::Gcs::default()
+                .root("/")
+                .bucket(bucket)
+                .scope("https://www.googleapis.com/auth/devstorage.read_only");
+            let (endpoint, from) = match env.get("STORAGE_EMULATOR_HOST") {
+                Some(host) => {
+                    let e = if host.contains("://") {
+                        host.trim_end_matches('/').to_string()
+                    } else {
+                        format!("http://{}", host.trim_end_matches('/'))
+                    };
+                    b = b
+                        .endpoint(&e)
+                        .skip_signature()
+                        .disable_vm_metadata()
+                        .disable_config_load();
+                    (e, "STORAGE_EMULATOR_HOST")
+                }
+                None => {
+                    if let Some(path) = env.get("GOOGLE_APPLICATION_CREDENTIALS") {
+                        b = b.credential_path(path);
+                    }
+                    (
+                        "https://storage.googleapis.com".to_string(),
+                        "Google Cloud Storage; set STORAGE_EMULATOR_HOST for an emulator",
+                    )
+                }
+            };
+            let op = Operator::new(b).map_err(config_error)?.finish();
+            (
+                op,
+                prefix,
+                endpoint,
+                from,
+                "Google credentials come from GOOGLE_APPLICATION_CREDENTIALS, application-default credentials (gcloud auth application-default login) or the VM's service account",
+            )
+        }
+        CheckpointLocation::AzureBlob {
+            account,
+            container,
+            prefix,
+        } => {
+            let creds = "Azure credentials come from AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID, workload identity or the Azure CLI";
+            let (b, endpoint, from) = match env.get("AZURE_STORAGE_CONNECTION_STRING") {
+                Some(cs) => {
+                    let b = services::Azblob::from_connection_string(cs)
+                        .map_err(config_error)?
+                        .container(container);
+                    let endpoint = connection_string_part(cs, "BlobEndpoint")
+                        .map(|e| e.trim_end_matches('/').to_string())
+                        .or_else(|| {
+                            connection_string_part(cs, "AccountName")
+                                .map(|a| format!("https://{a}.blob.core.windows.net"))
+                        })
+                        .unwrap_or_default();
+                    if let (Some(want), Some(have)) =
+                        (account, connection_string_part(cs, "AccountName"))
+                    {
+                        if want != &have {
+                            return Err(StoreError::Config {
+                                url,
+                                what: format!("the URL names account {want} but AZURE_STORAGE_CONNECTION_STRING is for {have}"),
+                                hint: "use az://container/prefix with the connection string's account, or unset AZURE_STORAGE_CONNECTION_STRING".into(),
+                            });
+                        }
+                    }
+                    (
+                        b,
+                        endpoint,
+                        "AZURE_STORAGE_CONNECTION_STRING's BlobEndpoint",
+                    )
+                }
+                None => {
+                    let Some(account) = account.as_deref().or_else(|| {
+                        env.first(&["AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"])
+                            .map(|(_, v)| v)
+                    }) else {
+                        return Err(StoreError::Config {
+                            url,
+                            what: "az:// names no storage account".into(),
+                            hint: "set AZURE_STORAGE_ACCOUNT_NAME (or AZURE_STORAGE_CONNECTION_STRING), or write wasbs://container@account.blob.core.windows.net/prefix".into(),
+                        });
+                    };
+                    let endpoint = format!("https://{account}.blob.core.windows.net");
+                    let mut b = services::Azblob::default()
+                        .container(container)
+                        .endpoint(&endpoint)
+                        .account_name(account);
+                    if let Some((_, key)) =
+                        env.first(&["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_KEY"])
+                    {
+                        b = b.account_key(key);
+                    }
+                    if let Some(sas) = env.get("AZURE_STORAGE_SAS_TOKEN") {
+                        b = b.sas_token(sas);
+                    }
+                    (b, endpoint, "the account's blob.core.windows.net endpoint")
+                }
+            };
+            let op = Operator::new(b.root("/")).map_err(config_error)?.finish();
+            (op, prefix, endpoint, from, creds)
+        }
+        CheckpointLocation::AzureDataLake {
+            account,
+            filesystem,
+            prefix,
+        } => {
+            let endpoint = format!("https://{account}.dfs.core.windows.net");
+            let mut b = services::Azdls::default()
+                .root("/")
+                .filesystem(filesystem)
+                .endpoint(&endpoint)
+                .account_name(account);
+            if let Some((_, key)) = env.first(&["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_KEY"]) {
+                b = b.account_key(key);
+            }
+            if let Some(sas) = env.get("AZURE_STORAGE_SAS_TOKEN") {
+                b = b.sas_token(sas);
+            }
+            if let (Some(id), Some(secret), Some(tenant)) = (
+                env.get("AZURE_CLIENT_ID"),
+                env.get("AZURE_CLIENT_SECRET"),
+                env.get("AZURE_TENANT_ID"),
+            ) {
+                b = b.client_id(id).client_secret(secret).tenant_id(tenant);
+            }
+            let op = Operator::new(b).map_err(config_error)?.finish();
+            (
+                op,
+                prefix,
+                endpoint,
+                "the account's dfs.core.windows.net endpoint",
+                "Azure credentials come from AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID, workload identity or the Azure CLI",
+            )
+        }
+        CheckpointLocation::Hdfs {
+            host,
+            port,
+            port_is_http,
+            path,
+        } => {
+            let (endpoint, from) = match env.get("REHEARSE_WEBHDFS_URL") {
+                Some(u) => (u.trim_end_matches('/').to_string(), "REHEARSE_WEBHDFS_URL"),
+                None => {
+                    let http_port = match (port_is_http, port) {
+                        (true, Some(p)) => *p,
+                        _ => match env.get("REHEARSE_WEBHDFS_PORT") {
+                            Some(p) => p.parse().map_err(|_| StoreError::Config {
+                                url: url.clone(),
+                                what: format!("REHEARSE_WEBHDFS_PORT={p} is not a port"),
+                                hint: "set it to the NameNode's HTTP port (dfs.namenode.http-address, 9870 by default)".into(),
+                            })?,
+                            None => 9870,
+                        },
+                    };
+                    (
+                        format!("http://{host}:{http_port}"),
+                        "the NameNode's HTTP port: 9870 unless REHEARSE_WEBHDFS_PORT (or a whole REHEARSE_WEBHDFS_URL) says otherwise; the hdfs:// port is the RPC port",
+                    )
+                }
+            };
+            let mut b = services::Webhdfs::default().root("/").endpoint(&endpoint);
+            if let Some(user) = env.get("HADOOP_USER_NAME") {
+                b = b.user_name(user);
+            }
+            let op = Operator::new(b).map_err(config_error)?.finish();
+            (
+                op,
+                path,
+                endpoint,
+                from,
+                "WebHDFS uses simple authentication as HADOOP_USER_NAME (Kerberos/SPNEGO is not supported)",
+            )
+        }
+        CheckpointLocation::Local { .. } => unreachable!("local locations have no remote backend"),
+    };
+    let op = op.layer(opendal::layers::HttpClientLayer::new(client));
+    Ok(Backend::Remote {
+        op,
+        prefix: with_prefix(prefix),
+        endpoint,
+        endpoint_from,
+        credentials_from,
+    })
+}
+
+/// The value of `key` in an Azure connection string (`K=V;K=V`), keys compared case-insensitively.
+fn connection_string_part(cs: &str, key: &str) -> Option<String> {
+    cs.split(';').find_map(|part| {
+        let (k, v) = part.split_once('=')?;
+        (k.trim().eq_ignore_ascii_case(key) && !v.is_empty()).then(|| v.trim().to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> StoreEnv {
+        StoreEnv::from_vars(vars.iter().copied())
+    }
+
+    #[tokio::test]
+    async fn local_directories_list_head_and_stream_without_creating_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("offsets")).unwrap();
+        std::fs::write(dir.path().join("metadata"), b"{\"id\":\"x\"}").unwrap();
+        let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.path().join("offsets/0"), &big).unwrap();
+        let loc = CheckpointLocation::parse(dir.path().to_str().unwrap()).unwrap();
+        let store = CheckpointStore::open(loc, &StoreEnv::default())
+            .await
+            .unwrap();
+        let files = store.list().await.unwrap();
+        let paths: Vec<_> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["metadata", "offsets/0"]);
+        assert_eq!(files[1].size, big.len() as u64);
+        assert_eq!(
+            store.head("offsets/0").await.unwrap().size,
+            big.len() as u64
+        );
+        let mut stream = store.read("offsets/0").await.unwrap();
+        let mut got = Vec::new();
+        let mut chunks = 0;
+        while let Some(c) = stream.next().await {
+            let c = c.unwrap();
+            assert!(c.len() <= READ_CHUNK);
+            got.extend_from_slice(&c);
+            chunks += 1;
+        }
+        assert_eq!(got, big);
+        assert!(chunks > 1, "streamed in several chunks");
+        assert_eq!(
+            store.read_small("metadata", 100).await.unwrap(),
+            b"{\"id\":\"x\"}"
+        );
+        assert!(store.read_small("offsets/0", 100).await.is_err());
+        assert!(matches!(
+            store.head("nope").await.unwrap_err(),
+            StoreError::NotFound { .. }
+        ));
+
+        let missing = dir.path().join("not-there");
+        let store = CheckpointStore::open(
+            CheckpointLocation::parse(missing.to_str().unwrap()).unwrap(),
+            &StoreEnv::default(),
+        )
+        .await
+        .unwrap();
+        let err = store.list().await.unwrap_err();
+        assert!(matches!(err, StoreError::NothingThere { .. }), "{err}");
+        assert!(!missing.exists(), "listing never creates the root");
+    }
+
+    #[tokio::test]
+    async fn plain_http_s3_endpoints_need_aws_allow_http() {
+        let loc = CheckpointLocation::parse("s3://b/p").unwrap();
+        let err = CheckpointStore::open(
+            loc.clone(),
+            &env(&[
+                ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+                ("AWS_SECRET_ACCESS_KEY", "topsecret"),
+            ]),
+        )
+        .await
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("AWS_ALLOW_HTTP=true"), "{text}");
+        assert!(text.contains("s3://b/p"), "{text}");
+        CheckpointStore::open(
+            loc,
+            &env(&[
+                ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+                ("AWS_ALLOW_HTTP", "true"),
+            ]),
+        )
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn az_without_an_account_says_which_variable_to_set() {
+        let loc = CheckpointLocation::parse("az://c/p").unwrap();
+        let err = CheckpointStore::open(loc, &StoreEnv::default())
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("AZURE_STORAGE_ACCOUNT_NAME"),
+            "{err}"
+        );
+        assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    }
+
+    #[tokio::test]
+    async fn hdfs_urls_derive_the_webhdfs_endpoint() {
+        let open = |url: &'static str, vars: &'static [(&'static str, &'static str)]| async move {
+            CheckpointStore::open(CheckpointLocation::parse(url).unwrap(), &env(vars))
+                .await
+                .unwrap()
+                .endpoint()
+        };
+        assert_eq!(open("hdfs://nn:8020/c", &[]).await, "http://nn:9870");
+        assert_eq!(
+            open("hdfs://nn:8020/c", &[("REHEARSE_WEBHDFS_PORT", "50070")]).await,
+            "http://nn:50070"
+        );
+        assert_eq!(open("webhdfs://nn:14000/c", &[]).await, "http://nn:14000");
+        assert_eq!(
+            open(
+                "hdfs://ns1/c",
+                &[("REHEARSE_WEBHDFS_URL", "https://knox:8443/gateway/")]
+            )
+            .await,
+            "https://knox:8443/gateway"
+        );
+    }
+
+    #[test]
+    fn connection_string_parts_are_found_case_insensitively() {
+        let cs = "DefaultEndpointsProtocol=http;AccountName=dev;AccountKey=k==;BlobEndpoint=http://127.0.0.1:1/dev;";
+        assert_eq!(
+            connection_string_part(cs, "accountname").as_deref(),
+            Some("dev")
+        );
+        assert_eq!(
+            connection_string_part(cs, "BlobEndpoint").as_deref(),
+            Some("http://127.0.0.1:1/dev")
+        );
+        assert_eq!(
+            connection_string_part(cs, "AccountKey").as_deref(),
+            Some("k==")
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! The environment a store reads its settings and credentials from, passed in as a value so
+//! that tests can give each case its own without touching the process environment. Its `Debug`
+//! shows variable names only, never values.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Environment variables relevant to checkpoint stores (endpoints, regions, credentials).
+///
+/// The variables read, by platform (the standard ones each platform's own tools read):
+///
+/// | platform | variables |
+/// |---|---|
+/// | S3 | `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`, `AWS_REGION`, `AWS_DEFAULT_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`; else the chain (profile `AWS_PROFILE`, web identity, instance metadata) |
+/// | GCS | `STORAGE_EMULATOR_HOST` (emulator, no auth), `GOOGLE_APPLICATION_CREDENTIALS`; else application-default credentials, VM metadata |
+/// | Azure | `AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_ACCOUNT_NAME`/`AZURE_STORAGE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_KEY`/`AZURE_STORAGE_KEY`, `AZURE_STORAGE_SAS_TOKEN`, `AZURE_CLIENT_ID` + `AZURE_CLIENT_SECRET` + `AZURE_TENANT_ID`; else workload identity, Azure CLI, managed identity |
+/// | HDFS | `REHEARSE_WEBHDFS_URL` (whole base URL), `REHEARSE_WEBHDFS_PORT` (default 9870), `HADOOP_USER_NAME` |
+#[derive(Clone, Default)]
+pub struct StoreEnv {
+    vars: BTreeMap<String, String>,
+}
+
+impl StoreEnv {
+    /// This process's environment.
+    pub fn from_process() -> Self {
+        Self::from_vars(std::env::vars())
+    }
+
+    /// An environment made of exactly these variables (tests, or a scenario's own settings).
+    pub fn from_vars<K: Into<String>, V: Into<String>>(
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        Self {
+            vars: vars
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    /// The variable's value, `None` when unset or empty.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// The first of these variables that is set, with its name.
+    pub fn first<'a>(&'a self, names: &[&'a str]) -> Option<(&'a str, &'a str)> {
+        names.iter().find_map(|n| self.get(n).map(|v| (*n, v)))
+    }
+
+    /// Values that must never appear in output: every variable whose name says it holds a
+    /// secret (SECRET, PASSWORD, TOKEN, CONNECTION_STRING, SAS, or a KEY that is not a key id),
+    /// plus the `AccountKey=` and `SharedAccessSignature=` parts of connection strings.
+    pub fn secrets(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, value) in &self.vars {
+            let n = name.to_ascii_uppercase();
+            let secret = ["SECRET", "PASSWORD", "TOKEN", "CONNECTION_STRING", "SAS"]
+                .iter()
+                .any(|w| n.contains(w))
+                || (n.contains("KEY") && !n.ends_with("KEY_ID"));
+            if secret {
+                out.push(value.clone());
+                for part in value.split(';') {
+                    if let Some((k, v)) = part.split_once('=') {
+                        if k.eq_ignore_ascii_case("AccountKey")
+                            || k.eq_ignore_ascii_case("SharedAccessSignature")
+                        {
+                            out.push(v.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Debug for StoreEnv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreEnv")
+            .field("names", &self.vars.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_names_only_and_secrets_are_found_by_name() {
+        let env = StoreEnv::from_vars([
+            ("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"),
+            ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI"),
+            (
+                "AZURE_STORAGE_CONNECTION_STRING",
+                "AccountName=a;AccountKey=Zm9vYmFy;",
+            ),
+            ("AWS_REGION", "eu-west-1"),
+            ("EMPTY", ""),
+        ]);
+        let dbg = format!("{env:?}");
+        assert!(dbg.contains("AWS_SECRET_ACCESS_KEY") && !dbg.contains("wJalrXUtnFEMI"));
+        let secrets = env.secrets();
+        assert!(secrets.contains(&"wJalrXUtnFEMI".to_string()));
+        assert!(secrets.contains(&"Zm9vYmFy".to_string()));
+        assert!(!secrets.contains(&"AKIDEXAMPLE".to_string()));
+        assert!(!secrets.contains(&"eu-west-1".to_string()));
+        assert_eq!(env.get("EMPTY"), None);
+        assert_eq!(
+            env.first(&["NOPE", "AWS_REGION"]),
+            Some(("AWS_REGION", "eu-west-1"))
+        );
+    }
+}

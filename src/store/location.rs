@@ -1,0 +1,430 @@
+//! Where a checkpoint lives: a [`CheckpointLocation`] parsed from what the user typed (a plain
+//! path or a URL). Pure: no I/O, no environment. Credentials never belong in a location, and a
+//! URL carrying a query string (where SAS tokens hide) is refused without being echoed.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use super::error::StoreError;
+
+/// A checkpoint's root, local or remote. Prefixes and paths have no leading or trailing `/`
+/// (an empty prefix is the bucket's root).
+///
+/// | typed | variant |
+/// |---|---|
+/// | `/data/ckpt`, `ckpt`, `file:///data/ckpt` | [`Local`](Self::Local) |
+/// | `s3://bucket/prefix` (also `s3a://`, `s3n://`, as Spark spells them) | [`S3`](Self::S3) |
+/// | `gs://bucket/prefix` | [`Gcs`](Self::Gcs) |
+/// | `az://container/prefix` (account from the environment) | [`AzureBlob`](Self::AzureBlob) |
+/// | `wasbs://container@account.blob.core.windows.net/prefix` | [`AzureBlob`](Self::AzureBlob) |
+/// | `abfss://filesystem@account.dfs.core.windows.net/prefix` (ADLS Gen2) | [`AzureDataLake`](Self::AzureDataLake) |
+/// | `hdfs://namenode:8020/path` (read through WebHDFS) | [`Hdfs`](Self::Hdfs) |
+/// | `webhdfs://namenode:9870/path` (the port is the HTTP port) | [`Hdfs`](Self::Hdfs) |
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CheckpointLocation {
+    /// A directory on this machine, as typed (relative paths stay relative).
+    Local {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// An S3 (or S3-compatible: MinIO, Ceph) bucket and key prefix.
+    S3 {
+        /// Bucket name.
+        bucket: String,
+        /// Key prefix without leading or trailing `/`.
+        prefix: String,
+    },
+    /// A Google Cloud Storage bucket and object prefix.
+    Gcs {
+        /// Bucket name.
+        bucket: String,
+        /// Object prefix without leading or trailing `/`.
+        prefix: String,
+    },
+    /// An Azure Blob Storage container (also readable on ADLS Gen2 accounts).
+    AzureBlob {
+        /// Storage account, when the URL names it (`wasbs://`); `az://` takes it from the environment.
+        account: Option<String>,
+        /// Container name.
+        container: String,
+        /// Blob prefix without leading or trailing `/`.
+        prefix: String,
+    },
+    /// An ADLS Gen2 filesystem (hierarchical namespace), read through the dfs endpoint.
+    AzureDataLake {
+        /// Storage account.
+        account: String,
+        /// Filesystem (container) name.
+        filesystem: String,
+        /// Path without leading or trailing `/`.
+        prefix: String,
+    },
+    /// An HDFS directory, read through the NameNode's WebHDFS REST API.
+    Hdfs {
+        /// NameNode host.
+        host: String,
+        /// The port the URL names: the RPC port for `hdfs://` (not used to connect), the HTTP
+        /// port for `webhdfs://`.
+        port: Option<u16>,
+        /// True for `webhdfs://` (the port is WebHDFS's), false for `hdfs://`.
+        port_is_http: bool,
+        /// Absolute path without leading or trailing `/`.
+        path: String,
+    },
+}
+
+impl CheckpointLocation {
+    /// Parses what the user typed: a URL with a known scheme, else a local path.
+    ///
+    /// # Errors
+    /// [`StoreError::BadLocation`] for an unknown scheme, a missing bucket/container/host, a
+    /// `..` segment, a query string or fragment, or an `abfss://`/`wasbs://` authority that is not
+    /// `name@account.<dfs|blob>.<suffix>`.
+    pub fn parse(input: &str) -> Result<Self, StoreError> {
+        let bad = |reason: &str, hint: &str| StoreError::BadLocation {
+            input: without_query(input),
+            reason: reason.to_string(),
+            hint: hint.to_string(),
+        };
+        let input_trimmed = input.trim();
+        if input_trimmed.is_empty() {
+            return Err(bad(
+                "it is empty",
+                "give a directory or a URL such as s3://bucket/prefix",
+            ));
+        }
+        let Some((scheme, rest)) = input_trimmed.split_once("://") else {
+            return Ok(Self::Local {
+                path: PathBuf::from(input_trimmed),
+            });
+        };
+        if rest.contains('?') || rest.contains('#') {
+            return Err(bad(
+                "a query string or fragment is not part of a checkpoint location",
+                "pass credentials (SAS tokens, keys) through the environment, never in the URL",
+            ));
+        }
+        let scheme = scheme.to_ascii_lowercase();
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let path = clean_path(path).map_err(|r| bad(r, "remove the `..` segments"))?;
+        match scheme.as_str() {
+            "file" => {
+                if !(authority.is_empty() || authority == "localhost") {
+                    return Err(bad(
+                        "a file:// URL names no remote host",
+                        "write file:///absolute/path (three slashes) or a plain path",
+                    ));
+                }
+                Ok(Self::Local {
+                    path: PathBuf::from(format!("/{path}")),
+                })
+            }
+            "s3" | "s3a" | "s3n" | "gs" | "az" => {
+                if authority.is_empty() {
+                    return Err(bad(
+                        "the bucket (or container) name is missing",
+                        "write SCHEME://bucket/prefix",
+                    ));
+                }
+                if authority.contains('@') || authority.contains(':') {
+                    return Err(bad(
+                        "the bucket (or container) name holds `@` or `:`",
+                        "write SCHEME://bucket/prefix; for credentials use the environment",
+                    ));
+                }
+                let bucket = authority.to_string();
+                Ok(match scheme.as_str() {
+                    "gs" => Self::Gcs {
+                        bucket,
+                        prefix: path,
+                    },
+                    "az" => Self::AzureBlob {
+                        account: None,
+                        container: bucket,
+                        prefix: path,
+                    },
+                    _ => Self::S3 {
+                        bucket,
+                        prefix: path,
+                    },
+                })
+            }
+            "abfs" | "abfss" | "wasb" | "wasbs" => {
+                let dfs = scheme.starts_with("abfs");
+                let kind = if dfs { "dfs" } else { "blob" };
+                let example = format!("{scheme}://container@account.{kind}.core.windows.net/path");
+                let (container, host) = authority
+                    .split_once('@')
+                    .filter(|(c, h)| !c.is_empty() && !h.is_empty())
+                    .ok_or_else(|| {
+                        bad(
+                            "the authority is not container@account host",
+                            &format!("write {example}"),
+                        )
+                    })?;
+                let account = host
+                    .split_once(&format!(".{kind}."))
+                    .map(|(a, _)| a)
+                    .filter(|a| !a.is_empty())
+                    .ok_or_else(|| {
+                        bad(
+                            &format!("the host {host:?} is not account.{kind}.<suffix>"),
+                            &format!("write {example}"),
+                        )
+                    })?;
+                Ok(if dfs {
+                    Self::AzureDataLake {
+                        account: account.to_string(),
+                        filesystem: container.to_string(),
+                        prefix: path,
+                    }
+                } else {
+                    Self::AzureBlob {
+                        account: Some(account.to_string()),
+                        container: container.to_string(),
+                        prefix: path,
+                    }
+                })
+            }
+            "hdfs" | "webhdfs" => {
+                let (host, port) = match authority.rsplit_once(':') {
+                    Some((h, p)) => {
+                        let port = p.parse::<u16>().map_err(|_| {
+                            bad(
+                                &format!("the port {p:?} is not a number"),
+                                "write hdfs://namenode:8020/path",
+                            )
+                        })?;
+                        (h, Some(port))
+                    }
+                    None => (authority, None),
+                };
+                if host.is_empty() {
+                    return Err(bad(
+                        "the NameNode host is missing",
+                        "write hdfs://namenode:8020/path (hdfs:///path needs the cluster's fs.defaultFS, which rehearse does not read)",
+                    ));
+                }
+                Ok(Self::Hdfs {
+                    host: host.to_string(),
+                    port,
+                    port_is_http: scheme == "webhdfs",
+                    path,
+                })
+            }
+            other => Err(bad(
+                &format!("the scheme {other}:// is not supported"),
+                "use a local path, file://, s3://, gs://, az://, wasbs://, abfss:// or hdfs://",
+            )),
+        }
+    }
+
+    /// True for a directory on this machine.
+    pub fn is_local(&self) -> bool {
+        matches!(self, Self::Local { .. })
+    }
+
+    /// The URL (or path) of `relative` under this location, for messages: `s3://b/p/offsets/0`.
+    pub fn join_display(&self, relative: &str) -> String {
+        let base = self.to_string();
+        if relative.is_empty() {
+            base
+        } else if base.ends_with('/') {
+            format!("{base}{relative}")
+        } else {
+            format!("{base}/{relative}")
+        }
+    }
+}
+
+/// Canonical spelling: `s3://bucket/prefix`, `gs://…`, `az://container/prefix`,
+/// `wasbs://c@a.blob.core.windows.net/p`, `abfss://fs@a.dfs.core.windows.net/p`,
+/// `hdfs://host:port/path`, or the local path as typed.
+impl fmt::Display for CheckpointLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let with = |f: &mut fmt::Formatter<'_>, head: String, tail: &str| {
+            if tail.is_empty() {
+                write!(f, "{head}")
+            } else {
+                write!(f, "{head}/{tail}")
+            }
+        };
+        match self {
+            Self::Local { path } => write!(f, "{}", path.display()),
+            Self::S3 { bucket, prefix } => with(f, format!("s3://{bucket}"), prefix),
+            Self::Gcs { bucket, prefix } => with(f, format!("gs://{bucket}"), prefix),
+            Self::AzureBlob {
+                account: None,
+                container,
+                prefix,
+            } => with(f, format!("az://{container}"), prefix),
+            Self::AzureBlob {
+                account: Some(account),
+                container,
+                prefix,
+            } => with(
+                f,
+                format!("wasbs://{container}@{account}.blob.core.windows.net"),
+                prefix,
+            ),
+            Self::AzureDataLake {
+                account,
+                filesystem,
+                prefix,
+            } => with(
+                f,
+                format!("abfss://{filesystem}@{account}.dfs.core.windows.net"),
+                prefix,
+            ),
+            Self::Hdfs {
+                host,
+                port,
+                port_is_http,
+                path,
+            } => {
+                let scheme = if *port_is_http { "webhdfs" } else { "hdfs" };
+                let authority = match port {
+                    Some(p) => format!("{host}:{p}"),
+                    None => host.clone(),
+                };
+                write!(f, "{scheme}://{authority}/{path}")
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for CheckpointLocation {
+    type Err = StoreError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+/// Drops empty and `.` segments; refuses `..` (object keys are literal, so `a/../b` would name a
+/// different object than a shell user expects).
+fn clean_path(path: &str) -> Result<String, &'static str> {
+    let mut parts = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => return Err("a `..` segment is ambiguous in an object-store path"),
+            s => parts.push(s),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// The input with any query string or fragment cut off, so that an error never echoes a SAS
+/// token someone pasted into the URL.
+fn without_query(input: &str) -> String {
+    let cut = input.find(['?', '#']).unwrap_or(input.len());
+    let mut s = input[..cut].trim().to_string();
+    if cut < input.len() {
+        s.push_str("?…");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> CheckpointLocation {
+        CheckpointLocation::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn every_supported_spelling_parses_and_prints_canonically() {
+        let table = [
+            ("/data/ckpt", "/data/ckpt"),
+            ("ckpt/run1", "ckpt/run1"),
+            ("file:///data/ckpt/", "/data/ckpt"),
+            ("file://localhost/data/ckpt", "/data/ckpt"),
+            (
+                "s3://prod-checkpoints/orders",
+                "s3://prod-checkpoints/orders",
+            ),
+            (
+                "s3a://prod-checkpoints/orders/",
+                "s3://prod-checkpoints/orders",
+            ),
+            ("S3://b", "s3://b"),
+            ("s3://b//x/./y", "s3://b/x/y"),
+            ("gs://bkt/a/b", "gs://bkt/a/b"),
+            ("az://cont/ckpt", "az://cont/ckpt"),
+            (
+                "wasbs://cont@acct.blob.core.windows.net/ckpt",
+                "wasbs://cont@acct.blob.core.windows.net/ckpt",
+            ),
+            (
+                "abfss://fs@acct.dfs.core.windows.net/a/ckpt",
+                "abfss://fs@acct.dfs.core.windows.net/a/ckpt",
+            ),
+            ("hdfs://nn:8020/user/x/ckpt", "hdfs://nn:8020/user/x/ckpt"),
+            ("hdfs://nn/ckpt", "hdfs://nn/ckpt"),
+            ("webhdfs://nn:9870/ckpt", "webhdfs://nn:9870/ckpt"),
+        ];
+        for (typed, shown) in table {
+            assert_eq!(parse(typed).to_string(), shown, "{typed}");
+            assert_eq!(parse(shown), parse(typed), "{typed} round-trips");
+        }
+        assert_eq!(
+            parse("abfss://fs@acct.dfs.core.windows.net/a/ckpt"),
+            CheckpointLocation::AzureDataLake {
+                account: "acct".into(),
+                filesystem: "fs".into(),
+                prefix: "a/ckpt".into()
+            }
+        );
+        assert_eq!(
+            parse("hdfs://nn:8020/user/x/"),
+            CheckpointLocation::Hdfs {
+                host: "nn".into(),
+                port: Some(8020),
+                port_is_http: false,
+                path: "user/x".into()
+            }
+        );
+        assert!(parse("./x").is_local());
+        assert_eq!(
+            parse("s3://b/p").join_display("offsets/0"),
+            "s3://b/p/offsets/0"
+        );
+        assert_eq!(parse("s3://b").join_display("metadata"), "s3://b/metadata");
+    }
+
+    #[test]
+    fn bad_locations_are_refused_with_a_hint_and_no_query_echoed() {
+        let table = [
+            ("", "empty"),
+            ("  ", "empty"),
+            ("ftp://host/x", "ftp:// is not supported"),
+            ("s3://", "bucket"),
+            ("s3:///prefix", "bucket"),
+            ("s3://user:pw@bucket/x", "`@` or `:`"),
+            ("gs://b/../x", "`..`"),
+            ("file://otherhost/x", "no remote host"),
+            ("abfss://acct.dfs.core.windows.net/x", "container@account"),
+            ("abfss://fs@acct.blob.core.windows.net/x", "account.dfs"),
+            ("wasbs://c@/x", "container@account"),
+            ("hdfs://:8020/x", "NameNode host"),
+            ("hdfs://nn:port/x", "not a number"),
+        ];
+        for (typed, expected) in table {
+            let err = CheckpointLocation::parse(typed)
+                .expect_err(typed)
+                .to_string();
+            assert!(err.contains(expected), "{typed}: {err}");
+            assert!(err.contains("hint:"), "{typed}: {err}");
+            assert!(
+                err.starts_with("not a checkpoint location"),
+                "{typed}: {err}"
+            );
+        }
+        let err = CheckpointLocation::parse("az://c/p?sv=2024&sig=SECRETSIG")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("SECRETSIG"), "{err}");
+        assert!(err.contains("az://c/p?…"), "{err}");
+    }
+}
