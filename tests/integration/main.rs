@@ -7,4 +7,5 @@ mod local;
 mod matrix;
 mod report;
 mod run;
+mod store;
 mod trial_logs;
