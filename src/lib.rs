@@ -18,6 +18,7 @@ pub mod exit;
 pub mod images;
 pub mod kafka;
 pub mod matrix;
+pub mod rehearsal;
 pub mod report;
 pub mod runtime;
 pub mod sandbox;

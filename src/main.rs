@@ -100,6 +100,7 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
                 .or_else(|| reported::<rehearse::runtime::RuntimeError>(cause))
                 .or_else(|| reported::<rehearse::kafka::KafkaError>(cause))
                 .or_else(|| reported::<rehearse::images::ImageError>(cause))
+                .or_else(|| reported::<rehearse::rehearsal::RehearsalError>(cause))
         })
         .unwrap_or(ErrorKind::BadInput)
 }

@@ -1,5 +1,5 @@
-//! `rehearse matrix SUITE` and `rehearse matrix merge`: glue between the CLI, the suite runner
-//! and the matrix reporters. Progress (one line per finished cell, each grid once complete)
+//! `rehearse matrix SUITE` and `rehearse matrix merge`: arguments in, the library's suite runner
+//! (`matrix/run.rs`) called, the matrix reporters out. Progress (one line per finished cell, each grid once complete)
 //! goes to stderr; the grid or the JSON document to stdout; other formats to files.
 
 use std::collections::BTreeMap;
@@ -8,7 +8,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use rehearse::exit::Outcome;
-use rehearse::matrix::{self, MatrixOptions, Shard, Suite};
+use rehearse::matrix::{self, MatrixOptions, Suite};
+use rehearse::rehearsal;
 use rehearse::report::matrix::{self as reports, MatrixReport};
 use rehearse::trial::TrialSettings;
 
@@ -22,7 +23,7 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
     if let Some(MatrixCommand::Merge(merge)) = args.command {
         return run_merge(merge);
     }
-    let Some(path) = args.suite else {
+    let Some(path) = args.suite.as_deref() else {
         anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/suites/README.md)");
     };
     if args.spark_memory > MAX_SPARK_MEMORY_MB {
@@ -33,98 +34,46 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Usage);
     }
-    let suite = Suite::load(&path)?;
-    let shard: Option<Shard> = args.shard;
-    let jobs = args
-        .jobs
-        .map(usize::from)
-        .unwrap_or_else(|| matrix::default_jobs(args.spark_memory));
-    let groups = suite.groups(shard);
-    // Only the versions of cells that run: a version every cell of which is not applicable
-    // (an old source for a new shape) needs no image, and a shard of only such cells none at all.
-    let mut versions: Vec<String> = Vec::new();
-    for cell in suite.cells_of(&groups) {
-        if suite.not_applicable(&cell).is_none() {
-            versions.push(cell.source);
-            versions.push(cell.target);
-        }
-    }
-    let runtime_kind: rehearse::runtime::RuntimeKind = args.runtime.into();
-    if let (Some(s), false) = (suite.shapes.first(), versions.is_empty()) {
-        crate::run_command::prepare_runtime(runtime_kind, &versions, &s.scenario.kafka_version)?;
-    }
-    let options = MatrixOptions {
-        jobs,
-        shard,
-        settings: TrialSettings {
-            report_dir: args.report_dir.clone(),
-            keep: args.keep,
-            spark_memory_mb: Some(args.spark_memory),
-            runtime: runtime_kind,
+    let suite = Suite::load(path)?;
+    let options = options(&args);
+    matrix::prepare_runtime(
+        &suite,
+        options.shard,
+        options.settings.runtime,
+        &mut |line| {
+            let _ = writeln!(std::io::stderr(), "  {line}");
         },
-    };
-    let total: usize = groups.iter().map(|g| g.targets.len()).sum();
+    )?;
+    let per_grid = matrix::cells_per_grid(&suite, options.shard);
+    let total: usize = per_grid.values().sum();
     eprintln!(
-        "rehearse matrix {}: {total} cells{}, {jobs} at once, Spark containers capped at {} MiB",
+        "rehearse matrix {}: {total} cells{}, {} at once, Spark containers capped at {} MiB",
         suite.name,
-        shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+        options
+            .shard
+            .map(|s| format!(" (shard {s})"))
+            .unwrap_or_default(),
+        options.jobs,
         args.spark_memory
     );
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let per_grid = matrix::cells_per_grid(&suite, shard);
-    let mut partial = MatrixReport {
-        schema: reports::MATRIX_SCHEMA.into(),
-        suite: suite.name.clone(),
-        suite_file: None,
-        shapes: suite.shapes.iter().map(|s| s.name.clone()).collect(),
-        providers: suite.providers.clone(),
-        sources: suite.sources.clone(),
-        targets: suite.targets.clone(),
-        shards: Vec::new(),
-        cells: Vec::new(),
-        seconds: 0.0,
-        jobs,
-        incomplete: false,
-    };
-    let mut done_per_grid: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut grids = Grids::new(matrix::empty_report(&suite, &options), per_grid);
     let started = std::time::Instant::now();
-    let outcome = runtime.block_on(async {
-        let mut on_cell = |done: usize, total: usize, cell: &reports::Cell| {
-            let mut err = std::io::stderr().lock();
-            let _ = reports::write_progress_line(done, total, cell, &mut err);
-            // Print a shape·provider grid as soon as all its cells are in: the grid as it fills.
-            partial.cells.push(cell.clone());
-            let key = (cell.shape.clone(), cell.provider.clone());
-            let n = done_per_grid.entry(key.clone()).or_insert(0);
-            *n += 1;
-            if per_grid.get(&key) == Some(n) {
-                let mut one = partial.clone();
-                one.shapes = vec![key.0.clone()];
-                one.providers = vec![key.1.clone()];
-                one.cells
-                    .retain(|c| c.shape == key.0 && c.provider == key.1);
-                one.sort();
-                let _ = writeln!(err);
-                let _ = reports::write_grid_only(&one, &mut err);
-                let _ = writeln!(err);
-            }
-        };
-        tokio::select! {
-            r = matrix::run_matrix(&suite, &options, &mut on_cell) => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
+    let outcome = runtime.block_on(rehearsal::or_interrupted(matrix::run_matrix(
+        &suite,
+        &options,
+        &mut |done, total, cell| grids.cell_finished(done, total, cell),
+    )));
     let Some(result) = outcome else {
         // Interrupted: remove this run's containers, then keep what finished — a long suite's
         // finished cells are worth a report (cells not run show as `·`; cached checkpoints stay).
         eprintln!(
             "interrupted: removing rehearse containers; reporting the {} of {total} cells that finished",
-            partial.cells.len()
+            grids.partial.cells.len()
         );
-        runtime.block_on(crate::run_command::sweep_this_process());
+        runtime.block_on(rehearsal::sweep_after_interrupt());
+        let mut partial = grids.partial;
         partial.incomplete = true;
-        partial.shards = shard.map(|s| s.to_string()).into_iter().collect();
-        partial.suite_file = Some(path.display().to_string());
         partial.seconds = started.elapsed().as_secs_f64();
         partial.sort();
         write_outputs(&partial, &args.output)?;
@@ -133,6 +82,66 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
     let report = result?;
     write_outputs(&report, &args.output)?;
     Ok(reports::outcome(&report))
+}
+
+/// How to run the suite, from the arguments: `--jobs` (default: what memory and CPUs allow at
+/// `--spark-memory` each), `--shard`, sandboxes, `--keep`, `--runtime`.
+fn options(args: &MatrixArgs) -> MatrixOptions {
+    MatrixOptions {
+        jobs: args
+            .jobs
+            .map(usize::from)
+            .unwrap_or_else(|| matrix::default_jobs(args.spark_memory)),
+        shard: args.shard,
+        settings: TrialSettings {
+            report_dir: args.report_dir.clone(),
+            keep: args.keep,
+            spark_memory_mb: Some(args.spark_memory),
+            runtime: args.runtime.into(),
+        },
+    }
+}
+
+/// Progress of a suite on stderr: one line per finished cell, and each shape·provider grid as
+/// soon as all its cells are in (the grid as it fills). Keeps the finished cells, for the report
+/// of an interrupted run.
+struct Grids {
+    /// The report so far: the cells finished.
+    partial: MatrixReport,
+    /// Cells per (shape, provider) grid.
+    per_grid: BTreeMap<(String, String), usize>,
+    /// Cells finished per grid.
+    done_per_grid: BTreeMap<(String, String), usize>,
+}
+
+impl Grids {
+    fn new(partial: MatrixReport, per_grid: BTreeMap<(String, String), usize>) -> Grids {
+        Grids {
+            partial,
+            per_grid,
+            done_per_grid: BTreeMap::new(),
+        }
+    }
+
+    fn cell_finished(&mut self, done: usize, total: usize, cell: &reports::Cell) {
+        let mut err = std::io::stderr().lock();
+        let _ = reports::write_progress_line(done, total, cell, &mut err);
+        self.partial.cells.push(cell.clone());
+        let key = (cell.shape.clone(), cell.provider.clone());
+        let n = self.done_per_grid.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if self.per_grid.get(&key) == Some(n) {
+            let mut one = self.partial.clone();
+            one.shapes = vec![key.0.clone()];
+            one.providers = vec![key.1.clone()];
+            one.cells
+                .retain(|c| c.shape == key.0 && c.provider == key.1);
+            one.sort();
+            let _ = writeln!(err);
+            let _ = reports::write_grid_only(&one, &mut err);
+            let _ = writeln!(err);
+        }
+    }
 }
 
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {

@@ -2,8 +2,9 @@
 //! source versions × target versions as trials on one machine (in parallel, within a memory
 //! budget) or spread over CI runners in shards, and reports the grid.
 //!
-//! `scenario::suite` reads and validates the suite file; [`run`] runs it; the report model and its
-//! writers live in `report::matrix`. This module only declares and re-exports.
+//! `scenario::suite` reads and validates the suite file; `run.rs` runs it with the pieces of
+//! the rehearsal pipeline (`crate::rehearsal`); the report model and its writers live in
+//! `report::matrix`. This module only declares and re-exports.
 
 mod run;
 
@@ -12,6 +13,6 @@ pub use crate::scenario::suite::{
     PROVIDER_CONF,
 };
 pub use run::{
-    cells_per_grid, default_jobs, run_matrix, MatrixError, MatrixOptions, DEFAULT_SPARK_MEMORY_MB,
-    RESERVED_MEMORY_MB,
+    cells_per_grid, default_jobs, empty_report, prepare_runtime, run_matrix, spark_versions,
+    MatrixError, MatrixOptions, DEFAULT_SPARK_MEMORY_MB, RESERVED_MEMORY_MB,
 };

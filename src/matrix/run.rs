@@ -2,8 +2,10 @@
 //! generated once (cached like a scenario's), its topics seeded once, then every target
 //! restarted as a trial — at most `jobs` Spark containers at a time, each memory-capped.
 //!
-//! Cells flow out as they finish (a channel to the caller's callback); the report is built
-//! from them. Nothing here prints.
+//! Each group runs the pieces of the rehearsal pipeline (`rehearsal.rs`) on the shared broker:
+//! the source checkpoint found or generated and inspected, seeded once, then its trials. Cells
+//! flow out as they finish (a channel to the caller's callback); the report is built from them.
+//! Nothing here prints.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -11,11 +13,13 @@ use std::time::Instant;
 
 use tokio::sync::{mpsc, Semaphore};
 
+use crate::kafka::SeedingSummary;
+use crate::rehearsal::{self, RehearsalError, SourceCheckpoint};
 use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
-use crate::runtime::{KafkaBroker, TrialIds};
+use crate::runtime::{KafkaBroker, RuntimeKind, TrialIds};
 use crate::scenario::suite::{CellKey, Group, Suite};
 use crate::scenario::Scenario;
-use crate::trial::{self, Broker, Generate, TrialError, TrialSettings};
+use crate::trial::{self, Broker, TrialError, TrialSettings};
 
 /// Memory cap of each Spark container of a suite, MiB, unless `--spark-memory` says otherwise:
 /// a local-mode driver with Spark's default 1 GiB heap, its off-heap and Python workers
@@ -76,8 +80,11 @@ pub async fn run_matrix(
     let started = Instant::now();
     let groups = suite.groups(options.shard);
     let total: usize = groups.iter().map(|g| g.targets.len()).sum();
-    let (tx, mut rx) = mpsc::unbounded_channel::<Cell>();
     let mut cells = Vec::new();
+    let mut on_cell = |cell: Cell| {
+        cells.push(cell.clone());
+        on_cell(cells.len(), total, &cell);
+    };
 
     // Groups whose every cell is not applicable need no checkpoint and no broker.
     let mut runnable = Vec::new();
@@ -85,48 +92,28 @@ pub async fn run_matrix(
         let keys = keys(suite, &g);
         if keys.iter().all(|k| suite.not_applicable(k).is_some()) {
             for k in keys {
-                let cell = not_applicable(suite, &k);
-                cells.push(cell.clone());
-                on_cell(cells.len(), total, &cell);
+                on_cell(not_applicable(suite, &k));
             }
         } else {
             runnable.push(g);
         }
     }
-
     if !runnable.is_empty() {
-        let first = suite.group_scenario(&runnable[0]);
-        let ids = TrialIds::new(&suite.name).with_runtime(options.settings.runtime);
-        let kafka = trial::start_ready_kafka(&ids, &first, &mut |_| {})
-            .await
-            .map_err(MatrixError::Kafka)?;
-        let kafka = Arc::new(kafka);
-        let gate = Arc::new(Semaphore::new(options.jobs.max(1)));
-        let suite_arc = Arc::new(suite.clone());
-        let mut tasks = tokio::task::JoinSet::new();
-        for g in runnable {
-            tasks.spawn(run_group(
-                suite_arc.clone(),
-                g,
-                kafka.clone(),
-                ids.network.clone(),
-                gate.clone(),
-                options.settings.clone(),
-                tx.clone(),
-            ));
-        }
-        drop(tx);
-        while let Some(cell) = rx.recv().await {
-            cells.push(cell.clone());
-            on_cell(cells.len(), total, &cell);
-        }
-        while tasks.join_next().await.is_some() {}
-        if let Ok(kafka) = Arc::try_unwrap(kafka) {
-            let _ = kafka.remove().await;
-        }
+        run_groups(suite, options, runnable, &mut on_cell).await?;
     }
 
-    let mut report = MatrixReport {
+    let mut report = empty_report(suite, options);
+    report.cells = cells;
+    report.seconds = started.elapsed().as_secs_f64();
+    report.sort();
+    Ok(report)
+}
+
+/// The report of `suite` run with `options` before any cell finished (no cells, 0 s); the
+/// suite runner fills it in, and so does a caller that reports the cells finished before an
+/// interruption.
+pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
+    MatrixReport {
         schema: MATRIX_SCHEMA.to_string(),
         suite: suite.name.clone(),
         suite_file: Some(suite.file.display().to_string()),
@@ -135,13 +122,50 @@ pub async fn run_matrix(
         sources: suite.sources.clone(),
         targets: suite.targets.clone(),
         shards: options.shard.map(|s| s.to_string()).into_iter().collect(),
-        cells,
-        seconds: started.elapsed().as_secs_f64(),
+        cells: Vec::new(),
+        seconds: 0.0,
         jobs: options.jobs,
         incomplete: false,
+    }
+}
+
+/// Starts the suite's broker (the Kafka version of the first group's scenario), runs every
+/// group on it as a task of its own, passes their cells to `on_cell` as they come, and removes
+/// the broker.
+async fn run_groups(
+    suite: &Suite,
+    options: &MatrixOptions,
+    groups: Vec<Group>,
+    on_cell: &mut dyn FnMut(Cell),
+) -> Result<(), MatrixError> {
+    let first = suite.group_scenario(&groups[0]);
+    let ids = TrialIds::new(&suite.name).with_runtime(options.settings.runtime);
+    let kafka = trial::start_ready_kafka(&ids, &first, &mut |_| {})
+        .await
+        .map_err(MatrixError::Kafka)?;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Cell>();
+    let run = SuiteRun {
+        suite: Arc::new(suite.clone()),
+        kafka: Arc::new(kafka),
+        network: ids.network.clone(),
+        gate: Arc::new(Semaphore::new(options.jobs.max(1))),
+        settings: options.settings.clone(),
+        tx,
     };
-    report.sort();
-    Ok(report)
+    let kafka = run.kafka.clone();
+    let mut tasks = tokio::task::JoinSet::new();
+    for g in groups {
+        tasks.spawn(run.clone().run_group(g));
+    }
+    drop(run);
+    while let Some(cell) = rx.recv().await {
+        on_cell(cell);
+    }
+    while tasks.join_next().await.is_some() {}
+    if let Ok(kafka) = Arc::try_unwrap(kafka) {
+        let _ = kafka.remove().await;
+    }
+    Ok(())
 }
 
 fn keys(suite: &Suite, g: &Group) -> Vec<CellKey> {
@@ -167,29 +191,79 @@ fn not_applicable(suite: &Suite, k: &CellKey) -> Cell {
     )
 }
 
-/// One group: generate (or reuse) the source checkpoint, seed its topics once, then restart it
-/// on every applicable target in parallel (each trial waits for a permit of `gate`).
-async fn run_group(
+/// What every group task of a suite shares: the suite, its broker and network, the gate that
+/// lets at most `jobs` generations and trials run at once, and the channel cells go out on.
+#[derive(Clone)]
+struct SuiteRun {
     suite: Arc<Suite>,
-    group: Group,
     kafka: Arc<KafkaBroker>,
     network: String,
     gate: Arc<Semaphore>,
     settings: TrialSettings,
     tx: mpsc::UnboundedSender<Cell>,
-) {
-    let scenario = suite.group_scenario(&group);
-    let all = keys(&suite, &group);
-    let (applicable, na): (Vec<CellKey>, Vec<CellKey>) = all
-        .into_iter()
-        .partition(|k| suite.not_applicable(k).is_none());
-    for k in &na {
-        let _ = tx.send(not_applicable(&suite, k));
+}
+
+/// A group's source checkpoint, seeded on the suite's broker.
+struct Seeded {
+    source: SourceCheckpoint,
+    seeding: SeedingSummary,
+}
+
+impl SuiteRun {
+    /// One group: generate (or reuse) the source checkpoint, seed its topics once, then restart
+    /// it on every applicable target in parallel (each trial waits for a permit of the gate).
+    async fn run_group(self, group: Group) {
+        let scenario = self.suite.group_scenario(&group);
+        let (applicable, na): (Vec<CellKey>, Vec<CellKey>) = keys(&self.suite, &group)
+            .into_iter()
+            .partition(|k| self.suite.not_applicable(k).is_none());
+        for k in &na {
+            let _ = self.tx.send(not_applicable(&self.suite, k));
+        }
+        let prepared = {
+            let _permit = self.gate.acquire().await;
+            self.prepare(&scenario).await
+        };
+        let seeded = match prepared {
+            Ok(p) => Arc::new(p),
+            Err((status, message)) => return self.fail_all(&applicable, status, message),
+        };
+        let mut trials = tokio::task::JoinSet::new();
+        for k in applicable {
+            trials.spawn(self.clone().run_cell(k, scenario.clone(), seeded.clone()));
+        }
+        while trials.join_next().await.is_some() {}
     }
-    let fail_all = |status: CellStatus, message: String| {
-        for k in &applicable {
-            let (expected, reason) = suite.expected(k);
-            let _ = tx.send(Cell::not_run(
+
+    /// Generates (or finds cached) the group's source checkpoint on the shared broker, inspects
+    /// it, and seeds its topics for the restarts.
+    async fn prepare(&self, scenario: &Scenario) -> Result<Seeded, (CellStatus, String)> {
+        let broker = Broker::Shared {
+            kafka: &self.kafka,
+            network: &self.network,
+            seeded: None,
+        };
+        let runtime = self.kafka.runtime();
+        let memory = self.settings.spark_memory_mb;
+        let source = rehearsal::source_checkpoint(scenario, runtime, memory, broker, &mut |_| {})
+            .await
+            .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
+        let seeding = trial::seed(&self.kafka, &source.inspection, scenario)
+            .await
+            .map_err(|e| {
+                (
+                    CellStatus::HarnessError,
+                    format!("seeding the suite's Kafka: {e:#}"),
+                )
+            })?;
+        Ok(Seeded { source, seeding })
+    }
+
+    /// Every applicable cell of a group whose checkpoint could not be prepared, not run.
+    fn fail_all(&self, keys: &[CellKey], status: CellStatus, message: String) {
+        for k in keys {
+            let (expected, reason) = self.suite.expected(k);
+            let _ = self.tx.send(Cell::not_run(
                 (&k.shape, &k.provider, &k.source, &k.target),
                 status,
                 message.clone(),
@@ -197,111 +271,79 @@ async fn run_group(
                 reason,
             ));
         }
-    };
-    let prepared = {
-        let _permit = gate.acquire().await;
-        prepare(&scenario, &kafka, &network, &settings).await
-    };
-    let (source, inspection, seeding) = match prepared {
-        Ok(p) => p,
-        Err((status, message)) => return fail_all(status, message),
-    };
-    let mut trials = tokio::task::JoinSet::new();
-    for k in applicable {
-        let (scenario, source, inspection, seeding, kafka, network, gate, settings, tx, suite) = (
-            scenario.clone(),
-            source.clone(),
-            inspection.clone(),
-            seeding.clone(),
-            kafka.clone(),
-            network.clone(),
-            gate.clone(),
-            settings.clone(),
-            tx.clone(),
-            suite.clone(),
-        );
-        trials.spawn(async move {
-            let _permit = gate.acquire().await;
-            let (expected, reason) = suite.expected(&k);
-            let broker = Broker::Shared {
-                kafka: &kafka,
-                network: &network,
-                seeded: Some(seeding),
-            };
-            let result = trial::run_trial(
-                &scenario,
-                &source,
-                &inspection,
-                &k.target,
-                &settings,
-                broker,
-                &mut |_| {},
-            )
-            .await;
-            let cell = match result {
-                Ok(report) => Cell {
-                    source_checkpoint: Some(source.display().to_string()),
-                    ..Cell::from_trial(
-                        (&k.shape, &k.provider, &k.source),
-                        &report,
-                        expected,
-                        reason,
-                    )
-                },
-                Err(e) => Cell::not_run(
-                    (&k.shape, &k.provider, &k.source, &k.target),
-                    CellStatus::HarnessError,
-                    format!("{e:#}"),
+    }
+
+    /// One cell: a trial of the group's seeded checkpoint on the cell's target, once the gate
+    /// lets it run; its cell goes out whatever happened.
+    async fn run_cell(self, k: CellKey, scenario: Scenario, seeded: Arc<Seeded>) {
+        let _permit = self.gate.acquire().await;
+        let (expected, reason) = self.suite.expected(&k);
+        let source = &seeded.source;
+        let broker = Broker::Shared {
+            kafka: &self.kafka,
+            network: &self.network,
+            seeded: Some(seeded.seeding.clone()),
+        };
+        let result = trial::run_trial(
+            &scenario,
+            &source.path,
+            &source.inspection,
+            &k.target,
+            &self.settings,
+            broker,
+            &mut |_| {},
+        )
+        .await;
+        let cell = match result {
+            Ok(report) => Cell {
+                source_checkpoint: Some(source.path.display().to_string()),
+                ..Cell::from_trial(
+                    (&k.shape, &k.provider, &k.source),
+                    &report,
                     expected,
                     reason,
-                ),
-            };
-            let _ = tx.send(cell);
-        });
+                )
+            },
+            Err(e) => Cell::not_run(
+                (&k.shape, &k.provider, &k.source, &k.target),
+                CellStatus::HarnessError,
+                format!("{e:#}"),
+                expected,
+                reason,
+            ),
+        };
+        let _ = self.tx.send(cell);
     }
-    while trials.join_next().await.is_some() {}
 }
 
-/// Generates (or finds cached) the group's source checkpoint on the shared broker, inspects
-/// it, and seeds its topics for the restarts.
-async fn prepare(
-    scenario: &Scenario,
-    kafka: &KafkaBroker,
-    network: &str,
-    settings: &TrialSettings,
-) -> Result<
-    (
-        std::path::PathBuf,
-        crate::checkpoint::Inspection,
-        crate::report::SeedingSummary,
-    ),
-    (CellStatus, String),
-> {
-    let Some(g) = Generate::of(scenario, kafka.runtime(), settings.spark_memory_mb) else {
-        return Err((
-            CellStatus::GenerationFailed,
-            "the shape's scenario has no [checkpoint.generate]".into(),
-        ));
-    };
-    let broker = Broker::Shared {
-        kafka,
-        network,
-        seeded: None,
-    };
-    let source = trial::generate_checkpoint(scenario, &g, broker, &mut |_| {})
-        .await
-        .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
-    let inspection = crate::checkpoint::inspect(&source)
-        .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
-    let seeding = trial::seed(kafka, &inspection, scenario)
-        .await
-        .map_err(|e| {
-            (
-                CellStatus::HarnessError,
-                format!("seeding the suite's Kafka: {e:#}"),
-            )
-        })?;
-    Ok((source, inspection, seeding))
+/// The Spark versions the cells of `suite` in `shard` need ready: the source and the target of
+/// every cell that runs. A version every cell of which is not applicable (an old source for a
+/// new shape) needs no image, and a shard of only such cells none at all.
+pub fn spark_versions(suite: &Suite, shard: Option<super::Shard>) -> Vec<String> {
+    let mut versions = Vec::new();
+    for cell in suite.cells_of(&suite.groups(shard)) {
+        if suite.not_applicable(&cell).is_none() {
+            versions.push(cell.source);
+            versions.push(cell.target);
+        }
+    }
+    versions
+}
+
+/// Makes `runtime` ready for the cells of `suite` in `shard` ([`spark_versions`], and the
+/// Kafka version of the suite's first shape): nothing when no cell runs. Blocking; progress one
+/// line per step.
+pub fn prepare_runtime(
+    suite: &Suite,
+    shard: Option<super::Shard>,
+    runtime: RuntimeKind,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), RehearsalError> {
+    let versions = spark_versions(suite, shard);
+    if let (Some(s), false) = (suite.shapes.first(), versions.is_empty()) {
+        rehearsal::prepare_runtime(runtime, &versions, &s.scenario.kafka_version, progress)?;
+    }
+    Ok(())
 }
 
 /// Counts of cells per (shape, provider) in a shard, for callers that print a grid once it is

@@ -1,0 +1,268 @@
+//! The one library pipeline behind `rehearse run` (and, piece by piece, `rehearse matrix`):
+//! make the runtime ready → generate or locate the source checkpoint → inspect it → per target,
+//! a trial (copy → seed → restart → verdict) → the [`RunReport`]. Progress goes to the caller
+//! as [`RehearsalEvent`]s; nothing here prints.
+//!
+//! The suite runner (`matrix/run.rs`) calls the same pieces with a shared broker:
+//! [`source_checkpoint`], then `trial::seed` once per source checkpoint, then the trials.
+//! Ctrl-C is the caller's to watch ([`or_interrupted`]); after it, [`sweep_after_interrupt`]
+//! removes what this process started.
+
+use std::path::PathBuf;
+
+use crate::checkpoint::{CheckpointError, Inspection};
+use crate::images::ImageError;
+use crate::report::{RunReport, RUN_SCHEMA};
+use crate::runtime::{RuntimeError, RuntimeKind};
+use crate::scenario::{CheckpointSource, Scenario};
+use crate::trial::{self, Broker, Generate, TrialError, TrialEvent, TrialSettings};
+
+/// Something that happened during a rehearsal, in the past tense.
+#[derive(Debug, Clone)]
+pub enum RehearsalEvent {
+    /// A step of making the runtime ready (an image build, a local install) reported progress.
+    RuntimeProgressed {
+        /// The step's line.
+        line: String,
+    },
+    /// The source checkpoint was found in the cache: an earlier run generated it.
+    CachedSourceFound {
+        /// The Spark version that generated it.
+        spark: String,
+        /// The cached checkpoint.
+        path: PathBuf,
+    },
+    /// Generating the source checkpoint started.
+    GenerationStarted {
+        /// The generating Spark version.
+        spark: String,
+        /// Data batches it will commit.
+        batches: u32,
+    },
+    /// The trial on a target version started.
+    TrialStarted {
+        /// The target Spark version.
+        target: String,
+    },
+    /// Something happened inside the generation or a trial.
+    Trial(TrialEvent),
+}
+
+/// Why a rehearsal could not run (a failed restart is a verdict, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum RehearsalError {
+    /// An image could not be built or checked.
+    #[error(transparent)]
+    Image(#[from] ImageError),
+    /// The local runtime could not be prepared (host check, install).
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// Preparing the runtime stopped before it finished (its thread panicked or was cancelled).
+    #[error("preparing the runtime stopped")]
+    PrepareStopped(#[source] tokio::task::JoinError),
+    /// The source checkpoint could not be inspected.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The generation or a trial could not run.
+    #[error(transparent)]
+    Trial(#[from] TrialError),
+}
+
+/// The kind of the error it wraps; a checkpoint that cannot be inspected is bad input, a runtime
+/// that stopped while being prepared the environment's fault.
+impl crate::exit::HasErrorKind for RehearsalError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        match self {
+            RehearsalError::Image(e) => e.error_kind(),
+            RehearsalError::Runtime(e) => e.error_kind(),
+            RehearsalError::PrepareStopped(_) => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Trial(e) => e.error_kind(),
+        }
+    }
+}
+
+/// A source checkpoint, found or generated, and inspected.
+#[derive(Debug, Clone)]
+pub struct SourceCheckpoint {
+    /// Its directory.
+    pub path: PathBuf,
+    /// The Spark version that generated it (`None`: the scenario gave a path).
+    pub generated_by: Option<String>,
+    /// What inspecting it found.
+    pub inspection: Inspection,
+}
+
+/// `rehearse run`: rehearses `scenario` on each of its targets, one trial at a time, each on a
+/// Kafka broker of its own, and returns the report (whatever the verdicts).
+pub async fn run_scenario(
+    scenario: &Scenario,
+    settings: &TrialSettings,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<RunReport, RehearsalError> {
+    prepare_runtime_async(
+        settings.runtime,
+        spark_versions(scenario),
+        scenario.kafka_version.clone(),
+        on_event,
+    )
+    .await?;
+    let source = source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
+    let mut trials = Vec::new();
+    for target in &scenario.targets {
+        on_event(RehearsalEvent::TrialStarted {
+            target: target.clone(),
+        });
+        let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
+        trials.push(
+            trial::run_trial(
+                scenario,
+                &source.path,
+                &source.inspection,
+                target,
+                settings,
+                Broker::Own,
+                &mut on_trial,
+            )
+            .await?,
+        );
+    }
+    Ok(RunReport {
+        schema: RUN_SCHEMA,
+        scenario: scenario.name.clone(),
+        source_checkpoint: source.path,
+        source_version: source.generated_by,
+        trials,
+    })
+}
+
+/// The Spark versions `scenario` needs ready: its targets, then the generating version if it
+/// generates its checkpoint.
+pub fn spark_versions(scenario: &Scenario) -> Vec<String> {
+    let mut versions = scenario.targets.clone();
+    if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
+        versions.push(spark.clone());
+    }
+    versions
+}
+
+/// The scenario's source checkpoint, inspected: its path, or the one generated with real Spark
+/// on `runtime` (the driver capped at `spark_memory_mb`) against `broker` — from the cache when
+/// an earlier run generated it.
+pub async fn source_checkpoint(
+    scenario: &Scenario,
+    runtime: RuntimeKind,
+    spark_memory_mb: Option<u64>,
+    broker: Broker<'_>,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<SourceCheckpoint, RehearsalError> {
+    let (path, generated_by) = match Generate::of(scenario, runtime, spark_memory_mb) {
+        None => (scenario_path(scenario), None),
+        Some(g) => {
+            match trial::cached_checkpoint(scenario, &g) {
+                Some(path) => on_event(RehearsalEvent::CachedSourceFound {
+                    spark: g.spark.clone(),
+                    path,
+                }),
+                None => on_event(RehearsalEvent::GenerationStarted {
+                    spark: g.spark.clone(),
+                    batches: g.batches,
+                }),
+            }
+            let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
+            let path = trial::generate_checkpoint(scenario, &g, broker, &mut on_trial).await?;
+            (path, Some(g.spark))
+        }
+    };
+    let inspection = crate::checkpoint::inspect(&path)?;
+    Ok(SourceCheckpoint {
+        path,
+        generated_by,
+        inspection,
+    })
+}
+
+/// The checkpoint path a scenario gives (empty when it generates one).
+fn scenario_path(scenario: &Scenario) -> PathBuf {
+    match &scenario.checkpoint {
+        CheckpointSource::Path(p) => p.clone(),
+        CheckpointSource::Generate { .. } => PathBuf::new(),
+    }
+}
+
+/// [`prepare_runtime`] off the async thread (so Ctrl-C is still heard during a long first build
+/// or install), its progress lines sent as [`RehearsalEvent::RuntimeProgressed`].
+pub async fn prepare_runtime_async(
+    runtime: RuntimeKind,
+    spark_versions: Vec<String>,
+    kafka_version: String,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<(), RehearsalError> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let prepared = tokio::task::spawn_blocking(move || {
+        prepare_runtime(runtime, &spark_versions, &kafka_version, &mut |line| {
+            let _ = tx.send(line.to_string());
+        })
+    });
+    while let Some(line) = rx.recv().await {
+        on_event(RehearsalEvent::RuntimeProgressed { line });
+    }
+    prepared.await.map_err(RehearsalError::PrepareStopped)?
+}
+
+/// Makes `runtime` ready for these Spark versions and the Kafka version: the images (built if
+/// missing) for Docker, the host installs (after checking the host can run them) for local.
+/// Blocking; progress one line per step.
+pub fn prepare_runtime(
+    runtime: RuntimeKind,
+    spark_versions: &[String],
+    kafka_version: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), RehearsalError> {
+    match runtime {
+        RuntimeKind::Docker => ensure_images(spark_versions, kafka_version, progress),
+        RuntimeKind::Local => {
+            let mut unique = spark_versions.to_vec();
+            unique.sort();
+            unique.dedup();
+            crate::runtime::prepare_local(&unique, kafka_version, progress)?;
+            Ok(())
+        }
+    }
+}
+
+/// The Kafka image and each Spark image (once per version), built if missing.
+fn ensure_images(
+    spark_versions: &[String],
+    kafka_version: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), RehearsalError> {
+    use crate::images::{ensure_kafka, ensure_spark, ImageSourceKind};
+    ensure_kafka(kafka_version, ImageSourceKind::default(), progress)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for v in spark_versions {
+        if seen.insert(v.clone()) {
+            ensure_spark(v, ImageSourceKind::default(), progress)?;
+        }
+    }
+    Ok(())
+}
+
+/// `work`'s output, or `None` when the user pressed Ctrl-C first (then `work` is dropped; call
+/// [`sweep_after_interrupt`] to remove what it started).
+pub async fn or_interrupted<T>(work: impl std::future::Future<Output = T>) -> Option<T> {
+    tokio::select! {
+        r = work => Some(r),
+        _ = tokio::signal::ctrl_c() => None,
+    }
+}
+
+/// Removes this process's containers and host processes after Ctrl-C, twice: a container
+/// whose creation was in flight when the run was dropped appears only after the first sweep
+/// (seen: a suite's Kafka broker left running).
+pub async fn sweep_after_interrupt() {
+    use crate::runtime::{gc, GcScope};
+    let _ = gc(GcScope::ThisProcess).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let _ = gc(GcScope::ThisProcess).await;
+}
