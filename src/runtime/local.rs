@@ -405,6 +405,21 @@ pub(crate) async fn start_kafka(ids: &TrialIds, version: &str) -> Result<LocalKa
         })??;
     // Check Java before anything else: the broker's own error would be an unreadable exit.
     java_version()?;
+    let (kafka, ports) = spawn_kafka(ids, &home)?;
+    wait_listening(kafka, ports).await
+}
+
+/// The three ports of a local broker: clients, inter-broker, controller.
+#[derive(Debug, Clone, Copy)]
+struct KafkaPorts {
+    external: u16,
+    internal: u16,
+    controller: u16,
+}
+
+/// Spawns the broker installed at `home` on free ports, its data, config and log (`kafka.log`)
+/// in a new temporary directory.
+fn spawn_kafka(ids: &TrialIds, home: &Path) -> Result<(LocalKafka, KafkaPorts), RuntimeError> {
     let dir = tempfile::Builder::new()
         .prefix("rehearse-kafka-")
         .tempdir()
@@ -412,7 +427,11 @@ pub(crate) async fn start_kafka(ids: &TrialIds, version: &str) -> Result<LocalKa
             action: "create a temporary directory for Kafka".into(),
             source,
         })?;
-    let (external, internal, controller) = (free_port()?, free_port()?, free_port()?);
+    let ports = KafkaPorts {
+        external: free_port()?,
+        internal: free_port()?,
+        controller: free_port()?,
+    };
     let log_path = dir.path().join("kafka.log");
     let log = std::fs::File::create(&log_path).map_err(|source| RuntimeError::LocalIo {
         action: format!("create {}", log_path.display()),
@@ -424,12 +443,12 @@ pub(crate) async fn start_kafka(ids: &TrialIds, version: &str) -> Result<LocalKa
     })?;
     let mut cmd = std::process::Command::new("sh");
     cmd.arg(home.join("start.sh"))
-        .env("KAFKA_HOME", &home)
+        .env("KAFKA_HOME", home)
         .env("KAFKA_INTERNAL_HOST", "127.0.0.1")
         .env("KAFKA_LISTEN_HOST", "127.0.0.1")
-        .env("KAFKA_EXTERNAL_PORT", external.to_string())
-        .env("KAFKA_INTERNAL_PORT", internal.to_string())
-        .env("KAFKA_CONTROLLER_PORT", controller.to_string())
+        .env("KAFKA_EXTERNAL_PORT", ports.external.to_string())
+        .env("KAFKA_INTERNAL_PORT", ports.internal.to_string())
+        .env("KAFKA_CONTROLLER_PORT", ports.controller.to_string())
         .env("KAFKA_DATA_DIR", dir.path().join("data"))
         .env("KAFKA_CONFIG_DIR", dir.path().join("config"))
         .current_dir(dir.path())
@@ -444,11 +463,19 @@ pub(crate) async fn start_kafka(ids: &TrialIds, version: &str) -> Result<LocalKa
     let kafka = LocalKafka {
         group,
         dir,
-        bootstrap: format!("127.0.0.1:{external}"),
+        bootstrap: format!("127.0.0.1:{}", ports.external),
     };
+    Ok((kafka, ports))
+}
+
+/// Waits until `kafka` accepts connections on its client port (at most
+/// [`KAFKA_LISTEN_TIMEOUT`]); removes it and says why from its log if it exits or never
+/// listens.
+async fn wait_listening(kafka: LocalKafka, ports: KafkaPorts) -> Result<LocalKafka, RuntimeError> {
+    let log_path = kafka.dir.path().join("kafka.log");
     let started = Instant::now();
     loop {
-        if tokio::net::TcpStream::connect(("127.0.0.1", external))
+        if tokio::net::TcpStream::connect(("127.0.0.1", ports.external))
             .await
             .is_ok()
         {
@@ -458,7 +485,10 @@ pub(crate) async fn start_kafka(ids: &TrialIds, version: &str) -> Result<LocalKa
             let tail = tail_lines(&log_path, 20);
             let err = if tail.contains("Address already in use") {
                 RuntimeError::PortTaken {
-                    ports: format!("{external}, {internal}, {controller}"),
+                    ports: format!(
+                        "{}, {}, {}",
+                        ports.external, ports.internal, ports.controller
+                    ),
                     tail,
                 }
             } else {
