@@ -10,7 +10,7 @@
 //!
 //! | line or event                                                               | verdict |
 //! |-----------------------------------------------------------------------------|---------|
-//! | a progress report that proves the resume (see `classify.rs`)                 | `resumed`, at once |
+//! | a progress report that proves the resume (see `judge.rs`)                    | `resumed`, at once |
 //! | a progress report with restarted batch ids or other start offsets             | `started-fresh`, at once |
 //! | ERROR "Query … terminated with error" of this query, once its exception and `Caused by` chain ended (the next record starts) | by the rules |
 //! | a PySpark traceback, `Exception in thread "main"` (or the query's stream thread), a JVM/container start failure, once complete | by the rules |
@@ -32,7 +32,8 @@ use serde_json::Value;
 use super::builtin::BuiltinRule;
 use super::evidence::{clip, clip_owned, dedup_keep_order, show_offsets};
 use super::judge::{
-    judge_failure, judge_progress, starting_offsets_hint, ProgressJudgement, RunFacts,
+    judge_failure, judge_progress, starting_offsets_hint, FailureJudgement, ProgressJudgement,
+    RunFacts,
 };
 use super::progress::{JsonDepth, Progress};
 use super::rules::RuleTable;
@@ -530,40 +531,11 @@ impl Watcher {
     }
 
     fn on_progress(&mut self, p: Progress, evidence: Vec<String>) {
-        // A report of an earlier run of our query (logs concatenated, or an event log of
-        // several runs) proves nothing about the run that started last.
-        if let (Some(ours), Some(run)) = (&self.facts.our_run, &p.run_id) {
-            if ours != run {
-                self.facts.unproven = Some((
-                    format!("a progress report of run {run}, not of the run started last ({ours})"),
-                    evidence,
-                ));
-                return;
-            }
-        }
-        if let Some((rule, proof, offsets_match)) = self.facts.awaiting_rows.clone() {
-            let ours = match (&self.ctx.query_id, &p.id) {
-                (Some(q), Some(id)) => q == id,
-                _ => true,
-            };
-            if ours && p.input_rows > 0 {
-                let mut ev = proof;
-                ev.extend(evidence);
-                ev.push(format!(
-                    "batch {} read {} rows after the restart: the restarted query processed new records through its state",
-                    p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
-                    p.input_rows
-                ));
-                // The proof's rule id stays; the remedy says a batch read rows.
-                self.decide(
-                    rule.verdict(),
-                    rule.id(),
-                    ev,
-                    BuiltinRule::ResumedAndReadRows.remedy().into(),
-                    offsets_match,
-                    None,
-                );
-            }
+        let Some(evidence) = self.unless_earlier_run(&p, evidence) else {
+            return;
+        };
+        if self.facts.awaiting_rows.is_some() {
+            self.confirm_rows_read(&p, evidence);
             return;
         }
         let resuming_at = self.resuming_for(p.id.as_deref());
@@ -577,59 +549,124 @@ impl Watcher {
         if p.executed && self.facts.first_batch.is_none() {
             self.facts.first_batch = p.batch_id;
         }
-        if let ProgressJudgement::NotProof(reason) = j {
-            // The common case in a long log: keep only the last one, without copying context.
-            self.facts.unproven = Some((reason, evidence));
-            return;
-        }
         let mut ev = Vec::new();
-        ev.extend(self.facts.query_start.clone());
-        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
-        ev.extend(evidence);
         match j {
+            ProgressJudgement::NotProof(reason) => {
+                // The common case in a long log: keep only the last one, without copying context.
+                self.facts.unproven = Some((reason, evidence));
+            }
             ProgressJudgement::Resumed {
                 rule,
                 offsets_match,
             } => {
-                if offsets_match == Some(true) {
-                    ev.push(format!(
-                        "start offsets equal the checkpoint's committed offsets {}",
-                        show_offsets(&self.ctx.committed_offsets)
-                    ));
-                } else {
-                    ev.push("start offsets NOT checked: the checkpoint's committed offsets are unknown (give --checkpoint); batch ids continue Spark's own \"Resuming at batch N\"".into());
-                }
-                if self.ctx.require_input_rows && p.input_rows == 0 {
-                    // The re-run of an empty pending batch: the offsets continue, but no row went
-                    // through the query yet. Wait for a batch that reads the fresh records.
-                    ev.push(format!(
-                        "batch {} read no rows; waiting for a batch that reads the fresh records",
-                        p.batch_id
-                            .map(|b| b.to_string())
-                            .unwrap_or_else(|| "-".into())
-                    ));
-                    self.facts.awaiting_rows = Some((rule, ev, offsets_match));
-                    return;
-                }
-                self.decide_builtin(rule, ev, offsets_match, None);
+                ev.extend(self.start_evidence());
+                ev.extend(evidence);
+                self.on_resume_proved(&p, rule, offsets_match, ev);
             }
             ProgressJudgement::StartedFresh {
                 rule,
                 reason,
                 offsets_match,
             } => {
+                ev.extend(self.start_evidence());
+                ev.extend(evidence);
                 ev.extend(self.facts.fresh_start.clone());
                 ev.push(reason);
-                self.decide_builtin(rule, ev, offsets_match, None);
+                self.decide(Decision::builtin(rule, ev).offsets_match(offsets_match));
             }
-            ProgressJudgement::NotProof(_) | ProgressJudgement::OtherQuery => {}
+            ProgressJudgement::OtherQuery => {}
         }
+    }
+
+    /// The report's evidence, unless it is a report of an earlier run of our query (logs
+    /// concatenated, or an event log of several runs): that proves nothing about the run
+    /// that started last, and is kept only as the last unproven report.
+    fn unless_earlier_run(&mut self, p: &Progress, evidence: Vec<String>) -> Option<Vec<String>> {
+        if let (Some(ours), Some(run)) = (&self.facts.our_run, &p.run_id) {
+            if ours != run {
+                self.facts.unproven = Some((
+                    format!("a progress report of run {run}, not of the run started last ({ours})"),
+                    evidence,
+                ));
+                return None;
+            }
+        }
+        Some(evidence)
+    }
+
+    /// After a resume proof that read no rows: the first batch of our query that reads rows
+    /// makes it `resumed` (see [`TrialContext::require_input_rows`]).
+    fn confirm_rows_read(&mut self, p: &Progress, evidence: Vec<String>) {
+        let Some((rule, proof, offsets_match)) = self.facts.awaiting_rows.clone() else {
+            return;
+        };
+        let ours = match (&self.ctx.query_id, &p.id) {
+            (Some(q), Some(id)) => q == id,
+            _ => true,
+        };
+        if !ours || p.input_rows == 0 {
+            return;
+        }
+        let mut ev = proof;
+        ev.extend(evidence);
+        ev.push(format!(
+            "batch {} read {} rows after the restart: the restarted query processed new records through its state",
+            p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+            p.input_rows
+        ));
+        // The proof's rule id stays; the remedy says a batch read rows.
+        let remedy = BuiltinRule::ResumedAndReadRows.remedy();
+        self.decide(
+            Decision::builtin(rule, ev)
+                .remedy(remedy)
+                .offsets_match(offsets_match),
+        );
+    }
+
+    /// A progress report proved the resume: `resumed` now, or, when the trial needs a batch
+    /// that read rows and this one read none, once such a batch comes.
+    fn on_resume_proved(
+        &mut self,
+        p: &Progress,
+        rule: BuiltinRule,
+        offsets_match: Option<bool>,
+        mut ev: Vec<String>,
+    ) {
+        if offsets_match == Some(true) {
+            ev.push(format!(
+                "start offsets equal the checkpoint's committed offsets {}",
+                show_offsets(&self.ctx.committed_offsets)
+            ));
+        } else {
+            ev.push("start offsets NOT checked: the checkpoint's committed offsets are unknown (give --checkpoint); batch ids continue Spark's own \"Resuming at batch N\"".into());
+        }
+        if self.ctx.require_input_rows && p.input_rows == 0 {
+            // The re-run of an empty pending batch: the offsets continue, but no row went
+            // through the query yet. Wait for a batch that reads the fresh records.
+            ev.push(format!(
+                "batch {} read no rows; waiting for a batch that reads the fresh records",
+                p.batch_id
+                    .map(|b| b.to_string())
+                    .unwrap_or_else(|| "-".into())
+            ));
+            self.facts.awaiting_rows = Some((rule, ev, offsets_match));
+            return;
+        }
+        self.decide(Decision::builtin(rule, ev).offsets_match(offsets_match));
+    }
+
+    /// The start line of our query and Spark's resume line, when seen.
+    fn start_evidence(&self) -> Vec<String> {
+        let mut ev = Vec::new();
+        ev.extend(self.facts.query_start.clone());
+        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
+        ev
     }
 
     fn decide_failure(&mut self, b: Block) {
         let facts = self.run_facts();
         let earlier: Vec<&[String]> = self.facts.earlier.iter().map(Vec::as_slice).collect();
-        let j = judge_failure(
+        let mut j = judge_failure(
             self.rules,
             &self.ctx,
             &b.lines,
@@ -644,19 +681,21 @@ impl Watcher {
                 "the query failed ({} by rule {}) after starting without the checkpoint's offsets",
                 j.verdict, j.rule
             ));
-            self.decide_builtin(BuiltinRule::NewQueryStarted, ev, None, j.error_class);
+            self.decide(
+                Decision::builtin(BuiltinRule::NewQueryStarted, ev).error_class(j.error_class),
+            );
             return;
         }
         let mut ev = Vec::new();
         ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
-        ev.extend(j.evidence);
+        ev.extend(std::mem::take(&mut j.evidence));
         if b.omitted > 0 {
             ev.push(format!(
                 "({} stack lines of this failure not kept)",
                 b.omitted
             ));
         }
-        self.decide(j.verdict, &j.rule, ev, j.remedy, None, j.error_class);
+        self.decide(Decision::judged(j, ev));
     }
 
     fn run_facts(&self) -> RunFacts {
@@ -666,32 +705,21 @@ impl Watcher {
         }
     }
 
-    fn decide_builtin(
-        &mut self,
-        rule: BuiltinRule,
-        evidence: Vec<String>,
-        start_offsets_match: Option<bool>,
-        error_class: Option<String>,
-    ) {
-        self.decide(
-            rule.verdict(),
-            rule.id(),
-            evidence,
-            rule.remedy().to_owned(),
-            start_offsets_match,
-            error_class,
-        );
+    fn decide(&mut self, d: Decision) {
+        self.decided = Some(self.classification(d));
     }
 
-    fn decide(
-        &mut self,
-        verdict: Verdict,
-        rule: &str,
-        mut evidence: Vec<String>,
-        mut remedy: String,
-        start_offsets_match: Option<bool>,
-        error_class: Option<String>,
-    ) {
+    /// The classification of a decision: evidence deduplicated, the batch facts this watcher
+    /// saw, and for a failed restart the `startingOffsets` a fresh start could use.
+    fn classification(&self, d: Decision) -> Classification {
+        let Decision {
+            verdict,
+            rule,
+            mut evidence,
+            mut remedy,
+            start_offsets_match,
+            error_class,
+        } = d;
         dedup_keep_order(&mut evidence);
         if matches!(
             verdict,
@@ -704,9 +732,9 @@ impl Watcher {
                 remedy = format!("{remedy} {hint}");
             }
         }
-        self.decided = Some(Classification {
+        Classification {
             verdict,
-            rule: rule.to_owned(),
+            rule,
             evidence,
             last_committed_batch: self.ctx.last_committed_batch,
             first_batch_after_restart: self.facts.first_batch.map(BatchId),
@@ -714,130 +742,147 @@ impl Watcher {
             remedy,
             resuming_at: self.facts.resuming_at.as_ref().map(|r| BatchId(r.0)),
             error_class,
-        });
+        }
     }
 
-    /// The driver ended without a certain verdict (decision table in order).
+    // ---- the decision table when the driver ended ------------------------------------
+
+    /// The driver ended without a certain verdict: the first of [`AT_END`] that decides,
+    /// else [`Watcher::no_resume_proof`].
     fn decide_at_end(mut self, ended: Ended) -> Classification {
-        let ending = match ended {
-            Ended::Exited(Some(c)) => format!("driver exited with code {c}"),
-            Ended::Exited(None) => "driver ended (killed, or exit code unknown)".into(),
-            Ended::TimedOut(secs) => format!("no verdict within {secs} s"),
-            Ended::EndOfInput => "end of the log".into(),
-        };
-        let recent: Vec<String> = self
-            .recent
+        let end = Ending::new(ended, &self.recent);
+        let d = AT_END
             .iter()
-            .rev()
-            .take(6)
-            .rev()
-            .map(|l| clip_owned(l))
-            .collect();
-        // 1. Spark said it started a new query: whatever followed, the checkpoint was not used.
-        if let Some(fresh) = self.facts.fresh_start.clone() {
-            self.decide_builtin(
-                BuiltinRule::NewQueryStarted,
-                vec![fresh, ending],
-                None,
-                None,
-            );
-            return self.decided.take().expect("decided");
+            .find_map(|check| check(&mut self, &end))
+            .unwrap_or_else(|| self.no_resume_proof(&end));
+        self.classification(d)
+    }
+
+    /// Step 1: Spark said it started a new query: whatever followed, the checkpoint was not used.
+    fn new_query_was_started(&mut self, end: &Ending) -> Option<Decision> {
+        let fresh = self.facts.fresh_start.clone()?;
+        let ev = vec![fresh, end.text.clone()];
+        Some(Decision::builtin(BuiltinRule::NewQueryStarted, ev))
+    }
+
+    /// Step 2: Only other query ids ran: the checkpoint's query never started.
+    fn only_other_queries_ran(&mut self, end: &Ending) -> Option<Decision> {
+        let want = self.ctx.query_id.as_deref()?;
+        if self.facts.query_start.is_some() || self.facts.other_ids.is_empty() {
+            return None;
         }
-        // 2. Only other query ids ran: the checkpoint's query never started.
-        if self.ctx.query_id.is_some()
-            && self.facts.query_start.is_none()
-            && !self.facts.other_ids.is_empty()
+        let mut ev: Vec<String> = self.facts.other_evidence.iter().cloned().collect();
+        ev.push(format!(
+            "the checkpoint's query id is {want}, but only {} ran: the checkpoint was not used ({})",
+            self.facts.other_ids.join(", "),
+            end.text
+        ));
+        Some(Decision::builtin(BuiltinRule::QueryIdDiffers, ev))
+    }
+
+    /// Step 3: Failures seen without a terminal line: the rules over all of them. When no rule
+    /// knows them, their top exception is kept for the checks below.
+    fn failures_without_termination(&mut self, end: &Ending) -> Option<Decision> {
+        if self.facts.earlier.is_empty() {
+            return None;
+        }
+        let mut blocks: Vec<Vec<String>> = self.facts.earlier.iter().cloned().collect();
+        let primary = blocks.pop().unwrap_or_default();
+        let refs: Vec<&[String]> = blocks.iter().map(Vec::as_slice).collect();
+        let mut j = judge_failure(
+            self.rules,
+            &self.ctx,
+            &primary,
+            &refs,
+            self.facts.error_class_hint.as_deref(),
+            self.run_facts(),
+        );
+        if j.rule == BuiltinRule::NoRuleMatched.id()
+            || (j.rule == BuiltinRule::FailedBeforeQueryStart.id()
+                && end.ended == Ended::EndOfInput)
         {
-            let mut ev: Vec<String> = self.facts.other_evidence.iter().cloned().collect();
-            ev.push(format!(
-                "the checkpoint's query id is {}, but only {} ran: the checkpoint was not used ({ending})",
-                self.ctx.query_id.as_deref().unwrap_or(""),
-                self.facts.other_ids.join(", ")
-            ));
-            self.decide_builtin(BuiltinRule::QueryIdDiffers, ev, None, None);
-            return self.decided.take().expect("decided");
-        }
-        // 3. Failures seen without a terminal line: the rules over all of them.
-        if !self.facts.earlier.is_empty() {
-            let mut blocks: Vec<Vec<String>> = self.facts.earlier.iter().cloned().collect();
-            let primary = blocks.pop().unwrap_or_default();
-            let refs: Vec<&[String]> = blocks.iter().map(Vec::as_slice).collect();
-            let j = judge_failure(
-                self.rules,
-                &self.ctx,
-                &primary,
-                &refs,
-                self.facts.error_class_hint.as_deref(),
-                self.run_facts(),
-            );
-            if j.rule != BuiltinRule::NoRuleMatched.id()
-                && !(j.rule == BuiltinRule::FailedBeforeQueryStart.id()
-                    && ended == Ended::EndOfInput)
-            {
-                let mut ev = j.evidence;
-                ev.push(format!("({ending}; no query termination line was seen)"));
-                self.decide(j.verdict, &j.rule, ev, j.remedy, None, j.error_class);
-                return self.decided.take().expect("decided");
-            }
             self.facts.unmatched_top = Some(j.evidence);
+            return None;
         }
-        // 3b. The restart continued the checkpoint, but no batch read rows before the end:
-        // not proof enough for `resumed` (see TrialContext::require_input_rows).
-        if let Some((_, proof, offsets_match)) = self.facts.awaiting_rows.clone() {
-            let mut ev = proof;
-            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
-            ev.extend(recent);
-            ev.push(format!("no batch read the fresh records ({ending})"));
-            self.decide_builtin(
-                BuiltinRule::ResumedWithoutReadingRows,
-                ev,
-                offsets_match,
-                None,
-            );
-            return self.decided.take().expect("decided");
+        let mut ev = std::mem::take(&mut j.evidence);
+        ev.push(format!(
+            "({}; no query termination line was seen)",
+            end.text
+        ));
+        Some(Decision::judged(j, ev))
+    }
+
+    /// Step 3b: The restart continued the checkpoint, but no batch read rows before the end:
+    /// not proof enough for `resumed` (see [`TrialContext::require_input_rows`]).
+    fn resumed_without_reading_rows(&mut self, end: &Ending) -> Option<Decision> {
+        let (_, proof, offsets_match) = self.facts.awaiting_rows.clone()?;
+        let mut ev = proof;
+        ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+        ev.extend(end.recent.iter().cloned());
+        ev.push(format!("no batch read the fresh records ({})", end.text));
+        Some(
+            Decision::builtin(BuiltinRule::ResumedWithoutReadingRows, ev)
+                .offsets_match(offsets_match),
+        )
+    }
+
+    /// Step 4: Out of time.
+    fn timed_out(&mut self, end: &Ending) -> Option<Decision> {
+        let Ended::TimedOut(_) = end.ended else {
+            return None;
+        };
+        let mut ev = self.start_evidence();
+        if let Some((reason, pev)) = self.facts.unproven.clone() {
+            ev.extend(pev);
+            ev.push(format!("not proof of resume: {reason}"));
         }
-        let mut ev: Vec<String> = Vec::new();
-        ev.extend(self.facts.query_start.clone());
-        ev.extend(self.facts.resuming_at.as_ref().map(|r| r.1.clone()));
-        // 4. Out of time.
-        if let Ended::TimedOut(_) = ended {
-            if let Some((reason, pev)) = self.facts.unproven.clone() {
-                ev.extend(pev);
-                ev.push(format!("not proof of resume: {reason}"));
-            }
-            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
-            ev.extend(recent);
-            ev.push(ending);
-            self.decide_builtin(BuiltinRule::NoOutcomeBeforeTimeout, ev, None, None);
-            return self.decided.take().expect("decided");
-        }
-        let exited = matches!(ended, Ended::Exited(_));
-        // 5. Spark never showed up, or the query never started.
-        if exited
-            && !self.facts.driver_started
-            && self.facts.query_start.is_none()
-            && self.facts.unmatched_top.is_none()
+        ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+        ev.extend(end.recent.iter().cloned());
+        ev.push(end.text.clone());
+        Some(Decision::builtin(BuiltinRule::NoOutcomeBeforeTimeout, ev))
+    }
+
+    /// Step 5: The driver exited and Spark never showed up.
+    fn spark_did_not_start(&mut self, end: &Ending) -> Option<Decision> {
+        let exited = matches!(end.ended, Ended::Exited(_));
+        if !exited
+            || self.facts.driver_started
+            || self.facts.query_start.is_some()
+            || self.facts.unmatched_top.is_some()
         {
-            ev.extend(recent);
-            ev.push(ending);
-            self.decide_builtin(BuiltinRule::SparkDidNotStart, ev, None, None);
-            return self.decided.take().expect("decided");
+            return None;
         }
-        if exited && self.facts.driver_started && self.facts.query_start.is_none() {
-            ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
-            ev.extend(recent);
-            ev.push(ending);
-            self.decide_builtin(BuiltinRule::FailedBeforeQueryStart, ev, None, None);
-            return self.decided.take().expect("decided");
+        let mut ev = self.start_evidence();
+        ev.extend(end.recent.iter().cloned());
+        ev.push(end.text.clone());
+        Some(Decision::builtin(BuiltinRule::SparkDidNotStart, ev))
+    }
+
+    /// Step 5b: The driver exited after Spark started, before the query started.
+    fn ended_before_query_start(&mut self, end: &Ending) -> Option<Decision> {
+        let exited = matches!(end.ended, Ended::Exited(_));
+        if !exited || !self.facts.driver_started || self.facts.query_start.is_some() {
+            return None;
         }
-        // 6. An exception no rule knows.
-        if let Some(top) = self.facts.unmatched_top.clone() {
-            ev.extend(top);
-            ev.push(ending);
-            self.decide_builtin(BuiltinRule::NoRuleMatched, ev, None, None);
-            return self.decided.take().expect("decided");
-        }
-        // 7. Progress that proves nothing, or no batch at all: never `resumed`.
+        let mut ev = self.start_evidence();
+        ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+        ev.extend(end.recent.iter().cloned());
+        ev.push(end.text.clone());
+        Some(Decision::builtin(BuiltinRule::FailedBeforeQueryStart, ev))
+    }
+
+    /// Step 6: An exception no rule knows.
+    fn unknown_failure(&mut self, end: &Ending) -> Option<Decision> {
+        let top = self.facts.unmatched_top.clone()?;
+        let mut ev = self.start_evidence();
+        ev.extend(top);
+        ev.push(end.text.clone());
+        Some(Decision::builtin(BuiltinRule::NoRuleMatched, ev))
+    }
+
+    /// Step 7: Progress that proves nothing, or no batch at all: never `resumed`.
+    fn no_resume_proof(&self, end: &Ending) -> Decision {
+        let mut ev = self.start_evidence();
         let rule = if let Some((reason, pev)) = self.facts.unproven.clone() {
             ev.extend(pev);
             ev.push(format!("not proof of resume: {reason}"));
@@ -846,10 +891,114 @@ impl Watcher {
             BuiltinRule::NoBatchAfterRestart
         };
         ev.extend(self.facts.ended_normally.clone());
-        ev.extend(recent);
-        ev.push(ending);
-        self.decide_builtin(rule, ev, None, None);
-        self.decided.take().expect("decided")
+        ev.extend(end.recent.iter().cloned());
+        ev.push(end.text.clone());
+        Decision::builtin(rule, ev)
+    }
+}
+
+/// A check of the decision table at the end: a decision, or `None` to ask the next one.
+type EndCheck = fn(&mut Watcher, &Ending) -> Option<Decision>;
+
+/// The decision table when the driver ended without a certain verdict, in order: the first
+/// check that decides wins; [`Watcher::no_resume_proof`] decides when none does.
+const AT_END: [EndCheck; 8] = [
+    Watcher::new_query_was_started,
+    Watcher::only_other_queries_ran,
+    Watcher::failures_without_termination,
+    Watcher::resumed_without_reading_rows,
+    Watcher::timed_out,
+    Watcher::spark_did_not_start,
+    Watcher::ended_before_query_start,
+    Watcher::unknown_failure,
+];
+
+/// How the driver ended, in words for the evidence, and the last lines it wrote.
+struct Ending {
+    ended: Ended,
+    text: String,
+    recent: Vec<String>,
+}
+
+impl Ending {
+    fn new(ended: Ended, recent: &VecDeque<String>) -> Ending {
+        let text = match ended {
+            Ended::Exited(Some(c)) => format!("driver exited with code {c}"),
+            Ended::Exited(None) => "driver ended (killed, or exit code unknown)".into(),
+            Ended::TimedOut(secs) => format!("no verdict within {secs} s"),
+            Ended::EndOfInput => "end of the log".into(),
+        };
+        let recent = recent
+            .iter()
+            .rev()
+            .take(6)
+            .rev()
+            .map(|l| clip_owned(l))
+            .collect();
+        Ending {
+            ended,
+            text,
+            recent,
+        }
+    }
+}
+
+/// A verdict with its rule, remedy and evidence, before the watcher adds what it knows of
+/// the run (batch ids, the `startingOffsets` hint).
+#[derive(Debug)]
+struct Decision {
+    verdict: Verdict,
+    rule: String,
+    remedy: String,
+    evidence: Vec<String>,
+    start_offsets_match: Option<bool>,
+    error_class: Option<String>,
+}
+
+impl Decision {
+    /// A built-in rule's verdict, id and remedy.
+    fn builtin(rule: BuiltinRule, evidence: Vec<String>) -> Decision {
+        Decision {
+            verdict: rule.verdict(),
+            rule: rule.id().to_owned(),
+            remedy: rule.remedy().to_owned(),
+            evidence,
+            start_offsets_match: None,
+            error_class: None,
+        }
+    }
+
+    /// A judged failure's verdict, rule, remedy and error class, with this evidence.
+    fn judged(j: FailureJudgement, evidence: Vec<String>) -> Decision {
+        Decision {
+            verdict: j.verdict,
+            rule: j.rule,
+            remedy: j.remedy,
+            evidence,
+            start_offsets_match: None,
+            error_class: j.error_class,
+        }
+    }
+
+    fn offsets_match(self, start_offsets_match: Option<bool>) -> Decision {
+        Decision {
+            start_offsets_match,
+            ..self
+        }
+    }
+
+    fn error_class(self, error_class: Option<String>) -> Decision {
+        Decision {
+            error_class,
+            ..self
+        }
+    }
+
+    fn remedy(self, remedy: &str) -> Decision {
+        Decision {
+            remedy: remedy.to_owned(),
+            ..self
+        }
     }
 }
 
@@ -1141,6 +1290,24 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
         let c = run(&log, TrialContext::default(), Ended::Exited(Some(0)));
         assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
         assert_eq!(c.start_offsets_match, None);
+    }
+
+    #[test]
+    fn failing_or_ending_before_the_query_started_gives_one_rule_and_remedy() {
+        let spark = "26/11/30 13:09:01.000 INFO SparkContext: Running Spark version 4.0.1";
+        let died = "Exception in thread \"main\" java.lang.IllegalArgumentException: bad option\n\tat org.example.Job.main(Job.java:1)";
+        let failed = run(&format!("{spark}\n{died}"), ctx(), Ended::Exited(Some(1)));
+        let ended = run(spark, ctx(), Ended::Exited(Some(0)));
+        for c in [&failed, &ended] {
+            assert_eq!(c.verdict, Verdict::EnvironmentError, "{c:?}");
+            assert_eq!(c.rule, "failed-before-query-start");
+            assert!(
+                c.remedy
+                    .starts_with("The driver ended before the streaming query started"),
+                "{}",
+                c.remedy
+            );
+        }
     }
 
     #[test]
