@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use super::builtin::BuiltinRule;
 use super::evidence::{clip_owned, dedup_keep_order, show_offsets};
+use super::progress::Progress;
 use super::rules::{FailureText, RuleTable};
 use super::{TrialContext, Verdict};
 
@@ -68,10 +69,12 @@ pub(crate) fn expected_batch(ctx: &TrialContext, resuming_at: Option<u64>) -> Op
     }
 }
 
-/// Judges one progress report against the checkpoint (see the module table).
+/// Judges one progress report against the checkpoint (see the module table): another
+/// query's, a fresh start, a batch that cannot prove anything, or a batch judged by its
+/// start offsets (when the checkpoint's are known) or by Spark's own resume line.
 pub(crate) fn judge_progress(
     ctx: &TrialContext,
-    p: &super::progress::Progress,
+    p: &Progress,
     resuming_at: Option<u64>,
     fresh_start_seen: bool,
 ) -> ProgressJudgement {
@@ -81,75 +84,113 @@ pub(crate) fn judge_progress(
         }
     }
     let expected = expected_batch(ctx, resuming_at);
+    if let Some(fresh) = started_fresh(ctx, p, expected, fresh_start_seen) {
+        return fresh;
+    }
+    let (b, exp) = match batch_to_judge(ctx, p, expected) {
+        Ok(batch) => batch,
+        Err(reason) => return ProgressJudgement::NotProof(reason),
+    };
+    if ctx.committed_offsets.is_empty() {
+        judge_by_resume_line(b, exp, resuming_at)
+    } else {
+        judge_by_start_offsets(ctx, p, b, exp)
+    }
+}
+
+/// The signs of a fresh start a report shows whatever its offsets: a batch id below the
+/// checkpoint's, or batch 0 after Spark said it started a new query.
+fn started_fresh(
+    ctx: &TrialContext,
+    p: &Progress,
+    expected: Option<u64>,
+    fresh_start_seen: bool,
+) -> Option<ProgressJudgement> {
     let has_batches = ctx.last_committed_batch.is_some() || ctx.pending_batch.is_some();
     if let (Some(b), Some(exp), true) = (p.batch_id, expected, has_batches) {
         if b < exp {
-            return ProgressJudgement::StartedFresh {
+            return Some(ProgressJudgement::StartedFresh {
                 rule: BuiltinRule::BatchIdsRestarted,
                 reason: format!(
                     "batch {b} ran after the restart, but the checkpoint's next batch is {exp}: the query did not continue the checkpoint's batch ids"
                 ),
                 offsets_match: None,
-            };
+            });
         }
     }
     if fresh_start_seen && p.batch_id == Some(0) {
-        return ProgressJudgement::StartedFresh {
+        return Some(ProgressJudgement::StartedFresh {
             rule: BuiltinRule::NewQueryRanBatchZero,
             reason: "Spark logged \"Starting new streaming query\" and ran batch 0: it found no offset log to resume from".into(),
             offsets_match: None,
-        };
+        });
     }
+    None
+}
+
+/// The batch id of a report that can be tied to the checkpoint, with the expected one; or
+/// why the report proves nothing.
+fn batch_to_judge(
+    ctx: &TrialContext,
+    p: &Progress,
+    expected: Option<u64>,
+) -> Result<(u64, u64), String> {
     if !p.executed {
-        return ProgressJudgement::NotProof(
+        return Err(
             "only an idle trigger was reported (no rows, no state operators, no addBatch): no batch ran".into(),
         );
     }
     let Some(b) = p.batch_id else {
-        return ProgressJudgement::NotProof("the progress has no batchId (Spark 2.1/2.2)".into());
+        return Err("the progress has no batchId (Spark 2.1/2.2)".into());
     };
     let Some(exp) = expected else {
-        return ProgressJudgement::NotProof(
+        return Err(
             "nothing tells which batch id continues the checkpoint (no --checkpoint and no \"Resuming at batch N\" line)".into(),
         );
     };
     if b < exp {
-        return ProgressJudgement::NotProof(format!(
-            "batch {b} is before the expected batch {exp}"
-        ));
+        return Err(format!("batch {b} is before the expected batch {exp}"));
     }
     if ctx.query_id.is_some() && p.id.is_none() {
-        return ProgressJudgement::NotProof(format!(
+        return Err(format!(
             "the report of batch {b} does not show the query id, so it cannot be tied to the checkpoint"
         ));
     }
-    if !ctx.committed_offsets.is_empty() {
-        let Some(starts) = &p.start_offsets else {
-            return ProgressJudgement::NotProof(format!(
-                "the report of batch {b} does not show its start offsets (the log was cut)"
-            ));
-        };
-        if offsets_equal(starts, &ctx.committed_offsets) {
-            return ProgressJudgement::Resumed {
-                rule: BuiltinRule::ProgressAfterRestart,
-                offsets_match: Some(true),
-            };
-        }
-        if b == exp {
-            return ProgressJudgement::StartedFresh {
-                rule: BuiltinRule::StartOffsetsDiffer,
-                reason: format!(
-                    "batch {b} started from {} but the checkpoint's committed offsets are {}: the query did not continue from the checkpoint",
-                    show_offsets(starts),
-                    show_offsets(&ctx.committed_offsets)
-                ),
-                offsets_match: Some(false),
-            };
-        }
+    Ok((b, exp))
+}
+
+/// Batch `b` (≥ `exp`) judged by its start offsets against the checkpoint's committed ones.
+fn judge_by_start_offsets(ctx: &TrialContext, p: &Progress, b: u64, exp: u64) -> ProgressJudgement {
+    let Some(starts) = &p.start_offsets else {
         return ProgressJudgement::NotProof(format!(
-            "batch {b} is not the first batch after the restart and its start offsets are not the committed ones"
+            "the report of batch {b} does not show its start offsets (the log was cut)"
         ));
+    };
+    if offsets_equal(starts, &ctx.committed_offsets) {
+        return ProgressJudgement::Resumed {
+            rule: BuiltinRule::ProgressAfterRestart,
+            offsets_match: Some(true),
+        };
     }
+    if b == exp {
+        return ProgressJudgement::StartedFresh {
+            rule: BuiltinRule::StartOffsetsDiffer,
+            reason: format!(
+                "batch {b} started from {} but the checkpoint's committed offsets are {}: the query did not continue from the checkpoint",
+                show_offsets(starts),
+                show_offsets(&ctx.committed_offsets)
+            ),
+            offsets_match: Some(false),
+        };
+    }
+    ProgressJudgement::NotProof(format!(
+        "batch {b} is not the first batch after the restart and its start offsets are not the committed ones"
+    ))
+}
+
+/// Batch `b` (≥ `exp`) judged by batch-id continuity with Spark's own "Resuming at batch N"
+/// (no committed offsets to compare; see the module table).
+fn judge_by_resume_line(b: u64, exp: u64, resuming_at: Option<u64>) -> ProgressJudgement {
     match resuming_at {
         Some(n) if n == exp && b == exp => ProgressJudgement::Resumed {
             rule: BuiltinRule::BatchIdsContinue,
@@ -158,9 +199,9 @@ pub(crate) fn judge_progress(
         Some(n) => ProgressJudgement::NotProof(format!(
             "Spark resumed at batch {n} but the checkpoint's next batch is {exp}, and the start offsets cannot be compared"
         )),
-        None => ProgressJudgement::NotProof(
-            "no \"Resuming at batch N\" line and no committed offsets: batch {b} cannot be tied to the checkpoint".replace("{b}", &b.to_string()),
-        ),
+        None => ProgressJudgement::NotProof(format!(
+            "no \"Resuming at batch N\" line and no committed offsets: batch {b} cannot be tied to the checkpoint"
+        )),
     }
 }
 
@@ -368,7 +409,7 @@ fn top_exception_lines(lines: &[String]) -> Vec<String> {
 }
 
 /// The `startingOffsets` a query could be started with on a fresh checkpoint, taken from
-/// the last committed Kafka offsets (DESIGN.md "Verdicts": the remedy of a failed restart).
+/// the last committed Kafka offsets (the remedy of a failed restart).
 pub(crate) fn starting_offsets_hint(ctx: &TrialContext) -> Option<String> {
     let kafka: Vec<String> = ctx
         .committed_offsets
