@@ -2,7 +2,7 @@
 //! `default-rules.toml`) and matches a failure text against it.
 //!
 //! A rule only names what a failed restart was. It never decides `resumed` (that needs
-//! positive proof, see `classify.rs`) nor `timeout` (how a trial ended); the loader
+//! positive proof, see `judge.rs`) nor `timeout` (how a trial ended); the loader
 //! rejects rows that try. Matching is done on rare events (a failure block), never per
 //! log line, so clarity wins over speed here.
 
@@ -97,6 +97,120 @@ struct RawRule {
     remedy: String,
 }
 
+impl RawRule {
+    /// Checks what a row must have: a unique id, a verdict a rule may give, its source,
+    /// versions and remedy, and at least one matcher. `id` names the row in errors.
+    fn validate(
+        &self,
+        id: &str,
+        seen: &mut std::collections::HashSet<String>,
+    ) -> Result<(), RulesError> {
+        let problem = if self.id.trim().is_empty() {
+            Some("has no id")
+        } else if !seen.insert(self.id.clone()) {
+            Some("id is used by an earlier row")
+        } else if matches!(self.verdict, Verdict::Resumed | Verdict::Timeout) {
+            Some("a rule cannot give `resumed` (needs proof from progress) or `timeout`")
+        } else if self.source.trim().is_empty() {
+            Some("has no source (Spark file and version, or JIRA)")
+        } else if self.spark.trim().is_empty() {
+            Some("names no Spark versions")
+        } else if self.remedy.trim().is_empty() {
+            Some("has no remedy")
+        } else if self.error_class.is_empty()
+            && self.exception.is_empty()
+            && self.message.is_empty()
+            && self.frame.is_empty()
+        {
+            Some("matches nothing (no error_class, exception, message or frame)")
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(invalid(id, problem)),
+            None => Ok(()),
+        }
+    }
+
+    /// Compiles the row's matchers (error classes and exception names into their regexes).
+    fn compile(self, id: &str) -> Result<Rule, RulesError> {
+        let error_class = self
+            .error_class
+            .iter()
+            .map(|c| error_class_regex(id, c))
+            .collect::<Result<_, _>>()?;
+        let exception = self
+            .exception
+            .iter()
+            .map(|e| exception_regex(id, e))
+            .collect::<Result<_, _>>()?;
+        let message = self
+            .message
+            .iter()
+            .map(|m| compile(id, "message", m, m.clone()))
+            .collect::<Result<_, _>>()?;
+        let frame = self
+            .frame
+            .iter()
+            .map(|f| compile(id, "frame", f, f.clone()))
+            .collect::<Result<_, _>>()?;
+        Ok(Rule {
+            id: self.id,
+            verdict: self.verdict,
+            spark: self.spark,
+            source: self.source,
+            remedy: self.remedy,
+            error_class,
+            exception,
+            message,
+            frame,
+        })
+    }
+}
+
+fn invalid(id: &str, problem: &str) -> RulesError {
+    RulesError::Invalid {
+        id: id.to_owned(),
+        problem: problem.to_owned(),
+    }
+}
+
+/// `re` compiled, or an error naming the row, the field and the pattern as written.
+fn compile(id: &str, field: &'static str, pattern: &str, re: String) -> Result<Regex, RulesError> {
+    Regex::new(&re).map_err(|source| RulesError::Regex {
+        id: id.to_owned(),
+        field,
+        pattern: pattern.to_owned(),
+        source,
+    })
+}
+
+/// `STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE` matches `[…]` and `[….<SUB>]`; `STATE_STORE_*` a family.
+fn error_class_regex(id: &str, c: &str) -> Result<Regex, RulesError> {
+    if c.is_empty()
+        || !c
+            .trim_end_matches('*')
+            .chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_' || ch == '.')
+    {
+        return Err(invalid(id, &format!("error_class `{c}` is not an error class (UPPER_SNAKE, optional .SUB, optional trailing *)")));
+    }
+    let re = match c.strip_suffix('*') {
+        Some(prefix) => format!(r"\[{}[A-Z0-9_.]*\]", regex::escape(prefix)),
+        None => format!(r"\[{}(?:\.[A-Z0-9_]+)?\]", regex::escape(c)),
+    };
+    compile(id, "error_class", c, re)
+}
+
+/// An exception class name, simple or qualified, followed by `:` or the end of a line.
+fn exception_regex(id: &str, e: &str) -> Result<Regex, RulesError> {
+    if e.is_empty() || e.contains(char::is_whitespace) {
+        return Err(invalid(id, &format!("exception `{e}` is not a class name")));
+    }
+    let re = format!(r"(?m)(?:^|[\s.(:$])(?:{})(?::|\s*$)", regex::escape(e));
+    compile(id, "exception", e, re)
+}
+
 /// The text a rule is matched against: the lines of one failure (exception, message,
 /// `Caused by` chain, frames), plus the error-class hint from the event log.
 #[derive(Debug, Clone, Default)]
@@ -139,89 +253,8 @@ impl RuleTable {
             } else {
                 r.id.clone()
             };
-            let invalid = |problem: &str| RulesError::Invalid {
-                id: id.clone(),
-                problem: problem.to_owned(),
-            };
-            if r.id.trim().is_empty() {
-                return Err(invalid("has no id"));
-            }
-            if !seen.insert(r.id.clone()) {
-                return Err(invalid("id is used by an earlier row"));
-            }
-            if matches!(r.verdict, Verdict::Resumed | Verdict::Timeout) {
-                return Err(invalid(
-                    "a rule cannot give `resumed` (needs proof from progress) or `timeout`",
-                ));
-            }
-            if r.source.trim().is_empty() {
-                return Err(invalid("has no source (Spark file and version, or JIRA)"));
-            }
-            if r.spark.trim().is_empty() {
-                return Err(invalid("names no Spark versions"));
-            }
-            if r.remedy.trim().is_empty() {
-                return Err(invalid("has no remedy"));
-            }
-            if r.error_class.is_empty()
-                && r.exception.is_empty()
-                && r.message.is_empty()
-                && r.frame.is_empty()
-            {
-                return Err(invalid(
-                    "matches nothing (no error_class, exception, message or frame)",
-                ));
-            }
-            let compile = |field: &'static str, pattern: &str, re: String| {
-                Regex::new(&re).map_err(|source| RulesError::Regex {
-                    id: id.clone(),
-                    field,
-                    pattern: pattern.to_owned(),
-                    source,
-                })
-            };
-            let mut error_class = Vec::new();
-            for c in &r.error_class {
-                if c.is_empty()
-                    || !c.trim_end_matches('*').chars().all(|ch| {
-                        ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_' || ch == '.'
-                    })
-                {
-                    return Err(invalid(&format!("error_class `{c}` is not an error class (UPPER_SNAKE, optional .SUB, optional trailing *)")));
-                }
-                let re = match c.strip_suffix('*') {
-                    Some(prefix) => format!(r"\[{}[A-Z0-9_.]*\]", regex::escape(prefix)),
-                    None => format!(r"\[{}(?:\.[A-Z0-9_]+)?\]", regex::escape(c)),
-                };
-                error_class.push(compile("error_class", c, re)?);
-            }
-            let mut exception = Vec::new();
-            for e in &r.exception {
-                if e.is_empty() || e.contains(char::is_whitespace) {
-                    return Err(invalid(&format!("exception `{e}` is not a class name")));
-                }
-                let re = format!(r"(?m)(?:^|[\s.(:$])(?:{})(?::|\s*$)", regex::escape(e));
-                exception.push(compile("exception", e, re)?);
-            }
-            let mut message = Vec::new();
-            for m in &r.message {
-                message.push(compile("message", m, m.clone())?);
-            }
-            let mut frame = Vec::new();
-            for f in &r.frame {
-                frame.push(compile("frame", f, f.clone())?);
-            }
-            rules.push(Rule {
-                id: r.id,
-                verdict: r.verdict,
-                spark: r.spark,
-                source: r.source,
-                remedy: r.remedy,
-                error_class,
-                exception,
-                message,
-                frame,
-            });
+            r.validate(&id, &mut seen)?;
+            rules.push(r.compile(&id)?);
         }
         if rules.is_empty() {
             return Err(RulesError::Invalid {
