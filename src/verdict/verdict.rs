@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use crate::checkpoint::BatchId;
 
-/// The outcome of one trial (one restart on one target version). DESIGN.md "Verdicts".
+/// The outcome of one trial (one restart on one target version); see shared/docs/DESIGN.md,
+/// "Verdicts".
 ///
 /// Declared in order of severity for an upgrade decision: `max()` over a run is the worst.
 /// Only `Resumed` means "safe to restart"; it needs positive proof (a completed micro-batch
