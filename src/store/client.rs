@@ -14,11 +14,12 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt, TryStreamExt};
-use opendal::{services, Operator};
+use opendal::Operator;
 
 use super::env::StoreEnv;
 use super::error::{Cause, Redactor, StoreError};
 use super::location::CheckpointLocation;
+use super::platforms;
 
 /// Bytes asked of the backend per request while streaming a file (8 MiB): the most one stream
 /// holds in memory at a time, whatever the file's size.
@@ -544,273 +545,61 @@ fn http_client(url: &str) -> Result<opendal::raw::HttpClient, StoreError> {
     Ok(opendal::raw::HttpClient::with(client))
 }
 
-/// The operator, endpoint and hints for a remote location.
+/// The operator, endpoint and hints for a remote location (one function per platform in
+/// `platforms.rs`), over the one HTTP client.
 async fn remote_backend(
     location: &CheckpointLocation,
     env: &StoreEnv,
     redactor: &Redactor,
 ) -> Result<Backend, StoreError> {
     let url = location.to_string();
-    let config_error = |e: opendal::Error| StoreError::Config {
-        url: url.clone(),
-        what: redactor.redact(&e.to_string()),
-        hint: "check the store's settings in the environment".into(),
-    };
-    let with_prefix = |p: &str| {
-        if p.is_empty() {
-            String::new()
-        } else {
-            format!("{p}/")
-        }
-    };
     let client = http_client(&url)?;
-    let (op, prefix, endpoint, endpoint_from, credentials_from) = match location {
+    let (remote, prefix) = match location {
         CheckpointLocation::S3 { bucket, prefix } => {
-            let custom = env.first(&["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"]);
-            let region = match env.first(&["AWS_REGION", "AWS_DEFAULT_REGION"]) {
-                Some((_, r)) => r.to_string(),
-                None if custom.is_some() => "us-east-1".to_string(),
-                None => services::S3::detect_region("https://s3.amazonaws.com", bucket)
-                    .await
-                    .unwrap_or_else(|| "us-east-1".to_string()),
-            };
-            let endpoint = match custom {
-                Some((name, e)) => {
-                    let e = e.trim_end_matches('/').to_string();
-                    if e.starts_with("http://") && env.get("AWS_ALLOW_HTTP") != Some("true") {
-                        return Err(StoreError::Config {
-                            url,
-                            what: format!("{name}={e} is plain HTTP"),
-                            hint: "set AWS_ALLOW_HTTP=true to allow an unencrypted endpoint (an on-premise MinIO or Ceph), or use https://".into(),
-                        });
-                    }
-                    e
-                }
-                None => format!("https://s3.{region}.amazonaws.com"),
-            };
-            let mut b = services::S3::default()
-                .root("/")
-                .bucket(bucket)
-                .region(&region)
-                .endpoint(&endpoint);
-            if let (Some(id), Some(secret)) = (
-                env.get("AWS_ACCESS_KEY_ID"),
-                env.get("AWS_SECRET_ACCESS_KEY"),
-            ) {
-                b = b.access_key_id(id).secret_access_key(secret);
-                if let Some(token) = env.get("AWS_SESSION_TOKEN") {
-                    b = b.session_token(token);
-                }
-            }
-            if custom.is_some() {
-                // A custom endpoint is not AWS: never probe the EC2 metadata address.
-                b = b.disable_ec2_metadata();
-            }
-            let op = Operator::new(b).map_err(config_error)?.finish();
-            (
-                op,
-                prefix,
-                endpoint,
-                if custom.is_some() {
-                    "AWS_ENDPOINT_URL"
-                } else {
-                    "AWS S3 for the bucket's region; set AWS_ENDPOINT_URL for another S3 server"
-                },
-                "AWS credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (+AWS_SESSION_TOKEN), the AWS_PROFILE profile, web identity or instance metadata",
-            )
+            (platforms::s3(&url, bucket, env, redactor).await?, prefix)
         }
         CheckpointLocation::Gcs { bucket, prefix } => {
-            let mut b = services::Gcs::default()
-                .root("/")
-                .bucket(bucket)
-                .scope("https://www.googleapis.com/auth/devstorage.read_only");
-            let (endpoint, from) = match env.get("STORAGE_EMULATOR_HOST") {
-                Some(host) => {
-                    let e = if host.contains("://") {
-                        host.trim_end_matches('/').to_string()
-                    } else {
-                        format!("http://{}", host.trim_end_matches('/'))
-                    };
-                    b = b
-                        .endpoint(&e)
-                        .skip_signature()
-                        .disable_vm_metadata()
-                        .disable_config_load();
-                    (e, "STORAGE_EMULATOR_HOST")
-                }
-                None => {
-                    if let Some(path) = env.get("GOOGLE_APPLICATION_CREDENTIALS") {
-                        b = b.credential_path(path);
-                    }
-                    (
-                        "https://storage.googleapis.com".to_string(),
-                        "Google Cloud Storage; set STORAGE_EMULATOR_HOST for an emulator",
-                    )
-                }
-            };
-            let op = Operator::new(b).map_err(config_error)?.finish();
-            (
-                op,
-                prefix,
-                endpoint,
-                from,
-                "Google credentials come from GOOGLE_APPLICATION_CREDENTIALS, application-default credentials (gcloud auth application-default login) or the VM's service account",
-            )
+            (platforms::gcs(&url, bucket, env, redactor)?, prefix)
         }
         CheckpointLocation::AzureBlob {
             account,
             container,
             prefix,
-        } => {
-            let creds = "Azure credentials come from AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID, workload identity or the Azure CLI";
-            let (b, endpoint, from) = match env.get("AZURE_STORAGE_CONNECTION_STRING") {
-                Some(cs) => {
-                    let b = services::Azblob::from_connection_string(cs)
-                        .map_err(config_error)?
-                        .container(container);
-                    let endpoint = connection_string_part(cs, "BlobEndpoint")
-                        .map(|e| e.trim_end_matches('/').to_string())
-                        .or_else(|| {
-                            connection_string_part(cs, "AccountName")
-                                .map(|a| format!("https://{a}.blob.core.windows.net"))
-                        })
-                        .unwrap_or_default();
-                    if let (Some(want), Some(have)) =
-                        (account, connection_string_part(cs, "AccountName"))
-                    {
-                        if want != &have {
-                            return Err(StoreError::Config {
-                                url,
-                                what: format!("the URL names account {want} but AZURE_STORAGE_CONNECTION_STRING is for {have}"),
-                                hint: "use az://container/prefix with the connection string's account, or unset AZURE_STORAGE_CONNECTION_STRING".into(),
-                            });
-                        }
-                    }
-                    (
-                        b,
-                        endpoint,
-                        "AZURE_STORAGE_CONNECTION_STRING's BlobEndpoint",
-                    )
-                }
-                None => {
-                    let Some(account) = account.as_deref().or_else(|| {
-                        env.first(&["AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"])
-                            .map(|(_, v)| v)
-                    }) else {
-                        return Err(StoreError::Config {
-                            url,
-                            what: "az:// names no storage account".into(),
-                            hint: "set AZURE_STORAGE_ACCOUNT_NAME (or AZURE_STORAGE_CONNECTION_STRING), or write wasbs://container@account.blob.core.windows.net/prefix".into(),
-                        });
-                    };
-                    let endpoint = format!("https://{account}.blob.core.windows.net");
-                    let mut b = services::Azblob::default()
-                        .container(container)
-                        .endpoint(&endpoint)
-                        .account_name(account);
-                    if let Some((_, key)) =
-                        env.first(&["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_KEY"])
-                    {
-                        b = b.account_key(key);
-                    }
-                    if let Some(sas) = env.get("AZURE_STORAGE_SAS_TOKEN") {
-                        b = b.sas_token(sas);
-                    }
-                    (b, endpoint, "the account's blob.core.windows.net endpoint")
-                }
-            };
-            let op = Operator::new(b.root("/")).map_err(config_error)?.finish();
-            (op, prefix, endpoint, from, creds)
-        }
+        } => (
+            platforms::azure_blob(&url, account.as_deref(), container, env, redactor)?,
+            prefix,
+        ),
         CheckpointLocation::AzureDataLake {
             account,
             filesystem,
             prefix,
-        } => {
-            let endpoint = format!("https://{account}.dfs.core.windows.net");
-            let mut b = services::Azdls::default()
-                .root("/")
-                .filesystem(filesystem)
-                .endpoint(&endpoint)
-                .account_name(account);
-            if let Some((_, key)) = env.first(&["AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_KEY"]) {
-                b = b.account_key(key);
-            }
-            if let Some(sas) = env.get("AZURE_STORAGE_SAS_TOKEN") {
-                b = b.sas_token(sas);
-            }
-            if let (Some(id), Some(secret), Some(tenant)) = (
-                env.get("AZURE_CLIENT_ID"),
-                env.get("AZURE_CLIENT_SECRET"),
-                env.get("AZURE_TENANT_ID"),
-            ) {
-                b = b.client_id(id).client_secret(secret).tenant_id(tenant);
-            }
-            let op = Operator::new(b).map_err(config_error)?.finish();
-            (
-                op,
-                prefix,
-                endpoint,
-                "the account's dfs.core.windows.net endpoint",
-                "Azure credentials come from AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID, workload identity or the Azure CLI",
-            )
-        }
+        } => (
+            platforms::azure_data_lake(&url, account, filesystem, env, redactor)?,
+            prefix,
+        ),
         CheckpointLocation::Hdfs {
             host,
             port,
             port_is_http,
             path,
-        } => {
-            let (endpoint, from) = match env.get("REHEARSE_WEBHDFS_URL") {
-                Some(u) => (u.trim_end_matches('/').to_string(), "REHEARSE_WEBHDFS_URL"),
-                None => {
-                    let http_port = match (port_is_http, port) {
-                        (true, Some(p)) => *p,
-                        _ => match env.get("REHEARSE_WEBHDFS_PORT") {
-                            Some(p) => p.parse().map_err(|_| StoreError::Config {
-                                url: url.clone(),
-                                what: format!("REHEARSE_WEBHDFS_PORT={p} is not a port"),
-                                hint: "set it to the NameNode's HTTP port (dfs.namenode.http-address, 9870 by default)".into(),
-                            })?,
-                            None => 9870,
-                        },
-                    };
-                    (
-                        format!("http://{host}:{http_port}"),
-                        "the NameNode's HTTP port: 9870 unless REHEARSE_WEBHDFS_PORT (or a whole REHEARSE_WEBHDFS_URL) says otherwise; the hdfs:// port is the RPC port",
-                    )
-                }
-            };
-            let mut b = services::Webhdfs::default().root("/").endpoint(&endpoint);
-            if let Some(user) = env.get("HADOOP_USER_NAME") {
-                b = b.user_name(user);
-            }
-            let op = Operator::new(b).map_err(config_error)?.finish();
-            (
-                op,
-                path,
-                endpoint,
-                from,
-                "WebHDFS uses simple authentication as HADOOP_USER_NAME (Kerberos/SPNEGO is not supported)",
-            )
-        }
+        } => (
+            platforms::webhdfs(&url, host, *port, *port_is_http, env, redactor)?,
+            path,
+        ),
         CheckpointLocation::Local { .. } => unreachable!("local locations have no remote backend"),
     };
-    let op = op.layer(opendal::layers::HttpClientLayer::new(client));
     Ok(Backend::Remote {
-        op,
-        prefix: with_prefix(prefix),
-        endpoint,
-        endpoint_from,
-        credentials_from,
-    })
-}
-
-/// The value of `key` in an Azure connection string (`K=V;K=V`), keys compared case-insensitively.
-fn connection_string_part(cs: &str, key: &str) -> Option<String> {
-    cs.split(';').find_map(|part| {
-        let (k, v) = part.split_once('=')?;
-        (k.trim().eq_ignore_ascii_case(key) && !v.is_empty()).then(|| v.trim().to_string())
+        op: remote
+            .op
+            .layer(opendal::layers::HttpClientLayer::new(client)),
+        prefix: if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}/")
+        },
+        endpoint: remote.endpoint,
+        endpoint_from: remote.endpoint_from,
+        credentials_from: remote.credentials_from,
     })
 }
 
@@ -934,23 +723,6 @@ mod tests {
             )
             .await,
             "https://knox:8443/gateway"
-        );
-    }
-
-    #[test]
-    fn connection_string_parts_are_found_case_insensitively() {
-        let cs = "DefaultEndpointsProtocol=http;AccountName=dev;AccountKey=k==;BlobEndpoint=http://127.0.0.1:1/dev;";
-        assert_eq!(
-            connection_string_part(cs, "accountname").as_deref(),
-            Some("dev")
-        );
-        assert_eq!(
-            connection_string_part(cs, "BlobEndpoint").as_deref(),
-            Some("http://127.0.0.1:1/dev")
-        );
-        assert_eq!(
-            connection_string_part(cs, "AccountKey").as_deref(),
-            Some("k==")
         );
     }
 }

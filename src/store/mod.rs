@@ -28,6 +28,7 @@ mod client;
 mod env;
 mod error;
 mod location;
+mod platforms;
 
 pub use client::{CheckpointStore, ObjectInfo, ObjectStream, READ_CHUNK};
 pub use env::StoreEnv;
