@@ -14,7 +14,7 @@
 //! | batchId < expected (e.g. 0) while the checkpoint has committed batches | –                     | `started-fresh` (`batch-ids-restarted`) |
 //! | idle trigger (no batch ran: no rows, no state operators, no addBatch) | –                      | not proof |
 //! | batchId ≥ expected, query id not shown although known                 | –                      | not proof |
-//! | batchId ≥ expected, every `sources[i].startOffset` == committed[i]    | yes                    | **`resumed`** (`progress-after-restart`) |
+//! | batchId ≥ expected, every `sources[i].startOffset` == `committed[i]`  | yes                    | **`resumed`** (`progress-after-restart`) |
 //! | batchId == expected, start offsets differ                            | yes                     | `started-fresh` (`start-offsets-differ`) |
 //! | batchId > expected, start offsets differ, or offsets not shown       | yes                     | not proof (a later batch) |
 //! | batchId == expected == N of Spark's own "Resuming at batch N"        | no                      | **`resumed`** (`batch-ids-continue`), `start_offsets_match: None`, evidence says offsets were not checked |

@@ -13,7 +13,7 @@
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
 //!   a failure);
 //! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line;
-//! - `classify.rs`: [`classify`], a whole log fed to a watcher;
+//! - `classify.rs`: [`classify()`], a whole log fed to a watcher;
 //! - `input.rs` feeds log files to it, `render.rs` prints a classification as text.
 
 mod builtin;
