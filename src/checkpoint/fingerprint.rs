@@ -1,10 +1,20 @@
 //! Which Spark release wrote a checkpoint: the version-marker table (data, embedded from
 //! `version-markers.toml`) and the pure inference from what was observed to a version range.
 //!
-//! The conf keys of the latest offset file are authoritative for the release that wrote the
-//! latest batch: Spark writes every key it knows into every offset file. File artifacts (state
-//! files, operator metadata) may have been written by an earlier run of the query on another
-//! release; when one disagrees with the conf keys it is kept as evidence and reported, not used.
+//! Evidence ranks, strongest first:
+//! 1. a conf key *present* in the latest offset file: Spark writes every key it knows into every
+//!    offset file, and no release writes a key before it exists;
+//! 2. file formats (state files, operator metadata, log versions): they may come from an earlier
+//!    run on another release; one that disagrees with (1) is kept as evidence and reported, not
+//!    used;
+//! 3. a conf key *absent* from the latest offset file: weakest, because preview, RC and
+//!    development builds of a release lack keys the release adds late (Spark's own 4.0.0
+//!    test checkpoints have operator metadata but no `pruneFiltersCanPruneStreamingSubplan`).
+//!    An absence that contradicts (1) or (2) is kept as evidence (`consistent: false`) and
+//!    dropped, so the range never has its minimum above its maximum.
+//!
+//! Pre-release builds are part of the version model: `4.0.0-preview` stands for any preview, RC
+//! or development build of 4.0.0, ordered after every 3.x release and before 4.0.0.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,8 +25,8 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use super::findings::{Finding, Severity};
 
-/// A Spark release number, `major.minor.patch`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A Spark release number, `major.minor.patch`, or a pre-release build of one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SparkVersion {
     /// Major.
     pub major: u16,
@@ -24,6 +34,10 @@ pub struct SparkVersion {
     pub minor: u16,
     /// Patch.
     pub patch: u16,
+    /// A preview, RC or development build of this release (`4.0.0-preview2`, `4.0.0-rc1`,
+    /// `4.0.0-SNAPSHOT`): after every earlier release, before the release itself. Written
+    /// `4.0.0-preview`, since no checkpoint marker tells the builds apart.
+    pub pre: bool,
 }
 
 impl SparkVersion {
@@ -32,19 +46,58 @@ impl SparkVersion {
             major,
             minor,
             patch,
+            pre: false,
         }
+    }
+
+    /// The release this is, or is a pre-release of.
+    fn release(self) -> SparkVersion {
+        SparkVersion { pre: false, ..self }
+    }
+}
+
+impl Ord for SparkVersion {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.major, self.minor, self.patch, !self.pre).cmp(&(
+            other.major,
+            other.minor,
+            other.patch,
+            !other.pre,
+        ))
+    }
+}
+
+impl PartialOrd for SparkVersion {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
 impl fmt::Display for SparkVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if self.pre {
+            f.write_str("-preview")?;
+        }
+        Ok(())
     }
 }
 
 impl FromStr for SparkVersion {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // Apache's pre-release suffixes: `-preview<N>`, `-rc<N>`, `-SNAPSHOT`.
+        let (s, pre) = match s.split_once('-') {
+            Some((release, suffix))
+                if ["preview", "rc", "snapshot"]
+                    .iter()
+                    .any(|p| suffix.to_ascii_lowercase().starts_with(p)) =>
+            {
+                (release, true)
+            }
+            Some(_) => return Err(format!("bad Spark version {s:?}")),
+            None => (s, false),
+        };
         let mut parts = s.split('.').map(|p| p.parse::<u16>());
         match (parts.next(), parts.next(), parts.next(), parts.next()) {
             (Some(Ok(major)), Some(Ok(minor)), patch, None) => {
@@ -53,7 +106,10 @@ impl FromStr for SparkVersion {
                     Some(Ok(p)) => p,
                     Some(Err(_)) => return Err(format!("bad Spark version {s:?}")),
                 };
-                Ok(SparkVersion::new(major, minor, patch))
+                Ok(SparkVersion {
+                    pre,
+                    ..SparkVersion::new(major, minor, patch)
+                })
             }
             _ => Err(format!("bad Spark version {s:?}")),
         }
@@ -206,6 +262,12 @@ impl WriterVersion {
     /// `3.3.0 – 3.5.x`, `>= 4.0.0`, or `unknown`.
     pub fn describe(&self) -> String {
         match (&self.min, &self.max) {
+            (Some(min), Some(max)) if min.pre && *max == min.to_string() => {
+                format!(
+                    "{min} (a preview, RC or development build of {})",
+                    min.release()
+                )
+            }
             (Some(min), Some(max)) => format!("{min} – {max}"),
             (Some(min), None) => format!(">= {min}"),
             (None, Some(max)) => format!("<= {max}"),
@@ -259,8 +321,24 @@ impl Range {
         }
     }
 
+    /// The highest version in the range, as people say it (`3.5.x`), or `None` when open.
+    pub(crate) fn max(&self) -> Option<String> {
+        let before = self.before?;
+        // Only pre-releases of `before` fit: say so rather than naming the line below.
+        Some(match self.min {
+            Some(min) if min.pre && min.release() == before => min.to_string(),
+            _ => last_before(before),
+        })
+    }
+
     pub(crate) fn describe(&self) -> String {
         match (self.min, self.before) {
+            (Some(min), Some(_)) if self.max().as_deref() == Some(&min.to_string()) => {
+                format!(
+                    "{min} (a preview, RC or development build of {})",
+                    min.release()
+                )
+            }
             (Some(min), Some(before)) => format!("{min} - {}", last_before(before)),
             (Some(min), None) => format!(">= {min}"),
             (None, Some(before)) => format!("<= {}", last_before(before)),
@@ -269,13 +347,23 @@ impl Range {
     }
 }
 
-/// The range a conf map alone implies, with the evidence that decided it: the present key with
-/// the highest `since`, and the absent key with the lowest `always_from`.
-pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range, Vec<Evidence>) {
+/// What a conf map implies: the present key with the highest `since` (a lower bound, rank 1) and
+/// the absent key with the lowest `always_from` (an upper bound, rank 3), each with its evidence.
+pub(crate) struct ConfBounds {
+    /// The lower bound from the present keys.
+    pub present: Range,
+    /// The upper bound from the absent keys.
+    pub absent: Range,
+    pub present_evidence: Option<Evidence>,
+    pub absent_evidence: Option<Evidence>,
+    /// Keys the table does not know.
+    pub unknown: Vec<Evidence>,
+}
+
+pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBounds {
     let table = markers();
     let mut best_present: Option<(&ConfKeyMarker, SparkVersion)> = None;
     let mut best_absent: Option<(&ConfKeyMarker, SparkVersion)> = None;
-    let mut evidence = Vec::new();
     for marker in &table.conf_key {
         if conf.contains_key(&marker.key) {
             let since: SparkVersion = marker.since.parse().unwrap_or(SparkVersion::new(0, 0, 0));
@@ -290,39 +378,62 @@ pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range,
             }
         }
     }
-    let mut range = Range::ANY;
-    if let Some((marker, since)) = best_present {
-        range.min = Some(since);
-        evidence.push(Evidence {
-            marker: marker.key.clone(),
-            file: file.to_string(),
-            observed: format!("conf has {}", marker.key),
-            implies: format!(">= {since}"),
-            source: marker.source.clone(),
-            consistent: true,
-        });
+    let evidence = |marker: &ConfKeyMarker, observed: String, implies: String| Evidence {
+        marker: marker.key.clone(),
+        file: file.to_string(),
+        observed,
+        implies,
+        source: marker.source.clone(),
+        consistent: true,
+    };
+    ConfBounds {
+        present: Range {
+            min: best_present.map(|(_, v)| v),
+            before: None,
+        },
+        absent: Range {
+            min: None,
+            before: best_absent.map(|(_, v)| v),
+        },
+        present_evidence: best_present
+            .map(|(m, since)| evidence(m, format!("conf has {}", m.key), format!(">= {since}"))),
+        absent_evidence: best_absent.map(|(m, from)| {
+            evidence(
+                m,
+                format!("conf lacks {}", m.key),
+                format!("<= {} (or a pre-release of {from})", last_before(from)),
+            )
+        }),
+        unknown: conf
+            .keys()
+            .filter(|k| table.conf_key(k).is_none())
+            .map(|key| Evidence {
+                marker: key.clone(),
+                file: file.to_string(),
+                observed: format!("conf has {key}, which the marker table does not know"),
+                implies: "possibly a release newer than the table (4.3)".into(),
+                source: "version-markers.toml".into(),
+                consistent: true,
+            })
+            .collect(),
     }
-    if let Some((marker, from)) = best_absent {
-        range.before = Some(from);
-        evidence.push(Evidence {
-            marker: marker.key.clone(),
-            file: file.to_string(),
-            observed: format!("conf lacks {}", marker.key),
-            implies: format!("<= {}", last_before(from)),
-            source: marker.source.clone(),
-            consistent: true,
-        });
+}
+
+/// The range a conf map alone implies, with the evidence that decided it. An absent key that
+/// contradicts the present ones (a hand-edited or mixed conf) is dropped, never giving a range
+/// whose minimum is above its maximum.
+pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range, Vec<Evidence>) {
+    let bounds = conf_bounds(conf, file);
+    let mut range = bounds.present;
+    let mut evidence: Vec<Evidence> = bounds.present_evidence.into_iter().collect();
+    if let Some(mut absent) = bounds.absent_evidence {
+        absent.consistent = range.overlaps(bounds.absent);
+        if absent.consistent {
+            range.narrow(bounds.absent);
+        }
+        evidence.push(absent);
     }
-    for key in conf.keys().filter(|k| table.conf_key(k).is_none()) {
-        evidence.push(Evidence {
-            marker: key.clone(),
-            file: file.to_string(),
-            observed: format!("conf has {key}, which the marker table does not know"),
-            implies: "possibly a release newer than the table (4.3)".into(),
-            source: "version-markers.toml".into(),
-            consistent: true,
-        });
-    }
+    evidence.extend(bounds.unknown);
     (range, evidence)
 }
 
@@ -333,8 +444,9 @@ fn artifact_range(marker: &ArtifactMarker) -> Range {
     }
 }
 
-/// Infers the writer's range from the latest offset file's conf (if any) and the artifacts seen.
-/// Returns the range and a warning finding per artifact that contradicts the conf keys.
+/// Infers the writer's range from the latest offset file's conf (if any) and the artifacts seen,
+/// by the ranks of the module doc. Returns the range and a warning finding per artifact that
+/// contradicts the present conf keys.
 pub(crate) fn infer(
     latest_conf: Option<(&BTreeMap<String, String>, &str)>,
     seen: &[Observation],
@@ -342,15 +454,16 @@ pub(crate) fn infer(
     let table = markers();
     let mut range = Range::ANY;
     let mut evidence = Vec::new();
-    if let Some((conf, file)) = latest_conf {
-        let (r, ev) = conf_range(conf, file);
-        range.narrow(r);
-        evidence.extend(ev);
+    let bounds = latest_conf.map(|(conf, file)| conf_bounds(conf, file));
+    if let Some(b) = &bounds {
+        range.narrow(b.present);
+        evidence.extend(b.present_evidence.clone());
     }
     // Facts of the latest files first: they describe the same writer as the conf keys.
     let mut ordered: Vec<&Observation> = seen.iter().filter(|o| o.latest).collect();
     ordered.extend(seen.iter().filter(|o| !o.latest));
     let mut findings = Vec::new();
+    let mut artifacts = Vec::new();
     for obs in ordered {
         let Some(marker) = table.artifact(obs.id) else {
             continue;
@@ -360,7 +473,33 @@ pub(crate) fn infer(
         if consistent {
             range.narrow(r);
         } else {
-            findings.push(Finding::new(
+            findings.push((marker, obs, r));
+        }
+        artifacts.push(Evidence {
+            marker: marker.id.clone(),
+            file: obs.file.clone(),
+            observed: marker.description.clone(),
+            implies: r.describe(),
+            source: marker.source.clone(),
+            consistent,
+        });
+    }
+    // The absence of a conf key ranks last: it narrows only what the rest allows.
+    if let Some(b) = bounds {
+        if let Some(mut absent) = b.absent_evidence {
+            absent.consistent = range.overlaps(b.absent);
+            if absent.consistent {
+                range.narrow(b.absent);
+            }
+            evidence.push(absent);
+        }
+        evidence.extend(b.unknown);
+    }
+    evidence.extend(artifacts);
+    let findings = findings
+        .into_iter()
+        .map(|(marker, obs, r)| {
+            Finding::new(
                 Severity::Warning,
                 "writer-version-conflict",
                 Some(&obs.file),
@@ -370,20 +509,12 @@ pub(crate) fn infer(
                     r.describe(),
                     range.describe()
                 ),
-            ));
-        }
-        evidence.push(Evidence {
-            marker: marker.id.clone(),
-            file: obs.file.clone(),
-            observed: marker.description.clone(),
-            implies: r.describe(),
-            source: marker.source.clone(),
-            consistent,
-        });
-    }
+            )
+        })
+        .collect();
     let version = WriterVersion {
         min: range.min,
-        max: range.before.map(last_before),
+        max: range.max(),
         evidence,
     };
     (version, findings)
@@ -451,8 +582,12 @@ mod tests {
         assert!("3".parse::<SparkVersion>().is_err());
     }
 
+    /// Issue 14: Spark's own 4.0.0 test checkpoints (a development build) have operator
+    /// metadata but not the `pruneFiltersCanPruneStreamingSubplan` key the release added late;
+    /// they were called "3.2.1 – 3.5.x" with a false downgrade warning. The file format outranks
+    /// the missing key: a 4.0.0 pre-release build.
     #[test]
-    fn an_artifact_newer_than_the_conf_is_a_conflict_not_a_bound() {
+    fn a_file_format_outranks_a_missing_conf_key_and_names_a_pre_release() {
         let c = conf(KEYS_3_5);
         let seen = [
             Observation {
@@ -467,10 +602,69 @@ mod tests {
             },
         ];
         let (v, findings) = infer(Some((&c, "offsets/3")), &seen);
-        assert_eq!(v.describe(), "3.2.1 – 3.5.x");
+        assert_eq!(v.min.unwrap().to_string(), "4.0.0-preview");
+        assert_eq!(v.max.as_deref(), Some("4.0.0-preview"));
+        assert_eq!(
+            v.describe(),
+            "4.0.0-preview (a preview, RC or development build of 4.0.0)"
+        );
+        assert!(findings.is_empty(), "{findings:?}");
+        assert!(v.evidence.iter().all(|e| e.consistent));
+    }
+
+    /// An artifact older than the present conf keys allow is still a conflict, not a bound.
+    #[test]
+    fn an_artifact_older_than_the_present_keys_is_a_conflict_not_a_bound() {
+        let mut c = conf(KEYS_3_5);
+        for key in [
+            "spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan",
+            "spark.sql.streaming.stateStore.encodingFormat",
+        ] {
+            c.insert(key.into(), "x".into());
+        }
+        let seen = [Observation {
+            id: "commit-body-empty",
+            file: "commits/0".into(),
+            latest: false,
+        }];
+        let (v, findings) = infer(Some((&c, "offsets/3")), &seen);
+        assert_eq!(v.describe(), "4.0.0 – 4.1.x");
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].code, "writer-version-conflict");
-        assert!(v.evidence.iter().any(|e| !e.consistent));
+    }
+
+    /// Issue 14: a hand-made conf with a 4.2 key but without a 3.3 key gave a range whose
+    /// minimum was above its maximum. Presence outranks absence; the range stays possible.
+    #[test]
+    fn contradicting_conf_keys_never_give_an_impossible_range() {
+        let c = conf(&[
+            "spark.sql.shuffle.partitions",
+            "spark.sql.streaming.stateStore.rowChecksum.enabled",
+        ]);
+        let (v, _) = infer(Some((&c, "offsets/0")), &[]);
+        assert_eq!(v.min.unwrap().to_string(), "4.2.0");
+        assert!(
+            v.max.is_none() || v.max.as_deref() >= Some("4.2"),
+            "{}",
+            v.describe()
+        );
+        let absent = v
+            .evidence
+            .iter()
+            .find(|e| e.observed.starts_with("conf lacks"));
+        assert!(absent.is_some_and(|e| !e.consistent), "{:?}", v.evidence);
+        let (r, _) = conf_range(&c, "offsets/0");
+        assert!(r.min.is_some() && r.before.is_none_or(|b| Some(b) > r.min));
+    }
+
+    #[test]
+    fn pre_releases_sort_between_the_line_before_and_the_release() {
+        let p: SparkVersion = "4.0.0-preview2".parse().unwrap();
+        assert!(p.pre);
+        assert!(p < SparkVersion::new(4, 0, 0) && p > SparkVersion::new(3, 5, 9));
+        assert_eq!("4.0.0-rc1".parse::<SparkVersion>(), Ok(p));
+        assert_eq!(p.to_string(), "4.0.0-preview");
+        assert!("4.0.0-x".parse::<SparkVersion>().is_err());
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl Inspector {
             .and_then(|m| m.conf.clone());
         let operators = self.state_operators(conf.as_ref(), last_committed, latest, last_commit);
         let writer_version = self.writer_version(conf.as_ref(), offset_log.as_ref());
-        let writer_history = self.writer_history(&offsets);
+        let writer_history = writer_history(&offsets, &writer_version);
 
         self.report_specials();
         let findings = self.sorted_findings();
@@ -760,35 +760,48 @@ impl Inspector {
             _ => {}
         }
     }
+}
 
-    /// Runs of batches whose offset files carry the same conf keys.
-    fn writer_history(&self, offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>) -> Vec<WriterSegment> {
-        let mut segments: Vec<(WriterSegment, Vec<String>)> = Vec::new();
-        for (&id, parsed) in offsets {
-            let Some(conf) = parsed
-                .ok()
-                .and_then(|l| l.metadata())
-                .and_then(|m| m.conf.as_ref())
-            else {
+/// Runs of batches whose offset files carry the same conf keys. The last run is the latest
+/// writer's, so it says what `writer_version` says (which also weighs the file formats: RocksDB
+/// changelogs, operator metadata); earlier runs have only their conf keys to go by.
+fn writer_history(
+    offsets: &BTreeMap<u64, Parsed<OffsetLogFile>>,
+    latest: &WriterVersion,
+) -> Vec<WriterSegment> {
+    let mut segments: Vec<(WriterSegment, Vec<String>)> = Vec::new();
+    for (&id, parsed) in offsets {
+        let Some(conf) = parsed
+            .ok()
+            .and_then(|l| l.metadata())
+            .and_then(|m| m.conf.as_ref())
+        else {
+            continue;
+        };
+        if let Some((seg, keys)) = segments.last_mut() {
+            if keys.len() == conf.len() && keys.iter().zip(conf.keys()).all(|(a, b)| a == b) {
+                seg.last_batch = BatchId(id);
                 continue;
-            };
-            if let Some((seg, keys)) = segments.last_mut() {
-                if keys.len() == conf.len() && keys.iter().zip(conf.keys()).all(|(a, b)| a == b) {
-                    seg.last_batch = BatchId(id);
-                    continue;
-                }
             }
-            let (range, _) = fingerprint::conf_range(conf, &format!("offsets/{id}"));
-            let seg = WriterSegment {
-                first_batch: BatchId(id),
-                last_batch: BatchId(id),
-                min: range.min,
-                max: range.before.map(fingerprint::last_before),
-            };
-            segments.push((seg, conf.keys().cloned().collect()));
         }
-        segments.into_iter().map(|(s, _)| s).collect()
+        let (range, _) = fingerprint::conf_range(conf, &format!("offsets/{id}"));
+        let seg = WriterSegment {
+            first_batch: BatchId(id),
+            last_batch: BatchId(id),
+            min: range.min,
+            max: range.max(),
+        };
+        segments.push((seg, conf.keys().cloned().collect()));
     }
+    let mut segments: Vec<WriterSegment> = segments.into_iter().map(|(s, _)| s).collect();
+    let newest_read = offsets.iter().rev().find_map(|(id, p)| p.ok().map(|_| *id));
+    if let Some(last) = segments.last_mut() {
+        if Some(last.last_batch.0) == newest_read {
+            last.min = latest.min;
+            last.max = latest.max.clone();
+        }
+    }
+    segments
 }
 
 /// What one pass over the listing found, before any finding is made of it.

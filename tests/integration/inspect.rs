@@ -30,6 +30,7 @@ struct Doc {
     sources: Vec<Source>,
     operators: Vec<Operator>,
     writer_version: WriterVersion,
+    writer_history: Vec<WriterSegment>,
     findings: Vec<Finding>,
     starting_offsets: Option<String>,
     files: Files,
@@ -98,6 +99,13 @@ struct WriterVersion {
     min: Option<String>,
     max: Option<String>,
     evidence: Vec<Evidence>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WriterSegment {
+    last_batch: u64,
+    min: Option<String>,
+    max: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -1742,4 +1750,25 @@ fn single_partition_operators_are_not_missing_partitions() {
     fs::remove_dir_all(keyed.join("state/0/1")).unwrap();
     let doc = inspect(&keyed, true).code(5).doc();
     assert!(has(&doc, "state-partition-missing", "state/0/1"));
+}
+
+/// Issue 14d: `writer_history` disagreed with `writer_version` on RocksDB checkpoints (the
+/// history ignored the changelog evidence). The last run of batches is the latest writer's:
+/// both say the same on every real checkpoint.
+#[test]
+fn writer_history_ends_with_what_writer_version_says() {
+    let cases = PRISTINE
+        .iter()
+        .map(|e| e.case)
+        .chain(SPARK_FIXTURES.iter().map(|(c, _)| *c));
+    for case in cases {
+        let doc = inspect(&fixture(case), true).code(0).doc();
+        let last = doc.writer_history.last().expect("one run of batches");
+        assert_eq!(last.last_batch, doc.latest_batch.unwrap(), "{case}");
+        assert_eq!(
+            (&last.min, &last.max),
+            (&doc.writer_version.min, &doc.writer_version.max),
+            "{case}"
+        );
+    }
 }
