@@ -81,142 +81,146 @@ impl CheckpointLocation {
     /// `..` segment, a query string or fragment, or an `abfss://`/`wasbs://` authority that is not
     /// `name@account.<dfs|blob>.<suffix>`.
     pub fn parse(input: &str) -> Result<Self, StoreError> {
-        let bad = |reason: &str, hint: &str| StoreError::BadLocation {
+        Self::parse_parts(input.trim()).map_err(|Refusal(reason, hint)| StoreError::BadLocation {
             input: without_query(input),
-            reason: reason.to_string(),
-            hint: hint.to_string(),
-        };
-        let input_trimmed = input.trim();
-        if input_trimmed.is_empty() {
-            return Err(bad(
+            reason,
+            hint,
+        })
+    }
+
+    /// `parse` without the error wrapping: scheme dispatch, then one function per URL family.
+    fn parse_parts(input: &str) -> Result<Self, Refusal> {
+        if input.is_empty() {
+            return Err(refuse(
                 "it is empty",
                 "give a directory or a URL such as s3://bucket/prefix",
             ));
         }
-        let Some((scheme, rest)) = input_trimmed.split_once("://") else {
+        let Some((scheme, rest)) = input.split_once("://") else {
             return Ok(Self::Local {
-                path: PathBuf::from(input_trimmed),
+                path: PathBuf::from(input),
             });
         };
         if rest.contains('?') || rest.contains('#') {
-            return Err(bad(
+            return Err(refuse(
                 "a query string or fragment is not part of a checkpoint location",
                 "pass credentials (SAS tokens, keys) through the environment, never in the URL",
             ));
         }
         let scheme = scheme.to_ascii_lowercase();
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
-        let path = clean_path(path).map_err(|r| bad(r, "remove the `..` segments"))?;
+        let path = clean_path(path).map_err(|r| refuse(r, "remove the `..` segments"))?;
         match scheme.as_str() {
-            "file" => {
-                if !(authority.is_empty() || authority == "localhost") {
-                    return Err(bad(
-                        "a file:// URL names no remote host",
-                        "write file:///absolute/path (three slashes) or a plain path",
-                    ));
-                }
-                Ok(Self::Local {
-                    path: PathBuf::from(format!("/{path}")),
-                })
-            }
-            "s3" | "s3a" | "s3n" | "gs" | "az" => {
-                if authority.is_empty() {
-                    return Err(bad(
-                        "the bucket (or container) name is missing",
-                        "write SCHEME://bucket/prefix",
-                    ));
-                }
-                if authority.contains('@') || authority.contains(':') {
-                    return Err(bad(
-                        "the bucket (or container) name holds `@` or `:`",
-                        "write SCHEME://bucket/prefix; for credentials use the environment",
-                    ));
-                }
-                let bucket = authority.to_string();
-                Ok(match scheme.as_str() {
-                    "gs" => Self::Gcs {
-                        bucket,
-                        prefix: path,
-                    },
-                    "az" => Self::AzureBlob {
-                        account: None,
-                        container: bucket,
-                        prefix: path,
-                    },
-                    _ => Self::S3 {
-                        bucket,
-                        prefix: path,
-                    },
-                })
-            }
-            "abfs" | "abfss" | "wasb" | "wasbs" => {
-                let dfs = scheme.starts_with("abfs");
-                let kind = if dfs { "dfs" } else { "blob" };
-                let example = format!("{scheme}://container@account.{kind}.core.windows.net/path");
-                let (container, host) = authority
-                    .split_once('@')
-                    .filter(|(c, h)| !c.is_empty() && !h.is_empty())
-                    .ok_or_else(|| {
-                        bad(
-                            "the authority is not container@account host",
-                            &format!("write {example}"),
-                        )
-                    })?;
-                let account = host
-                    .split_once(&format!(".{kind}."))
-                    .map(|(a, _)| a)
-                    .filter(|a| !a.is_empty())
-                    .ok_or_else(|| {
-                        bad(
-                            &format!("the host {host:?} is not account.{kind}.<suffix>"),
-                            &format!("write {example}"),
-                        )
-                    })?;
-                Ok(if dfs {
-                    Self::AzureDataLake {
-                        account: account.to_string(),
-                        filesystem: container.to_string(),
-                        prefix: path,
-                    }
-                } else {
-                    Self::AzureBlob {
-                        account: Some(account.to_string()),
-                        container: container.to_string(),
-                        prefix: path,
-                    }
-                })
-            }
-            "hdfs" | "webhdfs" => {
-                let (host, port) = match authority.rsplit_once(':') {
-                    Some((h, p)) => {
-                        let port = p.parse::<u16>().map_err(|_| {
-                            bad(
-                                &format!("the port {p:?} is not a number"),
-                                "write hdfs://namenode:8020/path",
-                            )
-                        })?;
-                        (h, Some(port))
-                    }
-                    None => (authority, None),
-                };
-                if host.is_empty() {
-                    return Err(bad(
-                        "the NameNode host is missing",
-                        "write hdfs://namenode:8020/path (hdfs:///path needs the cluster's fs.defaultFS, which rehearse does not read)",
-                    ));
-                }
-                Ok(Self::Hdfs {
-                    host: host.to_string(),
-                    port,
-                    port_is_http: scheme == "webhdfs",
-                    path,
-                })
-            }
-            other => Err(bad(
+            "file" => Self::file(authority, &path),
+            "s3" | "s3a" | "s3n" | "gs" | "az" => Self::bucket(&scheme, authority, path),
+            "abfs" | "abfss" | "wasb" | "wasbs" => Self::azure(&scheme, authority, path),
+            "hdfs" | "webhdfs" => Self::hdfs(&scheme, authority, path),
+            other => Err(refuse(
                 &format!("the scheme {other}:// is not supported"),
                 "use a local path, file://, s3://, gs://, az://, wasbs://, abfss:// or hdfs://",
             )),
         }
+    }
+
+    /// `file:///abs/path` (or `file://localhost/abs/path`).
+    fn file(authority: &str, path: &str) -> Result<Self, Refusal> {
+        if !(authority.is_empty() || authority == "localhost") {
+            return Err(refuse(
+                "a file:// URL names no remote host",
+                "write file:///absolute/path (three slashes) or a plain path",
+            ));
+        }
+        Ok(Self::Local {
+            path: PathBuf::from(format!("/{path}")),
+        })
+    }
+
+    /// `s3://`, `s3a://`, `s3n://`, `gs://`, `az://`: `SCHEME://bucket/prefix`.
+    fn bucket(scheme: &str, authority: &str, prefix: String) -> Result<Self, Refusal> {
+        if authority.is_empty() {
+            return Err(refuse(
+                "the bucket (or container) name is missing",
+                "write SCHEME://bucket/prefix",
+            ));
+        }
+        if authority.contains('@') || authority.contains(':') {
+            return Err(refuse(
+                "the bucket (or container) name holds `@` or `:`",
+                "write SCHEME://bucket/prefix; for credentials use the environment",
+            ));
+        }
+        let bucket = authority.to_string();
+        Ok(match scheme {
+            "gs" => Self::Gcs { bucket, prefix },
+            "az" => Self::AzureBlob {
+                account: None,
+                container: bucket,
+                prefix,
+            },
+            _ => Self::S3 { bucket, prefix },
+        })
+    }
+
+    /// `abfs[s]://filesystem@account.dfs.<suffix>/path`, `wasb[s]://container@account.blob.<suffix>/path`.
+    fn azure(scheme: &str, authority: &str, prefix: String) -> Result<Self, Refusal> {
+        let dfs = scheme.starts_with("abfs");
+        let kind = if dfs { "dfs" } else { "blob" };
+        let example = format!("write {scheme}://container@account.{kind}.core.windows.net/path");
+        let (container, host) = authority
+            .split_once('@')
+            .filter(|(c, h)| !c.is_empty() && !h.is_empty())
+            .ok_or_else(|| refuse("the authority is not container@account host", &example))?;
+        let account = host
+            .split_once(&format!(".{kind}."))
+            .map(|(a, _)| a)
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| {
+                refuse(
+                    &format!("the host {host:?} is not account.{kind}.<suffix>"),
+                    &example,
+                )
+            })?;
+        Ok(if dfs {
+            Self::AzureDataLake {
+                account: account.to_string(),
+                filesystem: container.to_string(),
+                prefix,
+            }
+        } else {
+            Self::AzureBlob {
+                account: Some(account.to_string()),
+                container: container.to_string(),
+                prefix,
+            }
+        })
+    }
+
+    /// `hdfs://namenode[:rpc-port]/path`, `webhdfs://namenode[:http-port]/path`.
+    fn hdfs(scheme: &str, authority: &str, path: String) -> Result<Self, Refusal> {
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) => {
+                let port = p.parse::<u16>().map_err(|_| {
+                    refuse(
+                        &format!("the port {p:?} is not a number"),
+                        "write hdfs://namenode:8020/path",
+                    )
+                })?;
+                (h, Some(port))
+            }
+            None => (authority, None),
+        };
+        if host.is_empty() {
+            return Err(refuse(
+                "the NameNode host is missing",
+                "write hdfs://namenode:8020/path (hdfs:///path needs the cluster's fs.defaultFS, which rehearse does not read)",
+            ));
+        }
+        Ok(Self::Hdfs {
+            host: host.to_string(),
+            port,
+            port_is_http: scheme == "webhdfs",
+            path,
+        })
     }
 
     /// True for a directory on this machine.
@@ -298,6 +302,13 @@ impl std::str::FromStr for CheckpointLocation {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::parse(s)
     }
+}
+
+/// Why a location was refused and the fix (the `reason` and `hint` of [`StoreError::BadLocation`]).
+struct Refusal(String, String);
+
+fn refuse(reason: &str, hint: &str) -> Refusal {
+    Refusal(reason.to_string(), hint.to_string())
 }
 
 /// Drops empty and `.` segments; refuses `..` (object keys are literal, so `a/../b` would name a
