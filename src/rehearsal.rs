@@ -68,8 +68,9 @@ pub enum RehearsalError {
     Trial(#[from] TrialError),
 }
 
-/// The kind of the error it wraps; a checkpoint that cannot be inspected is bad input, a runtime
-/// that stopped while being prepared the environment's fault.
+/// The kind of the error it wraps. A checkpoint that cannot be inspected is bad input; so is a
+/// preparation that stopped (a panic, reported as a bug before this is read), as it was when
+/// the binary prepared the runtime itself.
 impl crate::exit::HasErrorKind for RehearsalError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
         match self {

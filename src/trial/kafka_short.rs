@@ -11,14 +11,7 @@ use super::driver::{DriverStream, Next};
 use super::TrialError;
 use crate::checkpoint::{Inspection, KafkaOffsets};
 use crate::runtime::KafkaBroker;
-use crate::verdict::{Classification, TrialContext, Verdict};
-
-/// The rule id of the override when Spark gave no data-loss error of its own.
-const RULE: &str = "kafka-short-of-checkpoint";
-
-/// The remedy of the override.
-const REMEDY: &str = "Kafka no longer holds records the checkpoint needs (retention, or a recreated topic): \
-                 restore them, or restart on a fresh checkpoint with startingOffsets at what Kafka still has, accepting the loss.";
+use crate::verdict::{BuiltinRule, Classification, TrialContext, Verdict};
 
 /// How long a trial watches on after a `resumed` when Kafka is short of the checkpoint.
 const SHORT_KAFKA_GRACE: Duration = Duration::from_secs(60);
@@ -59,7 +52,8 @@ pub(super) async fn evidence(
 /// The verdict after the watcher said `resumed` (`first`) on a Kafka short of the checkpoint
 /// (`short`, the harness's evidence): what the driver says within the grace (before
 /// `deadline`) is judged alone; Spark's own data-loss error gives its rule and evidence,
-/// silence gives [`RULE`]. Either way the verdict is `kafka-data-loss`.
+/// silence gives [`BuiltinRule::KafkaShortOfCheckpoint`]. Either way the verdict is
+/// `kafka-data-loss`, with that rule's remedy.
 pub(super) async fn judge_after_resume(
     stream: &mut DriverStream,
     deadline: tokio::time::Instant,
@@ -90,13 +84,13 @@ pub(super) async fn judge_after_resume(
             first.first_batch_after_restart.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
             SHORT_KAFKA_GRACE.as_secs()
         ));
-        RULE.to_string()
+        BuiltinRule::KafkaShortOfCheckpoint.id().to_string()
     };
     Classification {
-        verdict: Verdict::KafkaDataLoss,
+        verdict: BuiltinRule::KafkaShortOfCheckpoint.verdict(),
         rule,
         evidence,
-        remedy: REMEDY.to_string(),
+        remedy: BuiltinRule::KafkaShortOfCheckpoint.remedy().to_string(),
         ..first
     }
 }
