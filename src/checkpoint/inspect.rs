@@ -651,11 +651,12 @@ impl Inspector {
             );
         }
         match (latest, committed) {
-            (Some(n), Some(c)) if c + 1 < n => self.finding(
+            // When offsets/(n-1) is missing the restart fails instead (`check_gaps`).
+            (Some(n), Some(c)) if c + 1 < n && offsets.binary_search(&(n - 1)).is_ok() => self.finding(
                 Severity::Warning,
                 "offsets-ahead-of-commits",
                 Some(&format!("offsets/{n}")),
-                format!("the offset log reaches batch {n} but the last commit is batch {c}: batches {}..{} were planned and never committed; Spark warns \"Batch completion log latest batch id is {c}, which is not trailing batchid {n} by one\" and re-runs batch {n} only", c + 1, n - 1),
+                format!("the offset log reaches batch {n} but the last commit is batch {c}: {} planned and never committed; Spark warns \"Batch completion log latest batch id is {c}, which is not trailing batchid {n} by one\" and re-runs batch {n} only", describe_ranges(&[(c + 1, n - 1)])),
             ),
             (Some(n), None) if n > 0 => self.finding(
                 Severity::Warning,
@@ -674,14 +675,58 @@ impl Inspector {
             );
         }
         self.check_commits_have_offsets(offsets, commits);
-        if !gaps.is_empty() {
-            self.finding(
+        self.check_gaps(offsets, commits, gaps);
+    }
+
+    /// Gaps in the offset log. On restart Spark reads the latest offset file L and L−1
+    /// (`populateStartOffsets`; 3.4+ `validateOffsetLogAndGetPrevOffset`), and fails with
+    /// `IllegalStateException: batch L-1 doesn't exist` when L−1 is missing. Only async progress
+    /// tracking (3.4+, `AsyncProgressTrackingMicroBatchExecution`) reads the previous file present
+    /// instead, and it refuses stateful queries. So a missing L−1 is an error, unless the query is
+    /// stateless and its commit log skips batches too (as async progress tracking writes it);
+    /// gaps further back are never read.
+    fn check_gaps(&mut self, offsets: &[u64], commits: &[u64], gaps: &[u64]) {
+        if gaps.is_empty() {
+            return;
+        }
+        let ranges = gap_ranges(offsets);
+        let latest = offsets.last().copied().unwrap_or(0);
+        let read_missing = latest
+            .checked_sub(1)
+            .filter(|prev| offsets.binary_search(prev).is_err());
+        let stateful = self.has_state_operators();
+        let commit_gaps = !gap_ranges(commits).is_empty();
+        let what = describe_ranges(&ranges);
+        match read_missing {
+            Some(prev) if stateful || !commit_gaps => {
+                let why = if stateful {
+                    "the query is stateful, and async progress tracking (the one mode that allows gaps) refuses stateful queries".to_string()
+                } else {
+                    "unless the query runs with asyncProgressTrackingEnabled=true (Spark 3.4+), which reads the newest earlier offset file instead; the commit log has no gap, so it was not written that way".to_string()
+                };
+                self.finding(
+                    Severity::Error,
+                    "offset-gap-read",
+                    Some(&format!("offsets/{prev}")),
+                    format!("offsets/{prev} is missing (the offset log lacks {what}), but Spark reads it on restart to check batch {latest}: it fails with \"batch {prev} doesn't exist\" (MicroBatchExecution's offset-log validation); {why}; fix: restore offsets/{prev} from a backup of the checkpoint, or delete offsets/{latest} (and its .{latest}.crc) in a copy if batch {latest} is not committed"),
+                );
+            }
+            _ => self.finding(
                 Severity::Warning,
                 "offset-gaps",
                 Some("offsets"),
-                format!("batch ids missing inside the offset log: {} — normal with asyncProgressTrackingEnabled (Spark 3.4+), otherwise offset files were deleted", list_ids(gaps)),
-            );
+                format!("the offset log lacks {what}: normal with asyncProgressTrackingEnabled (Spark 3.4+), otherwise offset files were deleted; Spark does not read them on restart"),
+            ),
         }
+    }
+
+    /// Whether `state/` holds an operator directory (a numeric name).
+    fn has_state_operators(&self) -> bool {
+        self.listing.entries.iter().any(|e| {
+            e.rel
+                .strip_prefix("state/")
+                .is_some_and(|rest| !rest.contains('/') && rest.parse::<u32>().is_ok())
+        })
     }
 
     /// Commit files without an offset file: inside the offset log's range the offset log lost
@@ -975,6 +1020,56 @@ fn gaps(ids: &[u64]) -> Vec<u64> {
     out
 }
 
+/// The runs of ids missing between the first and the last of a sorted list, as `(first, last)`.
+fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
+    ids.windows(2)
+        .filter(|pair| pair[1] > pair[0].saturating_add(1))
+        .map(|pair| (pair[0] + 1, pair[1] - 1))
+        .collect()
+}
+
+/// Runs of batches for people: `batch 3`, `batches 5 to 1004 (1,000 batches)`,
+/// `batches 3, 7 to 9 (4 batches)`; at most 8 runs are named.
+pub(crate) fn describe_ranges(ranges: &[(u64, u64)]) -> String {
+    let total: u64 = ranges.iter().map(|(a, b)| b - a + 1).sum();
+    let mut parts: Vec<String> = ranges
+        .iter()
+        .take(8)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a} to {b}")
+            }
+        })
+        .collect();
+    if ranges.len() > 8 {
+        parts.push(format!("and {} more runs", ranges.len() - 8));
+    }
+    if total == 1 {
+        format!("batch {}", parts.join(", "))
+    } else {
+        format!(
+            "batches {} ({} batches)",
+            parts.join(", "),
+            thousands(total)
+        )
+    }
+}
+
+/// `1,000` for people.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `1, 2, 4..9` for people.
 pub(crate) fn list_ids(ids: &[u64]) -> String {
     let set: BTreeSet<u64> = ids.iter().copied().collect();
@@ -1001,6 +1096,20 @@ pub(crate) fn list_ids(ids: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gap_runs_are_said_readably() {
+        assert_eq!(gap_ranges(&[0, 1, 2, 4]), vec![(3, 3)]);
+        assert_eq!(describe_ranges(&gap_ranges(&[0, 1, 2, 4])), "batch 3");
+        assert_eq!(
+            describe_ranges(&gap_ranges(&[4, 2005])),
+            "batches 5 to 2004 (2,000 batches)"
+        );
+        assert_eq!(
+            describe_ranges(&gap_ranges(&[1, 3, 6])),
+            "batches 2, 4 to 5 (3 batches)"
+        );
+    }
 
     #[test]
     fn gaps_and_id_lists() {
