@@ -16,11 +16,35 @@ pub fn parse_query_metadata(text: &str) -> Result<String, ParseError> {
     let first = text.lines().next().unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(first)
         .map_err(|e| ParseError::new(1, ParseErrorKind::Json(e.to_string())))?;
-    value
+    let id = value
         .get("id")
         .and_then(|id| id.as_str())
         .map(str::to_string)
-        .ok_or_else(|| ParseError::new(1, ParseErrorKind::Shape("no string field \"id\"".into())))
+        .ok_or_else(|| {
+            ParseError::new(1, ParseErrorKind::Shape("no string field \"id\"".into()))
+        })?;
+    if !is_java_uuid(&id) {
+        return Err(ParseError::new(
+            1,
+            ParseErrorKind::Shape(format!(
+                "the id {:?} is not a UUID: Spark reads it with UUID.fromString and fails",
+                id.chars().take(60).collect::<String>()
+            )),
+        ));
+    }
+    Ok(id)
+}
+
+/// Whether Java's `UUID.fromString` accepts `s`: at most 36 characters, five `-`-separated
+/// groups of hex digits of at most 8, 4, 4, 4 and 12 digits (it is lenient about short
+/// groups, so this is too).
+fn is_java_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    s.len() <= 36
+        && parts.len() == 5
+        && parts.iter().zip([8, 4, 4, 4, 12]).all(|(p, max)| {
+            !p.is_empty() && p.len() <= max && p.bytes().all(|b| b.is_ascii_hexdigit())
+        })
 }
 
 /// Operator metadata (OperatorStateMetadata.scala, 4.0.0+).
@@ -129,10 +153,22 @@ pub fn parse_state_schema(bytes: &[u8]) -> Result<StateSchema, ParseError> {
         _ => (None, None),
     };
     let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
+    let (key_schema, value_schema) = (json(key), json(value));
+    // Spark reads both schemas whole (SchemaHelper's readers) and fails on a short or garbled
+    // file; a version it does not know is left to the version check.
+    if matches!(version, 1 | 2) {
+        for (what, schema) in [("key", &key_schema), ("value", &value_schema)] {
+            if schema.is_none() {
+                return Err(bad(&format!(
+                    "the {what} schema is cut short or not JSON (the file is truncated or damaged)"
+                )));
+            }
+        }
+    }
     Ok(StateSchema {
         version,
-        key_schema: json(key),
-        value_schema: json(value),
+        key_schema,
+        value_schema,
     })
 }
 
@@ -224,9 +260,8 @@ mod tests {
         assert_eq!(s.key_schema.unwrap()["fields"], serde_json::json!([]));
         assert!(s.value_schema.is_some());
         assert!(parse_state_schema(b"garbage").is_err());
-        assert_eq!(
-            parse_state_schema(&[0, 2, b'v', b'2']).unwrap().key_schema,
-            None
-        );
+        // Issue 15: a file cut after its header is damage Spark fails on, not a schema-less file.
+        assert!(parse_state_schema(&[0, 2, b'v', b'2']).is_err());
+        assert!(parse_state_schema(&bytes[..bytes.len() - 3]).is_err());
     }
 }

@@ -420,8 +420,9 @@ pub(crate) enum OffsetProblem {
 }
 
 /// Checks one source's offset text the way Spark reads it on restart; `None` when it can be
-/// read (or belongs to a source whose format is not known here).
-pub(crate) fn offset_problem(text: &str) -> Option<OffsetProblem> {
+/// read (or belongs to a source whose format is not known here). `kafka_known`: another offset
+/// file shows this source is Kafka, so its offset is checked as Kafka's whatever its keys.
+pub(crate) fn offset_problem(text: &str, kafka_known: bool) -> Option<OffsetProblem> {
     let value: serde_json::Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
@@ -435,18 +436,41 @@ pub(crate) fn offset_problem(text: &str) -> Option<OffsetProblem> {
         return None;
     };
     // Kafka's shape: every value an object keyed by partition numbers. Other sources' objects
-    // (a rate source's {"0":{"value":1,"runTimeMs":2}}) have other keys.
-    let kafka = !topics.is_empty()
-        && topics.values().all(|parts| {
-            parts
-                .as_object()
-                .is_some_and(|p| !p.is_empty() && p.keys().all(|k| k.parse::<u32>().is_ok()))
-        });
+    // (a rate source's {"0":{"value":1,"runTimeMs":2}}) have other keys; a key of digits of
+    // any size marks Kafka's shape, so that one Spark cannot read is not taken for another
+    // source's.
+    let digits = |k: &str| {
+        !k.is_empty()
+            && k.trim_start_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+    };
+    let objects = !topics.is_empty()
+        && topics
+            .values()
+            .all(|parts| parts.as_object().is_some_and(|p| !p.is_empty()));
+    let kafka = objects
+        && (kafka_known
+            || topics.values().all(|parts| {
+                parts
+                    .as_object()
+                    .is_some_and(|p| p.keys().any(|k| digits(k)))
+            }));
     if !kafka {
         return None;
     }
     for (topic, parts) in &topics {
         for (partition, offset) in parts.as_object().into_iter().flatten() {
+            // JsonUtils.partitionOffsets: `new TopicPartition(topic, part.toInt)`, a Java int.
+            if partition.parse::<i32>().is_err() {
+                return Some(OffsetProblem::KafkaValue {
+                    topic: topic.clone(),
+                    partition: clip(partition, 60),
+                    value: clip(&offset.to_string(), 60),
+                    why: "has a partition key that is not a Java int (JsonUtils.partitionOffsets reads it with toInt and throws NumberFormatException)",
+                    parse_fails: true,
+                });
+            }
             let (why, parse_fails) = match offset {
                 serde_json::Value::Number(n) => match n.as_i64() {
                     Some(o) if o >= 0 || o == -1 || o == -2 => continue,
@@ -625,9 +649,9 @@ mod tests {
             "{\"0\":{\"value\":1,\"runTimeMs\":2}}",
             "{\"offset\":10,\"timestampInMs\":5}",
         ] {
-            assert_eq!(offset_problem(good), None, "{good}");
+            assert_eq!(offset_problem(good, false), None, "{good}");
         }
-        let kafka = |text: &str| match offset_problem(text) {
+        let kafka = |text: &str| match offset_problem(text, false) {
             Some(OffsetProblem::KafkaValue {
                 topic,
                 partition,
@@ -645,11 +669,12 @@ mod tests {
         assert!(kafka("{\"t\":{\"0\":1e30}}").3.contains("whole number"));
         assert!(kafka("{\"t\":{\"0\":-3}}").3.contains("negative"));
         assert!(matches!(
-            offset_problem("{\"t\":{\"0\":4"),
+            offset_problem("{\"t\":{\"0\":4", false),
             Some(OffsetProblem::NotJson { .. })
         ));
         // The value is quoted and escaped: a control character cannot reach a terminal.
-        let Some(OffsetProblem::NotJson { value, .. }) = offset_problem("\u{1b}[31mred") else {
+        let Some(OffsetProblem::NotJson { value, .. }) = offset_problem("\u{1b}[31mred", false)
+        else {
             panic!()
         };
         assert_eq!(value, "\"\\u001b[31mred\"");

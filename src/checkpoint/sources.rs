@@ -152,6 +152,17 @@ impl Inspector {
         critical: &[u64],
         pending: Option<u64>,
     ) {
+        // Sources whose offset parses as Kafka's in some file: Kafka in every file.
+        let kafka_sources: std::collections::BTreeSet<usize> = offsets
+            .values()
+            .filter_map(Parsed::ok)
+            .flat_map(|log| log.sources().iter().enumerate())
+            .filter(|(_, line)| {
+                line.offset_text()
+                    .is_some_and(|t| matches!(offset_shape(t), OffsetShape::Kafka(_)))
+            })
+            .map(|(index, _)| index)
+            .collect();
         for (&id, parsed) in offsets {
             let Some(log) = parsed.ok() else { continue };
             let rel = format!("offsets/{id}");
@@ -161,7 +172,7 @@ impl Inspector {
                 let Some(text) = line.offset_text() else {
                     continue;
                 };
-                let (code, what) = match offset_problem(text) {
+                let (code, what) = match offset_problem(text, kafka_sources.contains(&index)) {
                     None => continue,
                     Some(OffsetProblem::NotJson { value, error }) => (
                         "source-offset-garbled",

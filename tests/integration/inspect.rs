@@ -1833,3 +1833,61 @@ fn a_gap_the_restart_reads_is_an_error() {
         .message
         .contains("batches 1, 3 (2 batches)"));
 }
+
+/// Issue 15: fatal damage that exited 0. Each is read by Spark on every restart and fails it:
+/// a truncated `_metadata/schema` (SchemaHelper reads both schemas whole), a `metadata` id that
+/// is not a UUID (StreamMetadata: `UUID.fromString`), a Kafka partition key that is not a Java
+/// int (JsonUtils.partitionOffsets: `part.toInt`).
+#[test]
+fn fatal_damage_spark_reads_on_restart_is_an_error() {
+    // A truncated state schema file.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    let schema = ckpt.join("state/0/0/_metadata/schema");
+    let bytes = fs::read(&schema).unwrap();
+    fs::write(&schema, &bytes[..bytes.len() / 2]).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("state-schema-garbled");
+    assert!(f.message.contains("truncated"), "{}", f.message);
+
+    // A query id that is not a UUID.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::write(ckpt.join("metadata"), r#"{"id":"my-query"}"#).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("log-garbled");
+    assert_eq!(f.file.as_deref(), Some("metadata"));
+    assert!(f.message.contains("UUID.fromString"), "{}", f.message);
+    // Java's lenient short groups are accepted, as Spark accepts them.
+    fs::write(ckpt.join("metadata"), r#"{"id":"1-2-3-4-5"}"#).unwrap();
+    inspect(&ckpt, true).code(0);
+
+    // Kafka partition keys Spark cannot read as an int, in the offsets it reads on restart.
+    for key in ["x", "4294967296", "2147483648"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let ckpt = tmp.path().join("ckpt");
+        kafka_checkpoint(&ckpt);
+        set_offset_line(
+            &ckpt,
+            2,
+            3,
+            &format!(r#"{{"topic1":{{"{key}":460,"1":800}},"topic2":{{"0":3}}}}"#),
+        );
+        let doc = inspect(&ckpt, true).code(5).doc();
+        let f = doc.finding("kafka-offset-invalid");
+        assert_eq!(
+            (f.severity.as_str(), f.file.as_deref()),
+            ("error", Some("offsets/2")),
+            "{key}"
+        );
+        assert!(f.message.contains("not a Java int"), "{key}: {}", f.message);
+    }
+    // Only a non-int key, known to be Kafka from the other offset files.
+    let tmp = tempfile::tempdir().unwrap();
+    let ckpt = tmp.path().join("ckpt");
+    kafka_checkpoint(&ckpt);
+    set_offset_line(&ckpt, 2, 3, r#"{"topic1":{"x":460}}"#);
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert!(doc
+        .finding("kafka-offset-invalid")
+        .message
+        .contains("not a Java int"));
+}
