@@ -37,6 +37,16 @@ pub enum CheckpointError {
         /// The path given.
         path: PathBuf,
     },
+    /// The offset or commit log directory exists but cannot be listed: nothing about the
+    /// batches can be said (Spark fails listing it too).
+    #[error("cannot list {path}, which Spark lists on every restart to find the batches")]
+    LogUnreadable {
+        /// The log directory.
+        path: PathBuf,
+        /// The I/O cause.
+        #[source]
+        source: std::io::Error,
+    },
     /// The directory exists but cannot be read (permissions, I/O error).
     #[error("checkpoint {path} cannot be read")]
     Unreadable {
@@ -60,6 +70,9 @@ impl CheckpointError {
             }
             CheckpointError::SymlinkLoop { .. } => {
                 "resolve the link to the real checkpoint directory, or copy the checkpoint and inspect the copy"
+            }
+            CheckpointError::LogUnreadable { .. } => {
+                "make offsets/ and commits/ readable (and listable) by this user, then inspect again"
             }
             CheckpointError::Unreadable { .. } => {
                 "check that the directory and its subdirectories are readable by this user"

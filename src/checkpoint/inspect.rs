@@ -36,8 +36,24 @@ pub const LOG_WINDOW: usize = 100;
 /// an unreadable directory, or a directory with none of `metadata`, `offsets/`, `commits/`,
 /// `sources/`, `state/`. Everything else is reported in [`Inspection::findings`].
 pub fn inspect(path: &Path) -> Result<Inspection, CheckpointError> {
-    let listing = loader::list(path)?;
+    inspect_listing(loader::list(path)?)
+}
+
+fn inspect_listing(mut listing: Listing) -> Result<Inspection, CheckpointError> {
     check_is_checkpoint(&listing)?;
+    // Without the listing of a log, every batch finding would be false ("missing", "deleted"):
+    // that is no inspection, but one error with its cause.
+    if let Some(i) = listing
+        .unlisted
+        .iter()
+        .position(|(dir, _)| dir == "offsets" || dir == "commits")
+    {
+        let (dir, source) = listing.unlisted.swap_remove(i);
+        return Err(CheckpointError::LogUnreadable {
+            path: listing.root.join(dir),
+            source,
+        });
+    }
     Ok(Inspector::new(listing).run())
 }
 
@@ -203,6 +219,7 @@ impl Inspector {
     /// sorted worst first (stable, so that order decides ties).
     fn run(mut self) -> Inspection {
         let files = self.scan_files();
+        self.check_top_level_kinds();
         let offset_ids = self.batch_ids("offsets");
         let commit_ids = self.batch_ids("commits");
         self.observe_commits_dir();
@@ -262,6 +279,47 @@ impl Inspector {
             findings,
             required_kafka,
         }
+    }
+
+    /// `offsets`, `commits`, `sources` and `state` are directories and `metadata` a file: the
+    /// wrong kind is said as what it is, never as missing.
+    fn check_top_level_kinds(&mut self) {
+        let wrong: Vec<(String, EntryKind)> = self
+            .listing
+            .entries
+            .iter()
+            .filter(|e| match e.rel.as_str() {
+                "offsets" | "commits" | "sources" | "state" => {
+                    e.kind != EntryKind::Dir && e.kind != EntryKind::Symlink(LinkTarget::Dir)
+                }
+                "metadata" => !e.kind.is_file_like(),
+                _ => false,
+            })
+            .map(|e| (e.rel.clone(), e.kind))
+            .collect();
+        for (rel, kind) in wrong {
+            let message = if rel == "metadata" {
+                "metadata is a directory, but Spark reads the query id from a file of that name (StreamMetadata.read) and fails on every start: replace it with the metadata file from a backup of the checkpoint".to_string()
+            } else {
+                let what = if kind.is_file_like() {
+                    "a file"
+                } else {
+                    "not a directory"
+                };
+                format!("{rel} is {what}, but Spark keeps a directory there and fails listing it on restart (HDFSMetadataLog): replace it with the {rel}/ directory from a backup of the checkpoint")
+            };
+            self.finding(Severity::Error, "wrong-file-kind", Some(&rel), message);
+        }
+    }
+
+    /// Whether the top-level `name` exists but is not a directory (`wrong-file-kind` says so;
+    /// what follows from it, such as offsets "missing", is not said again).
+    pub(crate) fn not_a_dir(&self, name: &str) -> bool {
+        self.listing.entries.iter().any(|e| {
+            e.rel == name
+                && e.kind != EntryKind::Dir
+                && e.kind != EntryKind::Symlink(LinkTarget::Dir)
+        })
     }
 
     /// A `commits` directory at all (Spark 2.2+ writes one).
@@ -521,6 +579,7 @@ impl Inspector {
         let mut ids = Vec::new();
         let mut odd = Vec::new();
         let mut spark_crc = None;
+        let mut odd_names: Vec<(String, u64)> = Vec::new();
         for entry in &self.listing.entries {
             let Some(name) = entry.rel.strip_prefix(&prefix) else {
                 continue;
@@ -537,7 +596,12 @@ impl Inspector {
             match (id, entry.kind) {
                 // Spark's listing shows a link to a file, and a FIFO, as a batch file; reading
                 // a FIFO is refused and reported.
-                (Ok(id), kind) if kind.is_file_like() => ids.push(id),
+                (Ok(id), kind) if kind.is_file_like() => {
+                    if name != id.to_string() {
+                        odd_names.push((entry.rel.clone(), id));
+                    }
+                    ids.push(id)
+                }
                 (Ok(_), EntryKind::Dir) => odd.push((
                     entry.rel.clone(),
                     "is a directory where Spark expects a log file",
@@ -566,7 +630,35 @@ impl Inspector {
             );
         }
         ids.sort_unstable();
+        self.report_odd_batch_names(dir, &ids, &odd_names);
         ids
+    }
+
+    /// Batch files whose name is not the batch id as Spark writes it (`offsets/007`): Spark's
+    /// listing takes `007` for batch 7 (`isBatchFile`: `name.toLong`), but reads batch 7 from
+    /// `offsets/7` (`batchIdToPath`). An error when the restart reads that batch and `offsets/7`
+    /// does not exist.
+    fn report_odd_batch_names(&mut self, dir: &str, ids: &[u64], odd: &[(String, u64)]) {
+        let latest = ids.last().copied();
+        for (rel, id) in odd {
+            let canonical = format!("{dir}/{id}");
+            let exists = self.has_file(&canonical);
+            let read = match dir {
+                "offsets" => latest.is_some_and(|l| *id == l || *id + 1 == l),
+                _ => latest == Some(*id),
+            };
+            let (severity, what) = match (exists, read) {
+                (true, _) => (Severity::Info, format!("{canonical} exists too, and Spark reads that one; {rel} is ignored")),
+                (false, true) => (Severity::Error, format!("Spark reads batch {id} on restart from {canonical}, which does not exist, and fails")),
+                (false, false) => (Severity::Warning, format!("Spark reads batch {id} from {canonical}, which does not exist; the restart does not need it, but a rollback to batch {id} would")),
+            };
+            self.finding(
+                severity,
+                "batch-file-name",
+                Some(rel),
+                format!("{rel} is named batch {id} with extra characters (Spark lists it as batch {id} but never writes such a name): {what}; fix: rename it to {canonical} in a copy of the checkpoint"),
+            );
+        }
     }
 
     fn read_offsets(&mut self, id: u64, critical: bool, pending: bool) -> Parsed<OffsetLogFile> {
@@ -602,7 +694,8 @@ impl Inspector {
 
     fn read_query_id(&mut self, has_batches: bool) -> Option<String> {
         if !self.has_file("metadata") {
-            if has_batches {
+            let wrong_kind = self.listing.entries.iter().any(|e| e.rel == "metadata");
+            if has_batches && !wrong_kind {
                 self.finding(
                     Severity::Error,
                     "metadata-missing",
@@ -732,6 +825,9 @@ impl Inspector {
     /// Commit files without an offset file: inside the offset log's range the offset log lost
     /// them (an error when it is the last commit), below it they are cleanup leftovers.
     fn check_commits_have_offsets(&mut self, offsets: &[u64], commits: &[u64]) {
+        if self.not_a_dir("offsets") {
+            return;
+        }
         let committed = commits.last().copied();
         let oldest_offset = offsets.first().copied();
         let mut inside = Vec::new();
@@ -1116,6 +1212,46 @@ mod tests {
         assert_eq!(gaps(&[1, 2, 4]), vec![3]);
         assert!(gaps(&[5, 6, 7]).is_empty());
         assert_eq!(list_ids(&[1, 2, 3, 5, 7, 8]), "1..3, 5, 7..8");
+    }
+}
+
+#[cfg(test)]
+mod unreadable_log_tests {
+    use super::*;
+
+    /// Issue 15: an unreadable `offsets/` gave false "deleted"/"missing" findings next to the
+    /// real error (exit 5). It is one error with its cause (exit 3). Built from a listing, since
+    /// a test running as root can read a mode-000 directory.
+    #[test]
+    fn an_unlistable_log_is_one_error_with_its_cause() {
+        let listing = Listing {
+            root: "/ckpt".into(),
+            entries: vec![
+                Entry {
+                    rel: "offsets".into(),
+                    kind: EntryKind::Dir,
+                },
+                Entry {
+                    rel: "commits".into(),
+                    kind: EntryKind::Dir,
+                },
+            ],
+            unlisted: vec![(
+                "offsets".into(),
+                std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            )],
+        };
+        let err = inspect_listing(listing).unwrap_err();
+        assert!(
+            matches!(err, CheckpointError::LogUnreadable { .. }),
+            "{err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "cannot list /ckpt/offsets, which Spark lists on every restart to find the batches"
+        );
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert!(source.is_some_and(|s| s.contains("ermission denied")));
     }
 }
 

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 
 use super::error::CheckpointError;
 
-/// Cap on any file read: a Spark log file is a few KiB (a Kafka offset line with thousands of
-/// partitions stays well under 1 MiB). Anything larger is reported, not read.
-pub const READ_CAP: u64 = 16 * 1024 * 1024;
+/// Cap on any file read, to bound memory: Spark has no such cap, and a Spark log or metadata file
+/// is a few KiB (a Kafka offset line with thousands of partitions stays well under 1 MiB), so a
+/// file over 256 MiB is not one Spark wrote. It is reported, not read.
+pub const READ_CAP: u64 = 256 * 1024 * 1024;
 
 /// What a directory entry is, as the listing saw it (a link is not walked, only `stat`ed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +104,8 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::TooLarge(size) => write!(
                 f,
-                "it is {size} bytes, over the {READ_CAP}-byte cap for a checkpoint file"
+                "it is {size} bytes, more than the {} MiB rehearse reads of one file; Spark has no such cap, but it writes a few KiB here, so the file is damaged or not Spark's",
+                READ_CAP / (1024 * 1024)
             ),
             ReadError::NotRegular => write!(
                 f,

@@ -478,18 +478,57 @@ pub(crate) fn offset_problem(text: &str, kafka_known: bool) -> Option<OffsetProb
                         "is negative; only -1 (latest) and -2 (earliest) mean anything to Spark",
                         false,
                     ),
+                    None if raw_number(text, partition).is_some_and(|r| {
+                        r.trim_start_matches('-')
+                            .bytes()
+                            .all(|b| b.is_ascii_digit())
+                    }) =>
+                    {
+                        (
+                            "is a whole number larger than a Long can hold (Spark reads a Long)",
+                            true,
+                        )
+                    }
                     None => ("is not a whole number (Spark reads a Long)", true),
                 },
                 _ => ("is not a number (Spark reads a Long)", true),
             };
+            // The number as written: serde_json turns a huge one into a float ("1e+20").
+            let value = match offset {
+                serde_json::Value::Number(_) => raw_number(text, partition)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| offset.to_string()),
+                _ => offset.to_string(),
+            };
             return Some(OffsetProblem::KafkaValue {
                 topic: topic.clone(),
                 partition: partition.clone(),
-                value: clip(&offset.to_string(), 60),
+                value: clip(&value, 60),
                 why,
                 parse_fails,
             });
         }
+    }
+    None
+}
+
+/// The text of the number after the key `"<partition>":` in `text`, as written (the first such
+/// key; a partition key repeated across topics shows the first one's).
+fn raw_number<'a>(text: &'a str, partition: &str) -> Option<&'a str> {
+    let key = serde_json::Value::String(partition.to_string()).to_string();
+    let mut rest = text;
+    while let Some(at) = rest.find(&key) {
+        let after = rest[at + key.len()..].trim_start();
+        if let Some(value) = after.strip_prefix(':') {
+            let value = value.trim_start();
+            let end = value
+                .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+                .unwrap_or(value.len());
+            if end > 0 {
+                return Some(&value[..end]);
+            }
+        }
+        rest = &rest[at + key.len()..];
     }
     None
 }

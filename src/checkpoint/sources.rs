@@ -65,12 +65,12 @@ impl Inspector {
                     if missing { Severity::Error } else { Severity::Warning },
                     "committed-offsets-fallback",
                     Some(&rel),
-                    format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes batches {}..{wanted}", if missing { "missing" } else { "unreadable" }, b + 1),
+                    format!("{rel}, the offsets of the last committed batch, is {}; the source offsets shown are those of batch {b}, so a fresh start from them re-processes {}", if missing { "missing" } else { "unreadable" }, super::inspect::describe_ranges(&[(b + 1, wanted)])),
                 );
                 Some((b, log))
             }
             None => {
-                if missing {
+                if missing && !self.not_a_dir("offsets") {
                     self.finding(
                         Severity::Error,
                         "committed-offsets-missing",
@@ -242,8 +242,19 @@ impl Inspector {
                 }
             }
         } else {
-            self.observe("kafka-initial-offset-2-1-0", &rel, false);
-            text.into_owned()
+            // Spark 2.1.0's format, but only if it holds Kafka offsets: garbage is no version
+            // marker.
+            let parsed = super::offsets::KafkaSourceOffset::parse(text.trim());
+            match parsed {
+                Some(_) => self.observe("kafka-initial-offset-2-1-0", &rel, false),
+                None => self.finding(
+                    Severity::Warning,
+                    "kafka-initial-offsets-garbled",
+                    Some(&rel),
+                    format!("{rel} is neither a Kafka initial-offset file of Spark 2.1.1+ (a 0x00 byte, v1, JSON) nor of 2.1.0 (JSON): a Kafka source that must start over (its offsets lost) fails reading it; otherwise it is not read"),
+                ),
+            }
+            return parsed.map(|k| k.offsets());
         };
         super::offsets::KafkaSourceOffset::parse(json.trim()).map(|k| k.offsets())
     }

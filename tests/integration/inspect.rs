@@ -1249,7 +1249,8 @@ fn a_huge_file_where_a_log_belongs_is_not_read() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     let f = doc.finding("file-too-large");
     assert_eq!(f.file.as_deref(), Some("offsets/5"));
-    assert!(f.message.contains("16777217 bytes"), "{}", f.message);
+    assert!(f.message.contains("268435457 bytes"), "{}", f.message);
+    assert!(f.message.contains("Spark has no such cap"), "{}", f.message);
 }
 
 #[test]
@@ -1890,4 +1891,93 @@ fn fatal_damage_spark_reads_on_restart_is_an_error() {
         .finding("kafka-offset-invalid")
         .message
         .contains("not a Java int"));
+}
+
+/// Issue 15, unclear errors: each says what is wrong, where, and the fix.
+#[test]
+fn unclear_errors_name_the_real_file_and_value() {
+    // `offsets` a file, `metadata` a directory: not "missing".
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::remove_dir_all(ckpt.join("offsets")).unwrap();
+    fs::write(ckpt.join("offsets"), "x").unwrap();
+    fs::remove_file(ckpt.join("metadata")).unwrap();
+    fs::create_dir(ckpt.join("metadata")).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    assert!(has(&doc, "wrong-file-kind", "offsets"), "{:?}", doc.codes());
+    assert!(
+        has(&doc, "wrong-file-kind", "metadata"),
+        "{:?}",
+        doc.codes()
+    );
+    assert!(
+        !doc.codes().iter().any(|c| c.contains("missing")),
+        "{:?}",
+        doc.codes()
+    );
+
+    // `offsets/005`: named as itself, with the file Spark reads instead.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::rename(ckpt.join("offsets/5"), ckpt.join("offsets/005")).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("batch-file-name");
+    assert_eq!(
+        (f.severity.as_str(), f.file.as_deref()),
+        ("error", Some("offsets/005"))
+    );
+    assert!(
+        f.message.contains("rename it to offsets/5"),
+        "{}",
+        f.message
+    );
+
+    // A Kafka offset too large for a Long is printed as written, not as "1e+20".
+    let tmp = tempfile::tempdir().unwrap();
+    let ckpt = tmp.path().join("ckpt");
+    kafka_checkpoint(&ckpt);
+    set_offset_line(
+        &ckpt,
+        2,
+        3,
+        r#"{"topic1":{"0":99999999999999999999,"1":800}}"#,
+    );
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("kafka-offset-invalid");
+    assert!(f.message.contains("99999999999999999999"), "{}", f.message);
+    assert!(!f.message.contains("1e+20"), "{}", f.message);
+    assert!(f.message.contains("larger than a Long"), "{}", f.message);
+
+    // Garbage in sources/0/0 is no Spark 2.1 marker.
+    fs::write(ckpt.join("sources/0/0"), b"garbage, not offsets").unwrap();
+    set_offset_line(&ckpt, 2, 3, r#"{"topic1":{"0":460,"1":800}}"#);
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert!(
+        doc.writer_version
+            .evidence
+            .iter()
+            .all(|e| e.marker != "kafka-initial-offset-2-1-0"),
+        "{:?}",
+        doc.writer_version.evidence
+    );
+    assert!(has(&doc, "kafka-initial-offsets-garbled", "sources/0/0"));
+    // Spark 2.1.0's own format (one length byte, then the JSON) still is one.
+    let json = br#"{"topic1":{"0":0,"1":0}}"#;
+    let mut bytes = vec![json.len() as u8];
+    bytes.extend_from_slice(json);
+    fs::write(ckpt.join("sources/0/0"), bytes).unwrap();
+    let doc = inspect(&ckpt, true).doc();
+    assert!(doc
+        .writer_version
+        .evidence
+        .iter()
+        .any(|e| e.marker == "kafka-initial-offset-2-1-0"));
+
+    // A 20 MB metadata file is read: Spark has no cap on it.
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    let mut meta = fs::read(ckpt.join("metadata")).unwrap();
+    meta.push(b'\n');
+    meta.extend(std::iter::repeat_n(b' ', 20 * 1024 * 1024));
+    fs::write(ckpt.join("metadata"), meta).unwrap();
+    fs::remove_file(ckpt.join(".metadata.crc")).ok();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(doc.codes(), Vec::<String>::new());
 }
