@@ -67,7 +67,21 @@ fn check_is_checkpoint(listing: &Listing) -> Result<(), CheckpointError> {
     if top.iter().any(|name| TOP_LEVEL.contains(name)) {
         return Ok(());
     }
-    let what = if top.is_empty() {
+    let nested = nested_checkpoints(listing);
+    let what = if !nested.is_empty() {
+        let shown: Vec<String> = nested.iter().take(10).map(|d| format!("{d}/")).collect();
+        let more = if nested.len() > 10 {
+            format!(" and {} more", nested.len() - 10)
+        } else {
+            String::new()
+        };
+        format!(
+            "it holds {} checkpoint{}: {}{more}; inspect each one by its own path (a query's checkpointLocation)",
+            nested.len(),
+            if nested.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        )
+    } else if top.is_empty() {
         "the directory is empty".to_string()
     } else {
         let mut shown: Vec<&str> = top.iter().copied().take(5).collect();
@@ -86,6 +100,36 @@ fn check_is_checkpoint(listing: &Listing) -> Result<(), CheckpointError> {
         path: listing.root.clone(),
         what,
     })
+}
+
+/// Directories below the root (up to three levels down) that look like checkpoints themselves:
+/// they hold `offsets/`, `commits/` or a `metadata` file. A checkpoint's own subdirectories are
+/// not searched.
+fn nested_checkpoints(listing: &Listing) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for entry in &listing.entries {
+        let Some((dir, name)) = entry.rel.rsplit_once('/') else {
+            continue;
+        };
+        let marks = match name {
+            "offsets" | "commits" => entry.kind == EntryKind::Dir,
+            "metadata" => entry.kind.is_file_like(),
+            _ => false,
+        };
+        if marks && dir.matches('/').count() < 3 {
+            found.push(dir.to_string());
+        }
+    }
+    found.sort();
+    found.dedup();
+    // `a/` found, so `a/state/x/` (inside a checkpoint) is not another one.
+    let mut out: Vec<String> = Vec::new();
+    for dir in found {
+        if !out.iter().any(|o| dir.starts_with(&format!("{o}/"))) {
+            out.push(dir);
+        }
+    }
+    out
 }
 
 /// A parsed log file, or why it could not be.

@@ -1981,3 +1981,18 @@ fn unclear_errors_name_the_real_file_and_value() {
     let doc = inspect(&ckpt, true).code(0).doc();
     assert_eq!(doc.codes(), Vec::<String>::new());
 }
+
+/// Issue 14e: a directory holding several checkpoints was only "not a checkpoint". It lists them.
+#[test]
+fn a_directory_of_checkpoints_lists_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("3.5.3/file-agg"), &tmp.path().join("q1"));
+    copy_tree(&fixture("3.5.3/file-dedup"), &tmp.path().join("team/q2"));
+    fs::write(tmp.path().join("README"), "checkpoints").unwrap();
+    let out = inspect(tmp.path(), false).code(3);
+    assert!(
+        out.stderr.contains("it holds 2 checkpoints: q1/, team/q2/"),
+        "{}",
+        out.stderr
+    );
+}
