@@ -263,6 +263,7 @@ impl Inspector {
     /// sorted worst first (stable, so that order decides ties).
     fn run(mut self) -> Inspection {
         let files = self.scan_files();
+        self.check_escaped_path();
         self.check_top_level_kinds();
         let offset_ids = self.batch_ids("offsets");
         let commit_ids = self.batch_ids("commits");
@@ -353,6 +354,27 @@ impl Inspector {
                 format!("{rel} is {what}, but Spark keeps a directory there and fails listing it on restart (HDFSMetadataLog): replace it with the {rel}/ directory from a backup of the checkpoint")
             };
             self.finding(Severity::Error, "wrong-file-kind", Some(&rel), message);
+        }
+    }
+
+    /// A checkpoint path that looks URI-escaped (`%20`, `%25`): Spark 2.4 and earlier wrote a
+    /// checkpoint location with special characters to its escaped form, and Spark 3.0+ refuses to
+    /// start when it finds that directory (SPARK-26824, StreamExecution's
+    /// `spark.sql.streaming.checkpoint.escapedPathCheck.enabled`; Spark's `escaped-path-2.4.0` test
+    /// checkpoint).
+    fn check_escaped_path(&mut self) {
+        let path = self.listing.root.to_string_lossy().into_owned();
+        let bytes = path.as_bytes();
+        let escaped = bytes
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit());
+        if escaped {
+            self.finding(
+                Severity::Warning,
+                "escaped-checkpoint-path",
+                None,
+                format!("the checkpoint path {path} holds URI escapes (%XX): Spark 2.4 and earlier wrote a checkpointLocation with special characters (a space, %) to such an escaped directory (SPARK-26824); Spark 3.0+ started with the real, unescaped location fails when this escaped directory exists: move the checkpoint to the unescaped path, or set spark.sql.streaming.checkpoint.escapedPathCheck.enabled=false to have Spark ignore it"),
+            );
         }
     }
 

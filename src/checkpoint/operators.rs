@@ -63,6 +63,7 @@ impl Inspector {
                 format!("state/ has operators {} but no state/{missing}: stateful operator ids are consecutive, so its state was deleted or never written", list_ids(&ids.iter().map(|&i| u64::from(i)).collect::<Vec<_>>())),
             );
         }
+        self.check_partitions_pinned(tree, conf, latest);
         let ctx = StateContext {
             expected_partitions,
             conf_provider,
@@ -76,6 +77,38 @@ impl Inspector {
             out.push(self.operator(id, dir, &ctx));
         }
         out
+    }
+
+    /// A checkpoint whose offset log does not pin `spark.sql.shuffle.partitions` (Spark 2.1
+    /// wrote no conf): the restart takes the session's value, and only the partition count the
+    /// state was written with can load it (Spark's StreamSuite "recover from a Spark v2.1
+    /// checkpoint": 10 partitions resume, 15 fail; OffsetSeqMetadata.setSessionConf keeps the
+    /// session value for a key the log lacks). Said as the value the restart must set.
+    fn check_partitions_pinned(
+        &mut self,
+        tree: &StateTree,
+        conf: Option<&BTreeMap<String, String>>,
+        latest: Option<u64>,
+    ) {
+        if latest.is_none() || conf.is_some_and(|c| c.contains_key(SHUFFLE_PARTITIONS)) {
+            return;
+        }
+        let Some(n) = tree
+            .operators
+            .values()
+            .filter_map(|op| op.partitions.keys().next_back())
+            .max()
+            .map(|p| u64::from(*p) + 1)
+        else {
+            return;
+        };
+        let latest = latest.unwrap_or_default();
+        self.finding(
+            Severity::Warning,
+            "shuffle-partitions-not-pinned",
+            Some(&format!("offsets/{latest}")),
+            format!("the offset log does not record {SHUFFLE_PARTITIONS} (Spark 2.1 wrote no conf), so the restart uses the session's value, but the state was written with {n} partitions: run the restart with {SHUFFLE_PARTITIONS}={n}; any other value fails loading the state or loses it"),
+        );
     }
 
     /// One operator directory: what it holds, and every check on it (findings in a fixed order).

@@ -1996,3 +1996,43 @@ fn a_directory_of_checkpoints_lists_them() {
         out.stderr
     );
 }
+
+/// Issue 14e, guidance: a 2.1-era checkpoint (no conf in the offset log) must restart with the
+/// shuffle-partition count its state was written with (Spark's StreamSuite "recover from a Spark
+/// v2.1 checkpoint": 10 resume, 15 fail); a URI-escaped checkpoint path is what Spark 2.4 wrote
+/// for a location with special characters, which 3.0+ refuses (SPARK-26824).
+#[test]
+fn guidance_for_old_checkpoints_pinned_partitions_and_escaped_paths() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    for n in 0..=5 {
+        set_offset_line(
+            &ckpt,
+            n,
+            2,
+            r#"{"batchWatermarkMs":0,"batchTimestampMs":0}"#,
+        );
+        fs::remove_file(ckpt.join(format!("offsets/.{n}.crc"))).ok();
+    }
+    let doc = inspect(&ckpt, true).code(0).doc();
+    let f = doc.finding("shuffle-partitions-not-pinned");
+    assert!(
+        f.message.contains("spark.sql.shuffle.partitions=2"),
+        "{}",
+        f.message
+    );
+    assert!(
+        doc.findings.iter().all(|f| f.severity != "error"),
+        "{:?}",
+        doc.codes()
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let escaped = tmp.path().join("my%20checkpoint");
+    copy_tree(&fixture("3.5.3/file-agg"), &escaped);
+    let doc = inspect(&escaped, true).code(0).doc();
+    assert!(doc
+        .finding("escaped-checkpoint-path")
+        .message
+        .contains("SPARK-26824"));
+    assert_eq!(doc.codes(), ["warning:escaped-checkpoint-path"]);
+}
