@@ -646,6 +646,7 @@ impl Inspector {
         let mut odd = Vec::new();
         let mut spark_crc = None;
         let mut odd_names: Vec<(String, u64)> = Vec::new();
+        let mut negative: Vec<String> = Vec::new();
         for entry in &self.listing.entries {
             let Some(name) = entry.rel.strip_prefix(&prefix) else {
                 continue;
@@ -673,6 +674,9 @@ impl Inspector {
                     "is a directory where Spark expects a log file",
                 )),
                 (Ok(_), _) => {}
+                (Err(_), kind) if kind.is_file_like() && name.parse::<i64>().is_ok() => {
+                    negative.push(entry.rel.clone())
+                }
                 (Err(_), _) if name.ends_with(".crc") => spark_crc = Some(entry.rel.clone()),
                 (Err(_), _) => {
                     odd.push((entry.rel.clone(), "is not a batch file; Spark ignores it"))
@@ -697,6 +701,21 @@ impl Inspector {
         }
         ids.sort_unstable();
         self.report_odd_batch_names(dir, &ids, &odd_names);
+        // A negative name is a batch file to Spark (`isBatchFile`: `name.toLong`), not ignored:
+        // harmless below other batches, fatal as the newest (it then reads batch id - 1).
+        for rel in negative {
+            let (severity, what) = if ids.is_empty() {
+                (Severity::Error, "it is the newest batch Spark finds here, so a restart reads it as batch -1 and fails (no Spark writes a negative batch id)")
+            } else {
+                (Severity::Warning, "Spark's listing takes it for a batch below all the others, so a restart does not read it, but no Spark writes a negative batch id")
+            };
+            self.finding(
+                severity,
+                "batch-file-negative",
+                Some(&rel),
+                format!("{rel} has a negative batch id: {what}; fix: delete it in a copy of the checkpoint"),
+            );
+        }
         ids
     }
 

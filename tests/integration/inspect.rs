@@ -2036,3 +2036,20 @@ fn guidance_for_old_checkpoints_pinned_partitions_and_escaped_paths() {
         .contains("SPARK-26824"));
     assert_eq!(doc.codes(), ["warning:escaped-checkpoint-path"]);
 }
+
+/// Issue 15: `-1` as a batch file name was "not a batch file; Spark ignores it", but Spark's
+/// listing keeps every name that parses as a Long (HDFSMetadataLog.isBatchFile).
+#[test]
+fn a_negative_batch_file_is_said_as_spark_sees_it() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::write(ckpt.join("offsets/-1"), "v1\n{}").unwrap();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(doc.finding("batch-file-negative").severity, "warning");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let only = tmp.path().join("ckpt");
+    fs::create_dir_all(only.join("offsets")).unwrap();
+    fs::write(only.join("offsets/-1"), "v1\n{}").unwrap();
+    let doc = inspect(&only, true).code(5).doc();
+    assert_eq!(doc.finding("batch-file-negative").severity, "error");
+}
