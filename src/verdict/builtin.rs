@@ -46,6 +46,8 @@ pub enum BuiltinRule {
     FailedBeforeQueryStart,
     /// A state error names an operator the checkpoint has no state for.
     StateOperatorNotInCheckpoint,
+    /// A failure no row matches, thrown inside the state store (by its first own frame).
+    StateStoreFrame,
     /// A failure no row of the rule table matches.
     NoRuleMatched,
     /// Progress was reported, but none of it proves the resume.
@@ -76,7 +78,7 @@ struct RawTable {
 
 impl BuiltinRule {
     /// Every built-in rule, in the order of `builtin-rules.toml`.
-    pub const ALL: [BuiltinRule; 18] = [
+    pub const ALL: [BuiltinRule; 19] = [
         BuiltinRule::ProgressAfterRestart,
         BuiltinRule::ResumedAndReadRows,
         BuiltinRule::BatchIdsContinue,
@@ -91,6 +93,7 @@ impl BuiltinRule {
         BuiltinRule::JobFailedBeforeSparkStarted,
         BuiltinRule::FailedBeforeQueryStart,
         BuiltinRule::StateOperatorNotInCheckpoint,
+        BuiltinRule::StateStoreFrame,
         BuiltinRule::NoRuleMatched,
         BuiltinRule::NoResumeProof,
         BuiltinRule::NoBatchAfterRestart,

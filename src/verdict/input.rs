@@ -165,6 +165,13 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
         source,
     })?;
     let mut r = BufReader::with_capacity(1 << 20, file);
+    let head = r.fill_buf().map_err(|source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if let Some(big_endian) = utf16_order(head) {
+        return for_each_utf16_line(path, r, big_endian, f);
+    }
     let mut buf = Vec::with_capacity(4096);
     let read_err = |source| InputError::Read {
         path: path.to_path_buf(),
@@ -206,6 +213,74 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
             return Ok(true);
         }
     }
+}
+
+/// Whether the file starts as UTF-16 text (a PowerShell `>` redirect writes UTF-16LE with a
+/// BOM; other tools write it without one): `Some(big_endian)`. Without a BOM, text whose
+/// first bytes are ASCII characters each paired with a NUL byte is taken as UTF-16.
+fn utf16_order(head: &[u8]) -> Option<bool> {
+    match head {
+        [0xFF, 0xFE, ..] => return Some(false),
+        [0xFE, 0xFF, ..] => return Some(true),
+        _ => {}
+    }
+    let pairs: Vec<&[u8]> = head.chunks_exact(2).take(256).collect();
+    if pairs.len() < 4 {
+        return None;
+    }
+    let ascii = |b: u8| b.is_ascii_graphic() || b.is_ascii_whitespace();
+    let le = pairs.iter().filter(|p| p[1] == 0 && ascii(p[0])).count();
+    let be = pairs.iter().filter(|p| p[0] == 0 && ascii(p[1])).count();
+    // Nine in ten code units ASCII with a NUL half: no UTF-8 log looks like that.
+    if le * 10 >= pairs.len() * 9 {
+        Some(false)
+    } else if be * 10 >= pairs.len() * 9 {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// [`for_each_line`] for a UTF-16 file: decoded (lossily) to text, then split into lines.
+fn for_each_utf16_line(
+    path: &Path,
+    mut r: impl Read,
+    big_endian: bool,
+    mut f: impl FnMut(&str) -> bool,
+) -> Result<bool, InputError> {
+    let mut bytes = Vec::new();
+    r.read_to_end(&mut bytes)
+        .map_err(|source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let units = bytes.chunks_exact(2).map(|p| {
+        if big_endian {
+            u16::from_be_bytes([p[0], p[1]])
+        } else {
+            u16::from_le_bytes([p[0], p[1]])
+        }
+    });
+    let text: String = char::decode_utf16(units)
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = if line.len() > MAX_LINE {
+            let mut end = MAX_LINE;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            &line[..end]
+        } else {
+            line
+        };
+        if f(line) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The event log files to read, in order: the file itself, or the files of a directory

@@ -277,18 +277,28 @@ pub(crate) fn judge_failure(
                     .lines
                     .iter()
                     .any(|l| l.contains("py4j") || l.contains("org.apache.spark"));
+            let state_frame = state_store_frame(&text.lines);
             let rule = if job_died_first {
                 BuiltinRule::JobFailedBeforeSparkStarted
+            } else if state_frame.is_some() {
+                BuiltinRule::StateStoreFrame
             } else if facts.driver_started && !facts.query_started {
                 BuiltinRule::FailedBeforeQueryStart
             } else {
                 BuiltinRule::NoRuleMatched
             };
+            let mut evidence = top;
+            if let Some(f) = state_frame {
+                evidence.push(format!(
+                    "thrown inside the state store: {}",
+                    clip_owned(f.trim())
+                ));
+            }
             FailureJudgement {
                 verdict: rule.verdict(),
                 rule: rule.id().into(),
                 remedy: rule.remedy().into(),
-                evidence: top,
+                evidence,
                 error_class: first_error_class(&text.lines),
             }
         }
@@ -343,6 +353,52 @@ fn finish_match(
         }
     }
     j
+}
+
+/// The frame where an exception of the text was thrown, when that is the state store: for the
+/// top exception and each `Caused by`, its first frame outside the JDK, Scala, Hadoop, RocksDB's
+/// JNI and common libraries, if it is in Spark's state package or a state store provider.
+/// Frames deeper down (`StateStoreRDD.compute` under a user function) do not count.
+fn state_store_frame(lines: &[String]) -> Option<&str> {
+    use std::sync::OnceLock;
+    static STATE: OnceLock<regex::Regex> = OnceLock::new();
+    let state = STATE.get_or_init(|| {
+        regex::Regex::new(
+            r"^at (?:org\.apache\.spark\.sql\.execution\.streaming\.state\.|[\w$.]*\.streaming\.(?:state|rocksdb)\.|[\w$.]*StateStoreProvider\b)",
+        )
+        .expect("state frame regex compiles")
+    });
+    const LIBRARY: &[&str] = &[
+        "at java.",
+        "at javax.",
+        "at jdk.",
+        "at sun.",
+        "at scala.",
+        "at org.rocksdb.",
+        "at org.apache.hadoop.",
+        "at com.google.",
+        "at org.apache.commons.",
+        "at com.fasterxml.",
+        "at org.json4s.",
+        "at net.jpountz.",
+        "at org.xerial.",
+        "at com.github.luben.",
+    ];
+    let mut looking = false;
+    for l in lines {
+        let t = l.trim_start();
+        if super::rules::is_frame(t) {
+            if looking && !LIBRARY.iter().any(|p| t.starts_with(p)) {
+                looking = false;
+                if state.is_match(t) {
+                    return Some(l);
+                }
+            }
+        } else if super::scan::is_exception_header(t) {
+            looking = true;
+        }
+    }
+    None
 }
 
 /// Operator ids named by state paths (`…/state/<op>/<part>/…`) or provider ids (`op=<op>`).
@@ -557,6 +613,32 @@ mod tests {
             judge_progress(&none, &p5, Some(4), false),
             ProgressJudgement::NotProof(_)
         ));
+    }
+
+    #[test]
+    fn state_store_frame_is_where_the_exception_was_thrown() {
+        let lines = |t: &str| t.lines().map(str::to_owned).collect::<Vec<_>>();
+        // EOFException reading a snapshot: thrown by the JDK, first own frame in the state store.
+        let eof = lines("java.io.EOFException\n\tat java.io.DataInputStream.readInt(DataInputStream.java:392)\n\tat org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider.readSnapshotFile(HDFSBackedStateStoreProvider.scala:528)");
+        assert!(state_store_frame(&eof).is_some_and(|f| f.contains("readSnapshotFile")));
+        // A user function failing inside a stateful task: the state store is deeper down.
+        let udf = lines("org.apache.spark.SparkException: Job aborted due to stage failure\nCaused by: java.lang.ArithmeticException: / by zero\n\tat com.example.Job$.parse(Job.scala:12)\n\tat org.apache.spark.sql.execution.streaming.state.StateStoreRDD.compute(StateStoreRDD.scala:127)");
+        assert_eq!(state_store_frame(&udf), None);
+        let ctx = TrialContext::default();
+        let facts = RunFacts {
+            driver_started: true,
+            query_started: true,
+        };
+        let j = judge_failure(RuleTable::default_table(), &ctx, &eof, &[], None, facts);
+        assert_eq!(j.verdict, Verdict::StateStoreError);
+        assert_eq!(j.rule, "state-store-frame");
+        assert!(
+            j.evidence.iter().any(|e| e.contains("readSnapshotFile")),
+            "{:?}",
+            j.evidence
+        );
+        let j = judge_failure(RuleTable::default_table(), &ctx, &udf, &[], None, facts);
+        assert_eq!(j.verdict, Verdict::UnclassifiedFailure);
     }
 
     #[test]

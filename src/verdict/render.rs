@@ -29,6 +29,11 @@ pub fn write_text(c: &Classification, out: &mut impl Write) -> std::io::Result<(
         opt(c.resuming_at),
         opt(c.first_batch_after_restart),
     ))?;
+    if c.excerpt {
+        line(
+            "input:   an excerpt, not a whole driver log: its batch facts are unknown".to_owned(),
+        )?;
+    }
     line("evidence:".to_owned())?;
     for e in &c.evidence {
         // An entry with a newline in it stays indented, one line at a time.

@@ -58,6 +58,11 @@ const ANCHORS: &[&str] = &[
     "spark-submit:",
     "java: ",
     "getSubject",
+    // Error classes whose exception name does not end in Exception/Error
+    // (`…StateStoreInvalidConfigAfterRestart: [STATE_STORE_INVALID_CONFIG_AFTER_RESTART] …`).
+    ": [",
+    "User class threw",
+    "[Error]",
 ];
 
 fn anchors() -> &'static Regex {
@@ -119,9 +124,57 @@ pub(crate) fn parse_header(line: &str) -> Option<Header<'_>> {
 }
 
 /// A line of Spark 4's structured JSON layout (`{"ts":…,"level":…,"msg":…}`).
+///
+/// Also log4j2's own JSON layouts, one record a line: `JsonLayout` with `compact="true"`
+/// (`level`, `loggerName`, `message`, `thrown`) and `JsonTemplateLayout`'s ECS template
+/// (`log.level`, `log.logger`, `message`, `error.*`).
 pub(crate) fn is_json_record(line: &str) -> bool {
     let t = line.trim_start();
-    t.starts_with("{\"") && t.contains("\"level\"") && t.contains("\"msg\"")
+    t.starts_with("{\"")
+        && (t.contains("\"level\"") || t.contains("\"log.level\""))
+        && (t.contains("\"msg\"") || t.contains("\"message\""))
+}
+
+/// The first string among `keys` of a JSON object.
+fn str_of<'v>(v: &'v Value, keys: &[&str]) -> Option<&'v str> {
+    keys.iter().find_map(|k| v.get(*k).and_then(Value::as_str))
+}
+
+/// log4j2 `JsonLayout`'s `thrown` object (and its `cause` chain) as Java prints a stack trace.
+fn log4j2_thrown_lines(thrown: &Value, out: &mut Vec<String>, caused: bool) {
+    let name = str_of(thrown, &["name"]).unwrap_or("");
+    let msg = str_of(thrown, &["message", "localizedMessage"]).unwrap_or("");
+    let head = if msg.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}: {msg}")
+    };
+    out.push(if caused {
+        format!("Caused by: {head}")
+    } else {
+        head
+    });
+    if let Some(Value::Array(frames)) = thrown
+        .get("extendedStackTrace")
+        .or_else(|| thrown.get("stackTrace"))
+    {
+        for f in frames {
+            let c = str_of(f, &["class", "className"]).unwrap_or("?");
+            let m = str_of(f, &["method", "methodName"]).unwrap_or("?");
+            let file = str_of(f, &["file", "fileName"]).unwrap_or("?");
+            let n = f
+                .get("line")
+                .or_else(|| f.get("lineNumber"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            out.push(format!("\tat {c}.{m}({file}:{n})"));
+        }
+    }
+    if let Some(cause) = thrown.get("cause").filter(|c| c.is_object()) {
+        if out.len() < 2000 {
+            log4j2_thrown_lines(cause, out, true);
+        }
+    }
 }
 
 /// Whether a line starts a new record (and so ends any open multi-line block).
@@ -146,11 +199,45 @@ pub(crate) fn is_exception_header(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r#"^\s*(?:Caused by:\s*|Suppressed:\s*)?(?:(?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*|[A-Z][\w$]*(?:Exception|Error|Throwable|NotCompatible))(?::\s|:$|$)"#,
+            r#"^\s*(?:Caused by:\s*|Suppressed:\s*)?(?:(?:[a-zA-Z_$][\w$]*\.)+[A-Z][\w$]*|[A-Z][\w$]*(?:Exception|Error|Throwable|NotCompatible))(?::\s|:$|$)|^\s*(?:Caused by:\s*)?[A-Z][\w$]*:\s\[[A-Z][A-Z0-9_]{2,}(?:\.[A-Z0-9_]+)*\]"#,
         )
         .expect("exception header regex compiles")
     })
     .is_match(line)
+}
+
+/// The exception a wrapper line carries, for wrappers that are not Spark's own record header:
+/// YARN's ApplicationMaster (`User class threw exception: <exception>`) and .NET for Spark's
+/// logger (`[<time>] [<host>] [Error] [JvmBridge] <text>`).
+pub(crate) fn strip_foreign_prefix(line: &str) -> Option<&str> {
+    const YARN: &str = "User class threw exception: ";
+    if let Some(p) = line.find(YARN) {
+        return Some(&line[p + YARN.len()..]);
+    }
+    let t = line.trim_start();
+    if t.starts_with('[') {
+        // .NET for Spark: its Logger prints `[time] [host] [Level] [Component] message`.
+        let p = t
+            .find("] [Error] [")
+            .or_else(|| t.find("] [Exception] ["))?;
+        let after = &t[p + 2..];
+        let after = &after[after.find("] [")? + 2..];
+        let end = after.find("] ")?;
+        return Some(after[end + 2..].trim_start());
+    }
+    None
+}
+
+/// The line without ANSI colour escapes (`ESC[31mERROR ESC[0m`), borrowed when it has none.
+pub(crate) fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b").expect("ANSI escape regex compiles")
+    });
+    re.replace_all(line, "")
 }
 
 /// A line the JVM launcher or the container runtime prints when Spark cannot start.
@@ -201,14 +288,12 @@ pub(crate) fn parse_pretty_id(s: &str) -> (Option<String>, Option<String>) {
 /// printed: header + message lines, then the exception and its stack trace.
 pub(crate) fn json_record_lines(line: &str) -> Option<Vec<String>> {
     let v: Value = serde_json::from_str(line.trim()).ok()?;
-    let level = v.get("level")?.as_str()?;
-    let msg = v.get("msg").and_then(Value::as_str).unwrap_or("");
-    let logger = v
-        .get("logger")
-        .and_then(Value::as_str)
+    let level = str_of(&v, &["level", "log.level"])?;
+    let msg = str_of(&v, &["msg", "message"]).unwrap_or("");
+    let logger = str_of(&v, &["logger", "loggerName", "log.logger"])
         .map(|l| l.rsplit('.').next().unwrap_or(l))
         .unwrap_or("?");
-    let ts = v.get("ts").and_then(Value::as_str).unwrap_or("0");
+    let ts = str_of(&v, &["ts"]).unwrap_or("0");
     // The header must parse as a record start: keep the timestamp only if it is digits.
     let ts = if ts.starts_with(|c: char| c.is_ascii_digit()) {
         ts.replace(
@@ -249,6 +334,13 @@ pub(crate) fn json_record_lines(line: &str) -> Option<Vec<String>> {
             _ if !class.is_empty() => out.push(format!("{class}: {emsg}")),
             _ => {}
         }
+    } else if let Some(thrown) = v.get("thrown").filter(|t| t.is_object()) {
+        log4j2_thrown_lines(thrown, &mut out, false);
+    } else if let Some(st) = str_of(&v, &["error.stack_trace"]).filter(|s| !s.is_empty()) {
+        out.extend(st.split('\n').map(|l| l.trim_end_matches('\r').to_owned()));
+    } else if let Some(class) = str_of(&v, &["error.type"]) {
+        let emsg = str_of(&v, &["error.message"]).unwrap_or("");
+        out.push(format!("{class}: {emsg}"));
     }
     Some(out)
 }
@@ -338,6 +430,60 @@ mod tests {
         assert!(parse_header(&lines[0]).is_some(), "{}", lines[0]);
         assert!(lines[0].contains("MicroBatchExecution: Query q"));
         assert!(lines.iter().any(|l| l.contains("CommitLog.deserialize")));
+    }
+
+    #[test]
+    fn log4j2_json_layouts_become_pattern_lines() {
+        // JsonLayout (compact): the throwable as `thrown` with its `cause` chain.
+        let line = r#"{"instant":{"epochSecond":1700000000,"nanoOfSecond":0},"thread":"stream execution thread for q [id = a, runId = b]","level":"ERROR","loggerName":"org.apache.spark.sql.execution.streaming.MicroBatchExecution","message":"Query q [id = a, runId = b] terminated with error","thrown":{"commonElementCount":0,"localizedMessage":"Error reading delta file","message":"Error reading delta file file:/c/state/0/1/2.delta","name":"java.lang.IllegalStateException","extendedStackTrace":[{"class":"org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider","method":"updateFromDeltaFile","file":"HDFSBackedStateStoreProvider.scala","line":461,"exact":false,"location":"spark-sql_2.12-3.5.3.jar","version":"3.5.3"}],"cause":{"name":"java.io.FileNotFoundException","message":"File file:/c/state/0/1/2.delta does not exist"}},"endOfBatch":false}"#;
+        assert!(is_json_record(line));
+        let lines = json_record_lines(line).unwrap();
+        let h = parse_header(&lines[0]).unwrap();
+        assert_eq!(h.level, Level::Error);
+        assert!(h.msg.contains("terminated with error"), "{lines:?}");
+        assert!(lines[1].starts_with("java.lang.IllegalStateException: Error reading delta file"));
+        assert!(lines[2].starts_with("\tat org.apache.spark.sql.execution.streaming.state."));
+        assert!(lines[3].starts_with("Caused by: java.io.FileNotFoundException"));
+        // JsonTemplateLayout's ECS template: `log.level`, `message`, `error.stack_trace`.
+        let ecs = r#"{"@timestamp":"2026-11-30T13:10:15.454Z","log.level":"ERROR","message":"Query q [id = a, runId = b] terminated with error","process.thread.name":"main","log.logger":"org.apache.spark.sql.execution.streaming.MicroBatchExecution","error.type":"java.lang.IllegalStateException","error.message":"batch 3 doesn't exist","error.stack_trace":"java.lang.IllegalStateException: batch 3 doesn't exist\n\tat org.apache.spark.sql.execution.streaming.MicroBatchExecution.populateStartOffsets(MicroBatchExecution.scala:256)"}"#;
+        assert!(is_json_record(ecs));
+        let lines = json_record_lines(ecs).unwrap();
+        assert!(parse_header(&lines[0]).is_some(), "{lines:?}");
+        assert_eq!(
+            lines[1],
+            "java.lang.IllegalStateException: batch 3 doesn't exist"
+        );
+        assert!(lines[2].contains("populateStartOffsets"));
+    }
+
+    #[test]
+    fn wrappers_without_a_spark_header_give_their_exception() {
+        assert_eq!(
+            strip_foreign_prefix("User class threw exception: java.lang.IllegalStateException: batch 3 doesn't exist"),
+            Some("java.lang.IllegalStateException: batch 3 doesn't exist")
+        );
+        assert_eq!(
+            strip_foreign_prefix("[2020-09-18T05:54:04.5006780Z] [HOST] [Error] [JvmBridge] org.apache.spark.sql.streaming.StreamingQueryException: x"),
+            Some("org.apache.spark.sql.streaming.StreamingQueryException: x")
+        );
+        assert_eq!(
+            strip_foreign_prefix("[info]   at org.rocksdb.RocksDB.open(Native Method)"),
+            None
+        );
+        assert_eq!(
+            strip_foreign_prefix(
+                "26/11/30 13:10:19 INFO SparkContext: Running Spark version 3.5.3"
+            ),
+            None
+        );
+        // An error class whose exception name does not end in Exception or Error.
+        assert!(is_exception_header("StateStoreInvalidConfigAfterRestart: [STATE_STORE_INVALID_CONFIG_AFTER_RESTART] Cannot change"));
+        assert!(!is_exception_header("Note: [x] is fine"));
+        assert!(has_anchor("org.apache.spark.sql.execution.streaming.state.StateStoreInvalidConfigAfterRestart: [STATE_STORE_INVALID_CONFIG_AFTER_RESTART] Cannot change"));
+        assert_eq!(
+            strip_ansi("26/11/30 13:10:19 \x1b[31mERROR\x1b[0m X: y"),
+            "26/11/30 13:10:19 ERROR X: y"
+        );
     }
 
     #[test]

@@ -101,4 +101,9 @@ pub struct Classification {
     /// The first Spark error class named by the failure (`STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE`),
     /// wrappers such as `STREAM_FAILED` skipped.
     pub error_class: Option<String>,
+    /// The input was an excerpt (lines pasted from a ticket), not a driver log: nothing in it
+    /// says Spark or the query started or ran a batch, so the batch facts are unknown. An
+    /// excerpt is never `resumed`.
+    #[serde(default)]
+    pub excerpt: bool,
 }

@@ -79,6 +79,8 @@ pub struct Watcher {
 #[derive(Debug, Default)]
 struct Facts {
     driver_started: bool,
+    /// The JVM launcher or container runtime failed (a whole log, not an excerpt).
+    launcher_failed: bool,
     /// The start line of this query (id = checkpoint's id, or any when unknown).
     query_start: Option<String>,
     /// Whether the last "Starting … [id = …]" line was this query's.
@@ -228,6 +230,17 @@ impl Watcher {
             return None;
         }
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // ANSI-coloured record headers (log4j2 `%highlight`, `ESC[31mERROR ESC[0m`) read as the
+        // plain layout; other lines keep their escapes (evidence is verbatim).
+        let plain = scan::strip_ansi(line);
+        let line: &str = if plain.len() != line.len()
+            && scan::parse_header(line).is_none()
+            && scan::parse_header(&plain).is_some()
+        {
+            &plain
+        } else {
+            line
+        };
         self.remember(line);
         if line.as_bytes().first() == Some(&b'{') && scan::is_json_record(line) {
             if scan::has_anchor(line) || self.open.is_some() {
@@ -371,7 +384,13 @@ impl Watcher {
                         self.close(b);
                     }
                 } else {
-                    block.push(line);
+                    // .NET for Spark prefixes every line of a trace with its own header.
+                    let l = if line.starts_with('[') {
+                        scan::strip_foreign_prefix(line).unwrap_or(line)
+                    } else {
+                        line
+                    };
+                    block.push(l);
                 }
                 return;
             }
@@ -398,6 +417,16 @@ impl Watcher {
             return;
         }
         let t = line.trim_start();
+        if let Some(rest) = scan::strip_foreign_prefix(t) {
+            // YARN's "User class threw exception: …" and .NET's "[Error] [JvmBridge] …": an
+            // error without Spark's record header.
+            let mut b = Block::new(Kind::Failure, line);
+            if !rest.is_empty() {
+                b.push(rest);
+            }
+            self.open = Some(b);
+            return;
+        }
         if t.starts_with("Traceback (most recent call last)") {
             self.open = Some(Block::new(Kind::Traceback, line));
         } else if let Some(rest) = t.strip_prefix("Exception in thread \"") {
@@ -409,6 +438,7 @@ impl Watcher {
         } else if t.starts_with("Spark Command:") {
             self.facts.driver_started = true;
         } else if scan::is_startup_failure(t) {
+            self.facts.launcher_failed = true;
             self.open = Some(Block::new(Kind::Startup, line));
         } else if super::rules::is_frame(t) || scan::is_exception_header(t) {
             self.open = Some(Block::new(Kind::Failure, line));
@@ -742,7 +772,49 @@ impl Watcher {
             remedy,
             resuming_at: self.facts.resuming_at.as_ref().map(|r| BatchId(r.0)),
             error_class,
+            excerpt: self.is_excerpt(),
         }
+    }
+
+    /// Whether the lines read are an excerpt (an error pasted from a ticket) rather than a
+    /// driver log: nothing says Spark or the query started, resumed or ran a batch, so the
+    /// batch facts are unknown. An excerpt is never `resumed`: that needs a progress report.
+    fn is_excerpt(&self) -> bool {
+        let f = &self.facts;
+        !f.driver_started
+            && !f.launcher_failed
+            && f.query_start.is_none()
+            && f.fresh_start.is_none()
+            && f.resuming_at.is_none()
+            && f.first_batch.is_none()
+            && f.unproven.is_none()
+            && f.other_ids.is_empty()
+    }
+
+    /// Step 3a: An excerpt whose failure text no block held (two pasted lines without an
+    /// exception header, or a message no block opened for): the rules over all its lines.
+    fn known_text_in_excerpt(&mut self, end: &Ending) -> Option<Decision> {
+        if !self.is_excerpt() || self.recent.is_empty() {
+            return None;
+        }
+        let lines: Vec<String> = self.recent.iter().cloned().collect();
+        let mut j = judge_failure(self.rules, &self.ctx, &lines, &[], None, self.run_facts());
+        if [
+            BuiltinRule::NoRuleMatched,
+            BuiltinRule::FailedBeforeQueryStart,
+            BuiltinRule::JobFailedBeforeSparkStarted,
+        ]
+        .iter()
+        .any(|r| r.id() == j.rule)
+        {
+            return None;
+        }
+        let mut ev = std::mem::take(&mut j.evidence);
+        ev.push(format!(
+            "(an excerpt: no Spark start, query start or batch was logged; {})",
+            end.text
+        ));
+        Some(Decision::judged(j, ev))
     }
 
     // ---- the decision table when the driver ended ------------------------------------
@@ -902,10 +974,11 @@ type EndCheck = fn(&mut Watcher, &Ending) -> Option<Decision>;
 
 /// The decision table when the driver ended without a certain verdict, in order: the first
 /// check that decides wins; [`Watcher::no_resume_proof`] decides when none does.
-const AT_END: [EndCheck; 8] = [
+const AT_END: [EndCheck; 9] = [
     Watcher::new_query_was_started,
     Watcher::only_other_queries_ran,
     Watcher::failures_without_termination,
+    Watcher::known_text_in_excerpt,
     Watcher::resumed_without_reading_rows,
     Watcher::timed_out,
     Watcher::spark_did_not_start,

@@ -573,3 +573,244 @@ fn cli_short_real_logs_of_a_job_that_never_started_keep_environment_error() {
         );
     }
 }
+
+/// Issue 14: real failure texts as users paste them — without Spark's "terminated with error"
+/// header, without a log prefix, as a two-line excerpt — each gets its verdict (never
+/// `resumed`), marked as an excerpt whose batch facts are unknown. Each row cites its source.
+#[test]
+fn cli_pasted_failure_texts_get_their_verdict_as_excerpts() {
+    let cases: &[(&str, &str, Verdict, &str)] = &[
+        (
+            "yarn-user-class",
+            // ApplicationMaster.runDriver logs `User class threw exception: $cause` (Spark
+            // resource-managers/yarn); the message: MicroBatchExecution.populateStartOffsets.
+            "User class threw exception: org.apache.spark.sql.streaming.StreamingQueryException: batch 3 doesn't exist\n=== Streaming Query ===\nIdentifier: [id = 1d4a, runId = 8c1f]\n",
+            Verdict::OffsetLogError,
+            "offset-log-gap",
+        ),
+        (
+            "dotnet-jvmbridge",
+            // .NET for Spark's logger prefix (dotnet/spark JvmBridge.cs); the failure of
+            // https://github.com/dotnet/spark/issues/676 (public case 32).
+            "[2020-09-18T05:54:04.5006780Z] [HOST] [Error] [JvmBridge] JVM method execution failed: Nonstatic method 'awaitTermination' failed for class '18' when called with no arguments\n[2020-09-18T05:54:04.5006780Z] [HOST] [Error] [JvmBridge] org.apache.spark.sql.streaming.StreamingQueryException: Multiple streaming queries are concurrently using hdfs://nn/user/x/checkpoint/offsets\n[2020-09-18T05:54:04.5006780Z] [HOST] [Error] [JvmBridge] \tat org.apache.spark.sql.execution.streaming.StreamExecution.org$apache$spark$sql$execution$streaming$StreamExecution$$runStream(StreamExecution.scala:353)\n",
+            Verdict::OffsetLogError,
+            "checkpoint-log-concurrent-writer",
+        ),
+        (
+            "error-class-not-named-exception",
+            // StateStoreErrors.scala: class StateStoreInvalidConfigAfterRestart, error class
+            // STATE_STORE_INVALID_CONFIG_AFTER_RESTART (error-conditions.json, Spark 4.0).
+            "org.apache.spark.sql.execution.streaming.state.StateStoreInvalidConfigAfterRestart: [STATE_STORE_INVALID_CONFIG_AFTER_RESTART] Cannot change spark.sql.streaming.stateStore.providerClass from org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider to org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider between restarts. Please set spark.sql.streaming.stateStore.providerClass to org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider, or restart with a new checkpoint directory. SQLSTATE: 42K06\n",
+            Verdict::StateStoreError,
+            "state-config-changed",
+        ),
+        (
+            "rocksdb-unique-id-two-lines",
+            // https://github.com/apache/spark/pull/47850 (SPARK-49363), sbt output as pasted.
+            "[info]   org.rocksdb.RocksDBException: Mismatch in unique ID on table file 8. Expected: {12521394303566436904,8218421418606057953} Actual: {12521394303566436907,7844327260652356763}  The file /tmp/spark-3438/workingDir-a30c/MANIFEST-000005 may be corrupted.\n[info]   at org.rocksdb.RocksDB.open(Native Method)\n",
+            Verdict::StateStoreError,
+            "rocksdb-sst-unique-id-mismatch",
+        ),
+        (
+            "rocksdb-unique-id-message-only",
+            // https://github.com/apache/spark/pull/41089 (SPARK-43404): the message alone.
+            "Mismatch in unique ID on table file 24220. Expected: {9692563551998415634,4655083329411385714} Actual: {9692563551998415639,10299185534092933087} in file /local_disk0/spark-f58a/StateStoreId(opId=2147483648,partId=53,name=default)-d89e/workingDir-9928/MANIFEST-024212\n",
+            Verdict::StateStoreError,
+            "rocksdb-sst-unique-id-mismatch",
+        ),
+        (
+            "operator-metadata-two-lines",
+            // error-conditions.json STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA
+            // (Spark 4.0), pasted without its exception class.
+            "[STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA] Streaming stateful operator name does not match with the operator in state metadata. This likely to happen when user adds/removes/changes stateful operator of existing streaming query.\nStateful operators in the metadata: [(OperatorId: 0 -> OperatorName: stateStoreSave)]; Stateful operators in current batch: [(OperatorId: 0 -> OperatorName: dedupe)]. SQLSTATE: 42K03\n",
+            Verdict::PlanChange,
+            "stateful-operators-changed",
+        ),
+        (
+            "iceberg-snapshot-expired",
+            // https://github.com/apache/iceberg/issues/18000 (SparkMicroBatchStream; #6480).
+            "Cannot load current offset at snapshot 4402934938571739010,\nthe snapshot was expired or removed\n",
+            Verdict::KafkaDataLoss,
+            "iceberg-snapshot-expired",
+        ),
+        (
+            "third-party-rocksdb-lock",
+            // RocksDbInstance.open of the third-party RocksDbStateStoreProvider wraps
+            // `Error while creating rocksDb instance ${e.getMessage}`; RocksDB's LockFile
+            // error on NFS (ENOLCK).
+            "java.lang.IllegalStateException: Error while creating rocksDb instance While lock file: /mnt/nfs/state/0/3/db/LOCK: No locks available\n\tat org.apache.spark.sql.execution.streaming.state.RocksDbInstance.open(RocksDbInstance.scala:71)\n",
+            Verdict::StateStoreError,
+            "rocksdb-open-failed",
+        ),
+        (
+            "rocksdb-current-missing",
+            // RocksDB DB::Open on a copy without its CURRENT file (db/version_set.cc).
+            "org.rocksdb.RocksDBException: While opening a file for sequentially reading: /tmp/spark-1/StateStoreId(opId=0,partId=1,name=default)-2/workingDir-3/CURRENT: No such file or directory\n",
+            Verdict::StateStoreError,
+            "rocksdb-open-failed",
+        ),
+        (
+            "delta-rename-failed",
+            // HDFSBackedStateStoreProvider.commitUpdates (git:v2.4.8).
+            "java.io.IOException: Failed to rename /ckpt/state/0/3/temp-8872364.delta to /ckpt/state/0/3/5.delta\n",
+            Verdict::StateStoreError,
+            "state-delta-rename-failed",
+        ),
+        (
+            "snapshot-eof-unindented-frames",
+            // HDFSBackedStateStoreProvider.readSnapshotFile reads sizes with
+            // DataInputStream.readInt (apache/spark#11645, SPARK-13809); frames pasted without
+            // their indentation.
+            "java.io.EOFException\nat java.io.DataInputStream.readInt(DataInputStream.java:392)\nat org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider.readSnapshotFile(HDFSBackedStateStoreProvider.scala:528)\nat org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider.loadMap(HDFSBackedStateStoreProvider.scala:399)\n",
+            Verdict::StateStoreError,
+            "state-store-frame",
+        ),
+        (
+            "file-source-log-gap",
+            // FileStreamSource.getBatch → FileStreamSourceLog.get → HDFSMetadataLog's batch-id
+            // check ("batch N doesn't exist"); the file at fault is sources/<n>/N.
+            "java.lang.IllegalStateException: batch 4 doesn't exist\n\tat org.apache.spark.sql.execution.streaming.HDFSMetadataLog$.verifyBatchIds(HDFSMetadataLog.scala:470)\n\tat org.apache.spark.sql.execution.streaming.FileStreamSourceLog.get(FileStreamSourceLog.scala:120)\n\tat org.apache.spark.sql.execution.streaming.FileStreamSource.getBatch(FileStreamSource.scala:254)\n",
+            Verdict::OffsetLogError,
+            "file-source-log-gap",
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    for &(name, text, verdict, rule) in cases {
+        let file = tmp.path().join(format!("{name}.log"));
+        std::fs::write(&file, text).unwrap();
+        let out = rehearse()
+            .arg("classify")
+            .arg(&file)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(exit::Outcome::Verdict(verdict).code()),
+            "{name}: {}{stderr}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        assert_eq!(v["verdict"], verdict.name(), "{name}: {v}");
+        assert_eq!(v["rule"], rule, "{name}: {v}");
+        assert_eq!(v["excerpt"], true, "{name}: an excerpt is marked: {v}");
+        assert_eq!(
+            v["first_batch_after_restart"],
+            serde_json::Value::Null,
+            "{name}"
+        );
+        let text_out = rehearse().arg("classify").arg(&file).output().unwrap();
+        let stdout = String::from_utf8_lossy(&text_out.stdout);
+        assert!(stdout.contains("an excerpt"), "{name}: {stdout}");
+    }
+}
+
+/// The file source's own log gets a remedy naming `sources/<n>/`, not `offsets/N`.
+#[test]
+fn a_gap_in_the_file_source_log_names_the_sources_directory() {
+    let log = "java.lang.IllegalStateException: batch 4 doesn't exist\n\tat org.apache.spark.sql.execution.streaming.FileStreamSourceLog.get(FileStreamSourceLog.scala:120)\n\tat org.apache.spark.sql.execution.streaming.FileStreamSource.getBatch(FileStreamSource.scala:254)";
+    let c = classify(log.lines(), std::iter::empty(), &TrialContext::default());
+    assert_eq!(c.rule, "file-source-log-gap", "{c:#?}");
+    assert!(c.remedy.contains("sources/<n>/"), "{}", c.remedy);
+    // The query's own offset log gap keeps its remedy (public case 01's text).
+    let log = "java.lang.IllegalStateException: batch 3 doesn't exist\n\tat org.apache.spark.sql.execution.streaming.MicroBatchExecution.populateStartOffsets(MicroBatchExecution.scala:256)";
+    let c = classify(log.lines(), std::iter::empty(), &TrialContext::default());
+    assert_eq!(c.rule, "offset-log-gap", "{c:#?}");
+    assert!(c.remedy.contains("offsets/N"), "{}", c.remedy);
+}
+
+/// Every real restart log read as a user's tooling may have written it — level names in ANSI
+/// colour, UTF-16 from a PowerShell redirect (with or without a BOM, either byte order) —
+/// gets the verdict of the plain log.
+#[test]
+fn coloured_and_utf16_logs_get_the_verdict_of_the_plain_log() {
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = manifest(&corpus.join("restarts/MANIFEST.tsv"));
+    let level = regex::Regex::new(r"\b(INFO|WARN|ERROR)\b").unwrap();
+    for case in cases.keys() {
+        let plain = corpus.join("restarts").join(case).join("driver.log");
+        let text = String::from_utf8_lossy(&std::fs::read(&plain).unwrap()).into_owned();
+        let want = rehearse().arg("classify").arg(&plain).output().unwrap();
+        let coloured = level.replace_all(&text, "\x1b[1;31m$1\x1b[0m").into_owned();
+        let utf16le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let variants: Vec<(&str, Vec<u8>)> = vec![
+            ("ansi", coloured.into_bytes()),
+            ("utf16le-bom", [&[0xFF, 0xFE][..], &utf16le].concat()),
+            ("utf16le", utf16le.clone()),
+            ("utf16be-bom", [&[0xFE, 0xFF][..], &utf16be].concat()),
+        ];
+        for (name, bytes) in variants {
+            let file = tmp.path().join(format!("{case}-{name}.log"));
+            std::fs::write(&file, bytes).unwrap();
+            let got = rehearse().arg("classify").arg(&file).output().unwrap();
+            assert_eq!(got.status.code(), want.status.code(), "{case} {name}");
+            let first = |o: &[u8]| {
+                String::from_utf8_lossy(o)
+                    .lines()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            assert_eq!(first(&got.stdout), first(&want.stdout), "{case} {name}");
+        }
+    }
+}
+
+/// A real resumed log and real failures re-laid as log4j2's JSON layouts (JsonLayout with
+/// `compact`/`eventEol`, and JsonTemplateLayout's ECS template) keep their verdict.
+#[test]
+fn log4j2_json_layouts_get_the_verdict_of_the_pattern_layout() {
+    let Some(corpus) = corpus() else { return };
+    let header = regex::Regex::new(
+        r"^(\d\d/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (INFO|WARN|ERROR|DEBUG) (\S+?): (.*)$",
+    )
+    .unwrap();
+    for case in [
+        "x1-agg-3.5.3-to-4.0.1",
+        "x4-rocks-3.5.3-to-4.0.1",
+        "c-3.5.3-delete-delta",
+        "q-4.0.1-key-added",
+        "c-4.0.1-truncate-commit",
+    ] {
+        let dir = corpus.join("restarts").join(case);
+        let plain = lines(&dir.join("driver.log"));
+        for ecs in [false, true] {
+            // One JSON record per log record: the header's message plus its continuation lines.
+            let mut out: Vec<String> = Vec::new();
+            let mut cur: Option<(String, String, Vec<String>)> = None;
+            let flush = |cur: &mut Option<(String, String, Vec<String>)>, out: &mut Vec<String>| {
+                if let Some((level, logger, msg)) = cur.take() {
+                    let logger = format!("org.apache.spark.sql.execution.streaming.{logger}");
+                    let msg = msg.join("\n");
+                    out.push(if ecs {
+                        json!({"@timestamp": "2026-11-30T13:10:15.454Z", "log.level": level, "message": msg, "process.thread.name": "main", "log.logger": logger}).to_string()
+                    } else {
+                        json!({"instant": {"epochSecond": 1_700_000_000u64, "nanoOfSecond": 0}, "thread": "main", "level": level, "loggerName": logger, "message": msg, "endOfBatch": false}).to_string()
+                    });
+                }
+            };
+            for l in &plain {
+                if let Some(c) = header.captures(l) {
+                    flush(&mut cur, &mut out);
+                    cur = Some((c[2].to_owned(), c[3].to_owned(), vec![c[4].to_owned()]));
+                } else if let Some((_, _, msg)) = cur.as_mut() {
+                    msg.push(l.clone());
+                } else {
+                    out.push(l.clone());
+                }
+            }
+            flush(&mut cur, &mut out);
+            let ctx = restart_context(&corpus, case);
+            let want = classify(refs(&plain), std::iter::empty(), &ctx);
+            let got = classify(refs(&out), std::iter::empty(), &ctx);
+            assert_eq!(
+                (got.verdict, &got.rule),
+                (want.verdict, &want.rule),
+                "{case} (ecs: {ecs})"
+            );
+        }
+    }
+}
