@@ -52,7 +52,7 @@ pub enum Outcome {
 impl Outcome {
     /// The exit code: the one table.
     ///
-    /// Codes 0–5 and 10–17 are those rehearse always had; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -68,6 +68,7 @@ impl Outcome {
                 Verdict::PlanChange => 15,
                 Verdict::OffsetLogError => 16,
                 Verdict::StateStoreError => 17,
+                Verdict::NoOutcome => 18,
             },
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
             Outcome::Usage => 2,
@@ -113,7 +114,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 18] = [
+    pub const DOCUMENTED: [Outcome; 19] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -129,6 +130,7 @@ impl Outcome {
         Outcome::Verdict(Verdict::PlanChange),
         Outcome::Verdict(Verdict::OffsetLogError),
         Outcome::Verdict(Verdict::StateStoreError),
+        Outcome::Verdict(Verdict::NoOutcome),
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -223,6 +225,7 @@ mod tests {
             (Verdict::PlanChange, 15),
             (Verdict::OffsetLogError, 16),
             (Verdict::StateStoreError, 17),
+            (Verdict::NoOutcome, 18),
         ];
         assert_eq!(pinned.len(), Verdict::ALL.len());
         for (verdict, code) in pinned {

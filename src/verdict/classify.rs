@@ -144,7 +144,7 @@ impl CompleteLog {
 fn is_failure(v: Verdict) -> bool {
     !matches!(
         v,
-        Verdict::Resumed | Verdict::StartedFresh | Verdict::Timeout
+        Verdict::Resumed | Verdict::StartedFresh | Verdict::Timeout | Verdict::NoOutcome
     )
 }
 

@@ -109,7 +109,7 @@ pub fn classify_files(
     let c = log.finish();
     // Only a log nothing matched can be the wrong file: a short real log (the JVM died before
     // Spark started) matches a rule and keeps its verdict.
-    if c.verdict == Verdict::UnclassifiedFailure && !driver_like {
+    if matches!(c.verdict, Verdict::UnclassifiedFailure | Verdict::NoOutcome) && !driver_like {
         return Err(InputError::NotADriverLog {
             path: driver_log.to_path_buf(),
             what: if lines == 0 {

@@ -20,6 +20,9 @@ pub enum Verdict {
     Resumed,
     /// No outcome within the trial's timeout.
     Timeout,
+    /// The driver ended (or the log ends) with no completed batch and no failure logged: the
+    /// restart was neither proved nor seen to fail.
+    NoOutcome,
     /// The rehearsal could not test the restart: image, connector jar, container, JVM.
     EnvironmentError,
     /// The sandbox Kafka lacks offsets the checkpoint needs (seeding short, or retention).
@@ -38,9 +41,10 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in declaration (severity) order.
-    pub const ALL: [Verdict; 9] = [
+    pub const ALL: [Verdict; 10] = [
         Verdict::Resumed,
         Verdict::Timeout,
+        Verdict::NoOutcome,
         Verdict::EnvironmentError,
         Verdict::KafkaDataLoss,
         Verdict::StartedFresh,
@@ -55,6 +59,7 @@ impl Verdict {
         match self {
             Verdict::Resumed => "resumed",
             Verdict::Timeout => "timeout",
+            Verdict::NoOutcome => "no-outcome",
             Verdict::EnvironmentError => "environment-error",
             Verdict::KafkaDataLoss => "kafka-data-loss",
             Verdict::StartedFresh => "started-fresh",

@@ -1389,8 +1389,23 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
             "{START}\n26/11/30 13:10:18.793 WARN TaskSetManager: Lost task 0.0 in stage 1.0 (TID 1): retrying\njava.lang.IllegalStateException: Error reading delta file file:/c/state/0/0/2.delta of HDFSStateStoreProvider[id = (op=0,part=0),dir = file:/c/state/0/0]: file:/c/state/0/0/2.delta does not exist\n\tat org.apache.spark.Foo.bar(Foo.scala:1)"
         );
         let c = run(&log, ctx(), Ended::Exited(Some(0)));
-        assert_eq!(c.verdict, Verdict::UnclassifiedFailure, "{c:?}");
+        // No failure was logged and no batch completed: no outcome, not a failure (issue 14).
+        assert_eq!(c.verdict, Verdict::NoOutcome, "{c:?}");
         assert_eq!(c.rule, "no-batch-after-restart");
+    }
+
+    #[test]
+    fn a_finished_log_with_no_batch_and_no_failure_is_no_outcome() {
+        // A real driver start, the query's start and Spark's resume line, then the end.
+        let log = format!(
+            "26/11/30 13:10:14.001 INFO SparkContext: Running Spark version 3.5.3\n{START}\n26/11/30 13:10:15.945 INFO MicroBatchExecution: Resuming at batch 4 with committed offsets {{}} and available offsets {{}}"
+        );
+        for ended in [Ended::EndOfInput, Ended::Exited(Some(0))] {
+            let c = run(&log, ctx(), ended);
+            assert_eq!(c.verdict, Verdict::NoOutcome, "{c:?}");
+            assert!(c.remedy.contains("no failure was logged"), "{}", c.remedy);
+            assert!(!c.excerpt);
+        }
     }
 
     #[test]

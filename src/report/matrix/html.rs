@@ -21,6 +21,7 @@ fn colour(c: &Cell) -> &'static str {
         (_, Some(Verdict::StartedFresh)) => "#f9e08b",
         (_, Some(Verdict::KafkaDataLoss)) => "#f2c6a0",
         (_, Some(Verdict::Timeout)) => "#fff3b0",
+        (_, Some(Verdict::NoOutcome)) => "#fff8d6",
         (_, Some(Verdict::EnvironmentError)) => "#c9d6e3",
         (_, Some(Verdict::UnclassifiedFailure)) => "#e8a0b4",
         (_, None) => "#ffffff",
