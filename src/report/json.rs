@@ -25,7 +25,7 @@
 //! | key                         | type            | meaning |
 //! |-----------------------------|-----------------|---------|
 //! | `target_version`            | string          | The Spark version the checkpoint was restarted on. |
-//! | `verdict`                   | string          | One of `resumed`, `timeout`, `environment-error`, `kafka-data-loss`, `started-fresh`, `unclassified-failure`, `plan-change`, `offset-log-error`, `state-store-error`. |
+//! | `verdict`                   | string          | One of `resumed`, `timeout`, `no-outcome`, `environment-error`, `kafka-data-loss`, `started-fresh`, `unclassified-failure`, `plan-change`, `offset-log-error`, `state-store-error`. |
 //! | `expected_verdict`          | string \| null  | The verdict the scenario expects for this target (regression suites). |
 //! | `passed`                    | bool            | `verdict` equals `expected_verdict` when one is given, else `verdict` is `resumed`. |
 //! | `rule`                      | string          | Id of the rule that decided the verdict. |

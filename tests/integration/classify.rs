@@ -666,6 +666,13 @@ fn cli_pasted_failure_texts_get_their_verdict_as_excerpts() {
             "state-store-frame",
         ),
         (
+            "kinesis-shard-commit-missing",
+            // https://github.com/qubole/kinesis-sql/issues/57 (the connector's own log).
+            "java.lang.IllegalStateException: /checkpoint/round/sources/0/shard-commit/1 does not exist\n\tat org.apache.spark.sql.kinesis.KinesisSource.getBatch(KinesisSource.scala:205)\n",
+            Verdict::OffsetLogError,
+            "kinesis-shard-commit-missing",
+        ),
+        (
             "file-source-log-gap",
             // FileStreamSource.getBatch → FileStreamSourceLog.get → HDFSMetadataLog's batch-id
             // check ("batch N doesn't exist"); the file at fault is sources/<n>/N.
