@@ -7,12 +7,14 @@
 mod cli;
 mod images_cmd;
 mod matrix_command;
+mod progress_render;
 mod run_command;
 
 use std::io::{self, IsTerminal as _, Write as _};
 
 use clap::Parser;
 use rehearse::exit::{ErrorKind, HasErrorKind, Outcome};
+use rehearse::report::ProgressMode;
 
 use cli::{ClassifyArgs, Cli, Command, InspectArgs};
 
@@ -30,11 +32,16 @@ fn main() {
         std::process::exit(Outcome::Internal.code());
     }));
     let cli = Cli::parse();
-    init_trace(trace_filter(
-        cli.verbose,
-        std::env::var("RUST_LOG").ok().as_deref(),
-    ));
-    let outcome = match run(cli.command) {
+    let trace = trace_filter(cli.verbose, std::env::var("RUST_LOG").ok().as_deref());
+    // Decided once: bars only on a terminal, without NO_COLOR or CI, and with no trace to tear.
+    let progress = rehearse::report::progress_style(
+        io::stderr().is_terminal(),
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        std::env::var("CI").is_ok_and(|v| is_set(&v)),
+        trace.is_some(),
+    );
+    init_trace(trace);
+    let outcome = match run(cli.command, progress) {
         Ok(outcome) => outcome,
         Err(err) => {
             eprintln!("error: {err:#}");
@@ -105,12 +112,18 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
         .unwrap_or(ErrorKind::BadInput)
 }
 
-fn run(command: Command) -> anyhow::Result<Outcome> {
-    tracing::debug!(?command, "command line parsed");
+/// Whether an environment flag such as `CI` is on: set to anything but empty, `0` or `false`.
+fn is_set(value: &str) -> bool {
+    let v = value.trim();
+    !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
+}
+
+fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
+    tracing::debug!(?command, ?progress, "command line parsed");
     match command {
         Command::Inspect(args) => inspect(args),
-        Command::Run(args) => run_command::run(args),
-        Command::Matrix(args) => matrix_command::run(args),
+        Command::Run(args) => run_command::run(args, progress),
+        Command::Matrix(args) => matrix_command::run(args, progress),
         Command::Gc => run_command::gc(),
         Command::Classify(args) => classify(args),
         Command::Images(cmd) => images_cmd::run(cmd),
@@ -227,6 +240,16 @@ mod tests {
             "found under a context"
         );
         assert_eq!(error_kind(&anyhow::anyhow!("no kind")), ErrorKind::BadInput);
+    }
+
+    #[test]
+    fn ci_is_on_unless_empty_zero_or_false() {
+        for on in ["true", "1", "yes", "True"] {
+            assert!(is_set(on), "{on}");
+        }
+        for off in ["", " ", "0", "false", "FALSE"] {
+            assert!(!is_set(off), "{off:?}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `rehearse matrix SUITE` and `rehearse matrix merge`: arguments in, the library's suite runner
-//! (`matrix/run.rs`) called, the matrix reporters out. Progress (one line per finished cell, each grid once complete)
-//! goes to stderr; the grid or the JSON document to stdout; other formats to files.
+//! (`matrix/run.rs`) called, the matrix reporters out. Progress (one line per finished cell, each
+//! grid once complete, under a bar of cells on a terminal: `progress_render.rs`) goes to stderr;
+//! the grid or the JSON document to stdout; other formats to files.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,15 +12,17 @@ use rehearse::exit::Outcome;
 use rehearse::matrix::{self, MatrixOptions, Suite};
 use rehearse::rehearsal;
 use rehearse::report::matrix::{self as reports, MatrixReport};
+use rehearse::report::ProgressMode;
 use rehearse::trial::TrialSettings;
 
 use crate::cli::{MatrixArgs, MatrixCommand, MatrixOutput, MergeArgs};
+use crate::progress_render::Progress;
 
 /// The largest `--spark-memory` (1 TiB, in MiB): Docker takes the cap in bytes as an i64.
 const MAX_SPARK_MEMORY_MB: u64 = 1 << 20;
 
 /// `rehearse matrix …`.
-pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
+pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     if let Some(MatrixCommand::Merge(merge)) = args.command {
         return run_merge(merge);
     }
@@ -36,17 +39,17 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
     }
     let suite = Suite::load(path)?;
     let options = options(&args);
+    let mut progress = Progress::new(mode, std::io::stderr());
     matrix::prepare_runtime(
         &suite,
         options.shard,
         options.settings.runtime,
-        &mut |line| {
-            let _ = writeln!(std::io::stderr(), "  {line}");
-        },
+        &mut |line| progress.runtime_step(line),
     )?;
+    progress.clear();
     let per_grid = matrix::cells_per_grid(&suite, options.shard);
     let total: usize = per_grid.values().sum();
-    eprintln!(
+    progress.line(&format!(
         "rehearse matrix {}: {total} cells{}, {} at once, Spark containers capped at {} MiB",
         suite.name,
         options
@@ -55,15 +58,20 @@ pub fn run(args: MatrixArgs) -> anyhow::Result<Outcome> {
             .unwrap_or_default(),
         options.jobs,
         args.spark_memory
-    );
+    ));
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut grids = Grids::new(matrix::empty_report(&suite, &options), per_grid);
     let started = std::time::Instant::now();
+    progress.cells_started(total);
     let outcome = runtime.block_on(rehearsal::or_interrupted(matrix::run_matrix(
         &suite,
         &options,
-        &mut |done, total, cell| grids.cell_finished(done, total, cell),
+        &mut |done, total, cell| {
+            let text = grids.cell_finished(done, total, cell);
+            progress.cell_finished(done, &text);
+        },
     )));
+    drop(progress);
     let Some(result) = outcome else {
         // Interrupted: remove this run's containers, then keep what finished — a long suite's
         // finished cells are worth a report (cells not run show as `·`; cached checkpoints stay).
@@ -102,9 +110,9 @@ fn options(args: &MatrixArgs) -> MatrixOptions {
     }
 }
 
-/// Progress of a suite on stderr: one line per finished cell, and each shape·provider grid as
-/// soon as all its cells are in (the grid as it fills). Keeps the finished cells, for the report
-/// of an interrupted run.
+/// Progress of a suite: one line per finished cell, and each shape·provider grid as soon as all
+/// its cells are in (the grid as it fills). Keeps the finished cells, for the report of an
+/// interrupted run.
 struct Grids {
     /// The report so far: the cells finished.
     partial: MatrixReport,
@@ -123,8 +131,10 @@ impl Grids {
         }
     }
 
-    fn cell_finished(&mut self, done: usize, total: usize, cell: &reports::Cell) {
-        let mut err = std::io::stderr().lock();
+    /// Records a finished cell; returns the text to show for it (its line, and its grid when
+    /// that is complete).
+    fn cell_finished(&mut self, done: usize, total: usize, cell: &reports::Cell) -> String {
+        let mut err = Vec::new();
         let _ = reports::write_progress_line(done, total, cell, &mut err);
         self.partial.cells.push(cell.clone());
         let key = (cell.shape.clone(), cell.provider.clone());
@@ -141,6 +151,7 @@ impl Grids {
             let _ = reports::write_grid_only(&one, &mut err);
             let _ = writeln!(err);
         }
+        String::from_utf8_lossy(&err).into_owned()
     }
 }
 

@@ -1,16 +1,18 @@
 //! `rehearse run` and `rehearse gc`: arguments in, the library's pipeline (`rehearsal.rs`)
-//! called, its events rendered as progress lines on stderr, the report written.
+//! called, its events rendered as progress on stderr (`progress_render.rs`), the report written.
 
 use std::io::{IsTerminal, Write};
 
 use anyhow::Context;
 use rehearse::exit::Outcome;
-use rehearse::rehearsal::{self, RehearsalEvent};
+use rehearse::rehearsal;
+use rehearse::report::ProgressMode;
 use rehearse::report::{self, RunReport};
 use rehearse::scenario::Scenario;
-use rehearse::trial::{TrialEvent, TrialSettings};
+use rehearse::trial::TrialSettings;
 
 use crate::cli::RunArgs;
+use crate::progress_render::Progress;
 
 /// `eprintln!` that ignores a closed stderr: a progress line is not worth a panic, which would
 /// skip the cleanup of this run's containers and local processes.
@@ -21,60 +23,8 @@ macro_rules! say {
     }};
 }
 
-/// Progress of a run as one line per event on stderr (stdout carries the report).
-fn progress() -> impl FnMut(RehearsalEvent) + Send {
-    move |event: RehearsalEvent| {
-        match event {
-        RehearsalEvent::RuntimeProgressed { line } => say!("  {line}"),
-        RehearsalEvent::CachedSourceFound { spark, path } => say!(
-            "using the source checkpoint generated earlier with Spark {spark}: {} (remove it to generate anew)",
-            path.display()
-        ),
-        RehearsalEvent::GenerationStarted { spark, batches } => {
-            say!("generating the source checkpoint with Spark {spark} ({batches} data batches)")
-        }
-        RehearsalEvent::TrialStarted { target } => say!("rehearsing on Spark {target}"),
-        RehearsalEvent::Trial(event) => say!("  {}", trial_line(event)),
-    }
-    }
-}
-
-/// One progress line for an event of a trial or the generation.
-fn trial_line(event: TrialEvent) -> String {
-    match event {
-        TrialEvent::SandboxCreated { path, files } => format!(
-            "sandbox {} ({files} files copied and hashed)",
-            path.display()
-        ),
-        TrialEvent::KafkaReady { bootstrap, seconds } => {
-            format!("kafka ready at {bootstrap} after {seconds:.1} s")
-        }
-        TrialEvent::KafkaSeeded(s) => format!(
-            "kafka seeded: {} filler + {} fresh records over {}",
-            s.filler_records,
-            s.fresh_records,
-            s.topics
-                .iter()
-                .map(|(t, p)| format!("{t} ({p} partitions)"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        TrialEvent::SparkStarted { image } => format!("spark-submit started in {image}"),
-        TrialEvent::BatchCommitted { done, of } => {
-            format!("source checkpoint: batch {done}/{of} committed")
-        }
-        TrialEvent::VerdictReached {
-            target,
-            classification,
-        } => format!(
-            "spark {target}: {} (rule {})",
-            classification.verdict, classification.rule
-        ),
-    }
-}
-
 /// `rehearse run SCENARIO`.
-pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
+pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let mut scenario = Scenario::load(&args.scenario)?;
     if !args.targets.is_empty() {
         for t in &args.targets {
@@ -90,9 +40,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<Outcome> {
         runtime: args.runtime.into(),
     };
     let report = runtime.block_on(async {
-        let mut on_event = progress();
+        let mut progress = Progress::new(mode, std::io::stderr());
+        let mut on_event = |event| progress.rehearsal(event);
         let run = rehearsal::run_scenario(&scenario, &settings, &mut on_event);
         let Some(report) = rehearsal::or_interrupted(run).await else {
+            progress.clear();
             say!("interrupted: removing this rehearsal's containers and processes");
             rehearsal::sweep_after_interrupt().await;
             // Exit here, inside the runtime: dropping it would wait for a build or an install

@@ -1,6 +1,7 @@
 //! Whether long steps a user waits on (pyspark download, image build, generation batches, suite
 //! cells) show as redrawn progress bars or as plain lines. A pure decision from facts the caller
-//! looks up once, as nextest's `resolve(is_terminal, is_ci)` is; it draws nothing.
+//! looks up once, as nextest's `resolve(is_terminal, is_ci)` is; it draws nothing. The binary
+//! decides once (in `main`) and renders with indicatif or plain lines (`src/progress_render.rs`).
 
 /// How progress reaches stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,22 +15,26 @@ pub enum ProgressMode {
 /// Bars or lines, from the facts the caller looked up once.
 ///
 /// `is_terminal` is whether the stream progress goes to (stderr) is a terminal; `no_color`
-/// whether `NO_COLOR` is set (non-empty); `ci` whether `CI` is set (`true` or `1`).
+/// whether `NO_COLOR` is set (non-empty); `ci` whether `CI` is set (to anything but empty, `0`
+/// or `false`); `verbose` whether a debug trace goes to stderr too (`--verbose` or `RUST_LOG`),
+/// whose lines a redrawn bar would tear (uv hides its bars in verbose mode for the same reason).
 ///
-/// | `is_terminal` | `no_color` | `ci`  | mode                    |
-/// |---------------|------------|-------|-------------------------|
-/// | true          | false      | false | [`ProgressMode::Bars`]  |
-/// | true          | true       | any   | [`ProgressMode::Lines`] |
-/// | true          | any        | true  | [`ProgressMode::Lines`] |
-/// | false         | any        | any   | [`ProgressMode::Lines`] |
+/// | `is_terminal` | `no_color` | `ci`  | `verbose` | mode                    |
+/// |---------------|------------|-------|-----------|-------------------------|
+/// | true          | false      | false | false     | [`ProgressMode::Bars`]  |
+/// | true          | true       | any   | any       | [`ProgressMode::Lines`] |
+/// | true          | any        | true  | any       | [`ProgressMode::Lines`] |
+/// | true          | any        | any   | true      | [`ProgressMode::Lines`] |
+/// | false         | any        | any   | any       | [`ProgressMode::Lines`] |
 ///
 /// ```
 /// use rehearse::report::{progress_style, ProgressMode};
-/// assert_eq!(progress_style(true, false, false), ProgressMode::Bars);
-/// assert_eq!(progress_style(false, false, false), ProgressMode::Lines);
+/// assert_eq!(progress_style(true, false, false, false), ProgressMode::Bars);
+/// assert_eq!(progress_style(true, false, false, true), ProgressMode::Lines);
+/// assert_eq!(progress_style(false, false, false, false), ProgressMode::Lines);
 /// ```
-pub fn progress_style(is_terminal: bool, no_color: bool, ci: bool) -> ProgressMode {
-    if is_terminal && !no_color && !ci {
+pub fn progress_style(is_terminal: bool, no_color: bool, ci: bool, verbose: bool) -> ProgressMode {
+    if is_terminal && !no_color && !ci && !verbose {
         ProgressMode::Bars
     } else {
         ProgressMode::Lines
@@ -46,22 +51,40 @@ mod tests {
         for is_terminal in [false, true] {
             for no_color in [false, true] {
                 for ci in [false, true] {
-                    let expected = if is_terminal && !no_color && !ci {
-                        ProgressMode::Bars
-                    } else {
-                        ProgressMode::Lines
-                    };
-                    assert_eq!(
-                        progress_style(is_terminal, no_color, ci),
-                        expected,
-                        "is_terminal={is_terminal} no_color={no_color} ci={ci}"
-                    );
+                    for verbose in [false, true] {
+                        let expected = if is_terminal && !no_color && !ci && !verbose {
+                            ProgressMode::Bars
+                        } else {
+                            ProgressMode::Lines
+                        };
+                        assert_eq!(
+                            progress_style(is_terminal, no_color, ci, verbose),
+                            expected,
+                            "is_terminal={is_terminal} no_color={no_color} ci={ci} verbose={verbose}"
+                        );
+                    }
                 }
             }
         }
-        assert_eq!(progress_style(true, false, false), ProgressMode::Bars);
-        assert_eq!(progress_style(true, true, false), ProgressMode::Lines);
-        assert_eq!(progress_style(true, false, true), ProgressMode::Lines);
-        assert_eq!(progress_style(false, false, false), ProgressMode::Lines);
+        assert_eq!(
+            progress_style(true, false, false, false),
+            ProgressMode::Bars
+        );
+        assert_eq!(
+            progress_style(true, true, false, false),
+            ProgressMode::Lines
+        );
+        assert_eq!(
+            progress_style(true, false, true, false),
+            ProgressMode::Lines
+        );
+        assert_eq!(
+            progress_style(true, false, false, true),
+            ProgressMode::Lines
+        );
+        assert_eq!(
+            progress_style(false, false, false, false),
+            ProgressMode::Lines
+        );
     }
 }

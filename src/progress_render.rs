@@ -1,0 +1,332 @@
+//! Progress of the long steps a user waits on, rendered on stderr from the library's events:
+//! redrawn indicatif bars and spinners ([`ProgressMode::Bars`]) or one plain line per event
+//! ([`ProgressMode::Lines`]). The mode is decided once, in `main`, by
+//! [`rehearse::report::progress_style`]; the library never prints.
+//!
+//! In Bars mode the steps that finished stay on screen as the same lines Lines mode prints, above
+//! the one bar that moves:
+//!
+//! | step                                      | bar                                           |
+//! |-------------------------------------------|-----------------------------------------------|
+//! | image build, pyspark download, local install | spinner with the step's current line        |
+//! | generating the source checkpoint          | bar of committed batches (`done/of`)          |
+//! | a trial of `rehearse run`                 | spinner per phase (kafka, seeding, spark, verdict) |
+//! | the cells of `rehearse matrix`            | bar of finished cells (`done/total`)          |
+//!
+//! The build and install scripts report progress as lines only (no byte counts), so their honest
+//! bar is a spinner that shows the current line.
+
+use std::io::Write;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rehearse::rehearsal::RehearsalEvent;
+use rehearse::report::ProgressMode;
+use rehearse::trial::TrialEvent;
+
+/// How often spinners turn and elapsed times tick.
+const TICK: Duration = Duration::from_millis(120);
+
+/// Which long step the current bar belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Making the runtime ready: image builds, local installs.
+    Runtime,
+    /// Generating the source checkpoint.
+    Generation,
+    /// A trial on a target version.
+    Trial,
+    /// The cells of a suite.
+    Cells,
+}
+
+/// Progress on a writer (stderr in the binary, a `Vec<u8>` in tests). Lines mode writes every
+/// line to `out`; Bars mode draws one indicatif bar on stderr and writes the lines that stay
+/// above it through [`ProgressBar::suspend`]. Dropping it clears the bar, so an error or a report
+/// printed afterwards starts on a clean line.
+pub struct Progress<W: Write> {
+    mode: ProgressMode,
+    out: W,
+    bar: Option<(Step, ProgressBar)>,
+}
+
+impl<W: Write> Progress<W> {
+    pub fn new(mode: ProgressMode, out: W) -> Progress<W> {
+        Progress {
+            mode,
+            out,
+            bar: None,
+        }
+    }
+
+    /// A line that stays: written as is in Lines mode, above the bar in Bars mode. A closed
+    /// stderr is not worth a panic (which would skip the cleanup of containers), so write errors
+    /// are ignored.
+    pub fn line(&mut self, text: &str) {
+        self.text(&format!("{text}\n"));
+    }
+
+    /// Text of whole lines (newline-terminated), written like [`Progress::line`].
+    pub fn text(&mut self, text: &str) {
+        let out = &mut self.out;
+        let mut write = || {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        };
+        match &self.bar {
+            Some((_, bar)) => bar.suspend(write),
+            None => write(),
+        }
+    }
+
+    /// Removes the bar, if one is drawn.
+    pub fn clear(&mut self) {
+        if let Some((_, bar)) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// A line of an image build or a local install.
+    pub fn runtime_step(&mut self, line: &str) {
+        match self.mode {
+            ProgressMode::Lines => self.line(&format!("  {line}")),
+            ProgressMode::Bars => {
+                if self.step() != Some(Step::Runtime) {
+                    self.start(Step::Runtime, spinner("preparing the runtime: {msg}"));
+                }
+                self.set_message(line);
+            }
+        }
+    }
+
+    /// A suite of `total` cells starts running (Bars mode: the bar of finished cells).
+    pub fn cells_started(&mut self, total: usize) {
+        if self.mode == ProgressMode::Bars {
+            let bar = ProgressBar::new(total as u64).with_style(style(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells finished",
+            ));
+            self.start(Step::Cells, bar);
+        }
+    }
+
+    /// A cell finished: `text` (its progress line, and a grid when one is complete) stays above
+    /// the bar of cells.
+    pub fn cell_finished(&mut self, done: usize, text: &str) {
+        if let Some((Step::Cells, bar)) = &self.bar {
+            bar.set_position(done as u64);
+        }
+        self.text(text);
+    }
+
+    /// An event of `rehearse run`.
+    pub fn rehearsal(&mut self, event: RehearsalEvent) {
+        match event {
+            RehearsalEvent::RuntimeProgressed { line } => self.runtime_step(&line),
+            RehearsalEvent::CachedSourceFound { spark, path } => {
+                self.clear();
+                self.line(&format!(
+                    "using the source checkpoint generated earlier with Spark {spark}: {} (remove it to generate anew)",
+                    path.display()
+                ));
+            }
+            RehearsalEvent::GenerationStarted { spark, batches } => {
+                self.clear();
+                self.line(&format!(
+                    "generating the source checkpoint with Spark {spark} ({batches} data batches)"
+                ));
+                if self.mode == ProgressMode::Bars {
+                    let bar = ProgressBar::new(u64::from(batches)).with_style(style(
+                        "  {spinner} {bar:30} {pos}/{len} batches committed  {msg} ({elapsed})",
+                    ));
+                    self.start(Step::Generation, bar);
+                    self.set_message("creating the sandbox");
+                }
+            }
+            RehearsalEvent::TrialStarted { target } => {
+                self.clear();
+                self.line(&format!("rehearsing on Spark {target}"));
+                if self.mode == ProgressMode::Bars {
+                    self.start(Step::Trial, spinner("  {msg} ({elapsed})"));
+                    self.set_message("creating the sandbox");
+                }
+            }
+            RehearsalEvent::Trial(event) => self.trial(event),
+        }
+    }
+
+    /// An event inside the generation or a trial: in Bars mode a batch moves the generation
+    /// bar, any other event stays as a line and starts the next phase's spinner.
+    fn trial(&mut self, event: TrialEvent) {
+        let step = self.step();
+        if self.mode == ProgressMode::Bars {
+            if let (TrialEvent::BatchCommitted { done, of }, Some((Step::Generation, bar))) =
+                (&event, &self.bar)
+            {
+                bar.set_length(u64::from(*of));
+                bar.set_position(u64::from(*done));
+                return;
+            }
+        }
+        let next = match &event {
+            TrialEvent::SandboxCreated { .. } => Some("starting Kafka"),
+            TrialEvent::KafkaReady { .. } => Some("seeding Kafka"),
+            TrialEvent::KafkaSeeded(_) => Some("starting spark-submit"),
+            TrialEvent::SparkStarted { .. } if step == Some(Step::Generation) => {
+                Some("spark-submit committing batches")
+            }
+            TrialEvent::SparkStarted { .. } => Some("waiting for the restarted query's verdict"),
+            TrialEvent::BatchCommitted { .. } => None,
+            TrialEvent::VerdictReached { .. } => None,
+        };
+        let finished = matches!(event, TrialEvent::VerdictReached { .. });
+        self.line(&format!("  {}", trial_line(event)));
+        if finished && step == Some(Step::Trial) {
+            self.clear();
+        } else if let Some(next) = next {
+            self.set_message(next);
+        }
+    }
+
+    fn step(&self) -> Option<Step> {
+        self.bar.as_ref().map(|(step, _)| *step)
+    }
+
+    /// Replaces the bar with `bar` for `step`, drawn on stderr.
+    fn start(&mut self, step: Step, bar: ProgressBar) {
+        self.clear();
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.enable_steady_tick(TICK);
+        self.bar = Some((step, bar));
+    }
+
+    /// The bar's message, its elapsed time counted from now (a new phase).
+    fn set_message(&self, message: &str) {
+        if let Some((_, bar)) = &self.bar {
+            bar.set_message(message.to_owned());
+            bar.reset_elapsed();
+        }
+    }
+}
+
+impl<W: Write> Drop for Progress<W> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// A spinner with `template` after it.
+fn spinner(template: &str) -> ProgressBar {
+    ProgressBar::new_spinner().with_style(style(&format!("{{spinner}} {template}")))
+}
+
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("the progress templates are valid")
+        .progress_chars("=> ")
+}
+
+/// One progress line for an event of a trial or the generation.
+fn trial_line(event: TrialEvent) -> String {
+    match event {
+        TrialEvent::SandboxCreated { path, files } => format!(
+            "sandbox {} ({files} files copied and hashed)",
+            path.display()
+        ),
+        TrialEvent::KafkaReady { bootstrap, seconds } => {
+            format!("kafka ready at {bootstrap} after {seconds:.1} s")
+        }
+        TrialEvent::KafkaSeeded(s) => format!(
+            "kafka seeded: {} filler + {} fresh records over {}",
+            s.filler_records,
+            s.fresh_records,
+            s.topics
+                .iter()
+                .map(|(t, p)| format!("{t} ({p} partitions)"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        TrialEvent::SparkStarted { image } => format!("spark-submit started in {image}"),
+        TrialEvent::BatchCommitted { done, of } => {
+            format!("source checkpoint: batch {done}/{of} committed")
+        }
+        TrialEvent::VerdictReached {
+            target,
+            classification,
+        } => format!(
+            "spark {target}: {} (rule {})",
+            classification.verdict, classification.rule
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use rehearse::kafka::SeedingSummary;
+
+    use super::*;
+
+    /// Lines mode writes the lines `rehearse run` always printed (the integration tests read
+    /// them), one per event, and no escape codes.
+    #[test]
+    fn lines_mode_prints_one_plain_line_per_event() {
+        let mut out = Vec::new();
+        {
+            let mut p = Progress::new(ProgressMode::Lines, &mut out);
+            for event in [
+                RehearsalEvent::RuntimeProgressed {
+                    line: "rehearse/spark:4.0.1 is missing: building".into(),
+                },
+                RehearsalEvent::GenerationStarted {
+                    spark: "3.5.3".into(),
+                    batches: 2,
+                },
+                RehearsalEvent::Trial(TrialEvent::SandboxCreated {
+                    path: PathBuf::from("/tmp/sb"),
+                    files: 12,
+                }),
+                RehearsalEvent::Trial(TrialEvent::KafkaReady {
+                    bootstrap: "127.0.0.1:9092".into(),
+                    seconds: 3.0,
+                }),
+                RehearsalEvent::Trial(TrialEvent::KafkaSeeded(SeedingSummary {
+                    filler_records: 10,
+                    fresh_records: 5,
+                    topics: vec![("events".into(), 3)],
+                    rebased: false,
+                })),
+                RehearsalEvent::Trial(TrialEvent::SparkStarted {
+                    image: "rehearse/spark:3.5.3".into(),
+                }),
+                RehearsalEvent::Trial(TrialEvent::BatchCommitted { done: 1, of: 2 }),
+                RehearsalEvent::Trial(TrialEvent::BatchCommitted { done: 2, of: 2 }),
+                RehearsalEvent::CachedSourceFound {
+                    spark: "3.5.3".into(),
+                    path: PathBuf::from("/cache/src"),
+                },
+                RehearsalEvent::TrialStarted {
+                    target: "4.0.1".into(),
+                },
+            ] {
+                p.rehearsal(event);
+            }
+            p.cells_started(2);
+            p.cell_finished(1, "[1/2] a  ok\n");
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "  rehearse/spark:4.0.1 is missing: building\n\
+             generating the source checkpoint with Spark 3.5.3 (2 data batches)\n\
+             \x20 sandbox /tmp/sb (12 files copied and hashed)\n\
+             \x20 kafka ready at 127.0.0.1:9092 after 3.0 s\n\
+             \x20 kafka seeded: 10 filler + 5 fresh records over events (3 partitions)\n\
+             \x20 spark-submit started in rehearse/spark:3.5.3\n\
+             \x20 source checkpoint: batch 1/2 committed\n\
+             \x20 source checkpoint: batch 2/2 committed\n\
+             using the source checkpoint generated earlier with Spark 3.5.3: /cache/src (remove it to generate anew)\n\
+             rehearsing on Spark 4.0.1\n\
+             [1/2] a  ok\n"
+        );
+    }
+}
