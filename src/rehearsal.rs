@@ -176,6 +176,7 @@ pub async fn source_checkpoint(
         }
     };
     let inspection = crate::checkpoint::inspect(&path)?;
+    tracing::debug!(path = %path.display(), generated_by = ?generated_by, latest_batch = ?inspection.latest_batch, "source checkpoint ready");
     Ok(SourceCheckpoint {
         path,
         generated_by,
@@ -220,6 +221,12 @@ pub fn prepare_runtime(
     kafka_version: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), RehearsalError> {
+    tracing::debug!(
+        ?runtime,
+        ?spark_versions,
+        kafka = kafka_version,
+        "preparing the runtime"
+    );
     match runtime {
         RuntimeKind::Docker => ensure_images(spark_versions, kafka_version, progress),
         RuntimeKind::Local => {

@@ -277,6 +277,7 @@ impl SuiteRun {
     /// lets it run; its cell goes out whatever happened.
     async fn run_cell(self, k: CellKey, scenario: Scenario, seeded: Arc<Seeded>) {
         let _permit = self.gate.acquire().await;
+        tracing::debug!(shape = %k.shape, provider = %k.provider, source = %k.source, target = %k.target, "suite cell started");
         let (expected, reason) = self.suite.expected(&k);
         let source = &seeded.source;
         let broker = Broker::Shared {
@@ -312,6 +313,7 @@ impl SuiteRun {
                 reason,
             ),
         };
+        tracing::debug!(cell = %cell.id(), passed = cell.passed(), "suite cell finished");
         let _ = self.tx.send(cell);
     }
 }

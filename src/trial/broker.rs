@@ -95,11 +95,13 @@ pub async fn start_ready_kafka(
 ) -> Result<KafkaBroker, TrialError> {
     let started = Instant::now();
     let kafka = runtime::start_kafka(ids, &scenario.kafka_version).await?;
+    tracing::debug!(kafka = %scenario.kafka_version, bootstrap = %kafka.host_bootstrap, "kafka broker started, waiting for it to answer");
     if let Err(e) = crate::kafka::wait_ready(&kafka.host_bootstrap, Duration::from_secs(120)).await
     {
         let _ = kafka.remove().await;
         return Err(e.into());
     }
+    tracing::debug!(bootstrap = %kafka.host_bootstrap, seconds = started.elapsed().as_secs_f64(), "kafka broker ready");
     on_event(TrialEvent::KafkaReady {
         bootstrap: kafka.host_bootstrap.clone(),
         seconds: started.elapsed().as_secs_f64(),

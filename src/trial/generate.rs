@@ -197,6 +197,7 @@ async fn generate_with(
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
     let cmd = submit(scenario, &g.spark, &job_sandbox, app, &args, kafka)?;
+    tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
     let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {
         image: spark.describe().to_string(),
@@ -254,6 +255,7 @@ where
                 let want = expected_offsets(scenario, (done as u64 + 1) * g.records_per_batch);
                 if committed_offsets_reached(&checkpoint, &want) {
                     done += 1;
+                    tracing::debug!(done, of = g.batches, "generation: the live checkpoint committed a batch");
                     on_event(TrialEvent::BatchCommitted { done, of: g.batches });
                     if done == g.batches {
                         return Ok(());

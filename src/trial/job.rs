@@ -68,6 +68,30 @@ pub(super) fn stage_job(
     Ok(format!("job/{app}"))
 }
 
+/// `argv` for a debug trace, without values that may be secrets: every `--conf` value and the
+/// value of any `KEY=VALUE` argument whose key names a secret (password, secret, token,
+/// credential, key) show as `…`; their names stay.
+pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
+    const SECRET: [&str; 5] = ["password", "secret", "token", "credential", "key"];
+    let mut after_conf = false;
+    argv.iter()
+        .map(|arg| {
+            let conf = std::mem::replace(&mut after_conf, arg == "--conf");
+            match arg.split_once('=') {
+                Some((name, _))
+                    if conf || {
+                        let name = name.to_ascii_lowercase();
+                        SECRET.iter().any(|s| name.contains(s))
+                    } =>
+                {
+                    format!("{name}=…")
+                }
+                _ => arg.clone(),
+            }
+        })
+        .collect()
+}
+
 /// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
 /// (`RuntimeKind::job_sandbox`) and `app` relative to it.
 pub(super) fn submit(
@@ -103,4 +127,40 @@ pub(super) fn submit(
         args,
         conf: scenario.conf.clone(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_traced_argv_names_secrets_without_their_values() {
+        let argv: Vec<String> = [
+            "spark-submit",
+            "--conf",
+            "spark.hadoop.fs.s3a.secret.key=abc",
+            "--conf",
+            "spark.sql.shuffle.partitions=4",
+            "/sandbox/job/app.py",
+            "--checkpoint=/sandbox/checkpoint",
+            "--api-token=xyz",
+            "events",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            redacted_argv(&argv),
+            [
+                "spark-submit",
+                "--conf",
+                "spark.hadoop.fs.s3a.secret.key=…",
+                "--conf",
+                "spark.sql.shuffle.partitions=…",
+                "/sandbox/job/app.py",
+                "--checkpoint=/sandbox/checkpoint",
+                "--api-token=…",
+                "events",
+            ]
+        );
+    }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, Broker};
-use super::job::{stage_job, submit};
+use super::job::{redacted_argv, stage_job, submit};
 use super::watch::watch;
 use super::{kafka_short, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
@@ -131,6 +131,7 @@ impl Trial<'_> {
             self.settings.report_dir.as_deref(),
             &format!("{}-{}", self.scenario.name, self.target),
         )?;
+        tracing::debug!(sandbox = %sandbox.path().display(), files = sandbox.source_hashes.files.len(), "sandbox created: the source copied and hashed");
         on_event(TrialEvent::SandboxCreated {
             path: sandbox.path().to_path_buf(),
             files: sandbox.source_hashes.files.len(),
@@ -173,6 +174,7 @@ impl Trial<'_> {
         args.extend(scenario.restart_args.iter().cloned());
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
         let cmd = submit(scenario, self.target, &job_sandbox, r.app, &args, r.kafka)?;
+        tracing::debug!(version = self.target, argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
         let started = Instant::now();
         let spark = runtime::start_spark(
             r.ids,
@@ -200,6 +202,7 @@ impl Trial<'_> {
         )
         .await;
         let seconds = started.elapsed().as_secs_f64();
+        tracing::debug!(version = self.target, verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
         let _ = spark.stop(Duration::from_secs(5)).await;
         spark.remove().await?;
         Ok(Watched {
@@ -272,6 +275,14 @@ impl Restart<'_> {
             None => seed_and_check(self.kafka, self.inspection, scenario).await?,
         };
         seeding.rebased = rebased;
+        tracing::debug!(
+            filler = seeding.filler_records,
+            fresh = seeding.fresh_records,
+            topics = seeding.topics.len(),
+            rebased,
+            kafka_short = kafka_short.is_some(),
+            "kafka seeded for the restart"
+        );
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
         Ok(Seeded {
             seeding,
