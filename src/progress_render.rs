@@ -92,7 +92,10 @@ impl<W: Write> Progress<W> {
             ProgressMode::Lines => self.line(&format!("  {line}")),
             ProgressMode::Bars => {
                 if self.step() != Some(Step::Runtime) {
-                    self.start(Step::Runtime, spinner("preparing the runtime: {msg}"));
+                    self.start(
+                        Step::Runtime,
+                        spinner("{spinner} preparing the runtime: {msg}"),
+                    );
                 }
                 self.set_message(line);
             }
@@ -139,14 +142,14 @@ impl<W: Write> Progress<W> {
                         "  {spinner} {bar:30} {pos}/{len} batches committed  {msg} ({elapsed})",
                     ));
                     self.start(Step::Generation, bar);
-                    self.set_message("creating the sandbox");
+                    self.set_message("starting Kafka");
                 }
             }
             RehearsalEvent::TrialStarted { target } => {
                 self.clear();
                 self.line(&format!("rehearsing on Spark {target}"));
                 if self.mode == ProgressMode::Bars {
-                    self.start(Step::Trial, spinner("  {msg} ({elapsed})"));
+                    self.start(Step::Trial, spinner("  {spinner} {msg} ({elapsed})"));
                     self.set_message("creating the sandbox");
                 }
             }
@@ -155,7 +158,8 @@ impl<W: Write> Progress<W> {
     }
 
     /// An event inside the generation or a trial: in Bars mode a batch moves the generation
-    /// bar, any other event stays as a line and starts the next phase's spinner.
+    /// bar (the last one stays as a line), any other event stays as a line and starts the next
+    /// phase's spinner.
     fn trial(&mut self, event: TrialEvent) {
         let step = self.step();
         if self.mode == ProgressMode::Bars {
@@ -164,7 +168,9 @@ impl<W: Write> Progress<W> {
             {
                 bar.set_length(u64::from(*of));
                 bar.set_position(u64::from(*done));
-                return;
+                if done < of {
+                    return;
+                }
             }
         }
         let next = match &event {
@@ -214,9 +220,9 @@ impl<W: Write> Drop for Progress<W> {
     }
 }
 
-/// A spinner with `template` after it.
+/// A spinner drawn as `template` says.
 fn spinner(template: &str) -> ProgressBar {
-    ProgressBar::new_spinner().with_style(style(&format!("{{spinner}} {template}")))
+    ProgressBar::new_spinner().with_style(style(template))
 }
 
 fn style(template: &str) -> ProgressStyle {
