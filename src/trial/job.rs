@@ -68,27 +68,30 @@ pub(super) fn stage_job(
     Ok(format!("job/{app}"))
 }
 
-/// `argv` for a debug trace, without values that may be secrets: every `--conf` value and the
-/// value of any `KEY=VALUE` argument whose key names a secret (password, secret, token,
-/// credential, key) show as `…`; their names stay.
+/// `argv` for a debug trace, without values that may be secrets: in every `KEY=VALUE` word of
+/// an argument (a `--conf`, a `-D` inside `--driver-java-options`, a job argument) whose key
+/// names one (password, secret, token, credential, key, auth, sasl, jaas) the value shows as
+/// `…`; the name stays.
 pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
-    const SECRET: [&str; 5] = ["password", "secret", "token", "credential", "key"];
-    let mut after_conf = false;
+    const SECRET: [&str; 9] = [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "credential",
+        "key",
+        "auth",
+        "sasl",
+        "jaas",
+    ];
+    let word = |w: &str| match w.split_once('=') {
+        Some((name, _)) if SECRET.iter().any(|s| name.to_ascii_lowercase().contains(s)) => {
+            format!("{name}=…")
+        }
+        _ => w.to_owned(),
+    };
     argv.iter()
-        .map(|arg| {
-            let conf = std::mem::replace(&mut after_conf, arg == "--conf");
-            match arg.split_once('=') {
-                Some((name, _))
-                    if conf || {
-                        let name = name.to_ascii_lowercase();
-                        SECRET.iter().any(|s| name.contains(s))
-                    } =>
-                {
-                    format!("{name}=…")
-                }
-                _ => arg.clone(),
-            }
-        })
+        .map(|arg| arg.split(' ').map(word).collect::<Vec<_>>().join(" "))
         .collect()
 }
 
@@ -141,6 +144,8 @@ mod tests {
             "spark.hadoop.fs.s3a.secret.key=abc",
             "--conf",
             "spark.sql.shuffle.partitions=4",
+            "--driver-java-options",
+            "-Dlog4j2.configurationFile=file:/x -Djavax.net.ssl.trustStorePassword=pw",
             "/sandbox/job/app.py",
             "--checkpoint=/sandbox/checkpoint",
             "--api-token=xyz",
@@ -155,7 +160,9 @@ mod tests {
                 "--conf",
                 "spark.hadoop.fs.s3a.secret.key=…",
                 "--conf",
-                "spark.sql.shuffle.partitions=…",
+                "spark.sql.shuffle.partitions=4",
+                "--driver-java-options",
+                "-Dlog4j2.configurationFile=file:/x -Djavax.net.ssl.trustStorePassword=…",
                 "/sandbox/job/app.py",
                 "--checkpoint=/sandbox/checkpoint",
                 "--api-token=…",
