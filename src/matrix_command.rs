@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use rehearse::exit::Outcome;
-use rehearse::matrix::{self, MatrixOptions, Suite};
+use rehearse::matrix::{self, MatrixEvent, MatrixOptions, Suite};
 use rehearse::rehearsal;
 use rehearse::report::matrix::{self as reports, MatrixReport};
 use rehearse::report::ProgressMode;
@@ -66,9 +66,13 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let outcome = runtime.block_on(rehearsal::or_interrupted(matrix::run_matrix(
         &suite,
         &options,
-        &mut |done, total, cell| {
-            let text = grids.cell_finished(done, total, cell);
-            progress.cell_finished(done, &text);
+        &mut |event| match event {
+            MatrixEvent::SourceStarted { group } => progress.source_started(&group),
+            MatrixEvent::CellStarted { cell } => progress.cell_started(&cell),
+            MatrixEvent::CellFinished { done, total, cell } => {
+                let text = grids.cell_finished(done, total, &cell);
+                progress.cell_finished(done, &cell.id(), &text);
+            }
         },
     )));
     drop(progress);

@@ -11,7 +11,7 @@
 //! | image build, pyspark download, local install | spinner with the step's current line        |
 //! | generating the source checkpoint          | bar of committed batches (`done/of`)          |
 //! | a trial of `rehearse run`                 | spinner per phase (kafka, seeding, spark, verdict) |
-//! | the cells of `rehearse matrix`            | bar of finished cells (`done/total`)          |
+//! | the cells of `rehearse matrix`            | bar of finished cells (`done/total`), the checkpoints and cells running named after it; each finished cell's line (and a completed grid) above |
 //!
 //! The build and install scripts report progress as lines only (no byte counts), so their honest
 //! bar is a spinner that shows the current line.
@@ -48,6 +48,9 @@ pub struct Progress<W: Write> {
     mode: ProgressMode,
     out: W,
     bar: Option<(Step, ProgressBar)>,
+    /// What a suite is busy with: the groups whose source checkpoint is being prepared
+    /// (`shape/provider/source`) and the cells running (`…->target`), in the order they started.
+    running: Vec<String>,
 }
 
 impl<W: Write> Progress<W> {
@@ -56,6 +59,7 @@ impl<W: Write> Progress<W> {
             mode,
             out,
             bar: None,
+            running: Vec::new(),
         }
     }
 
@@ -106,19 +110,54 @@ impl<W: Write> Progress<W> {
     pub fn cells_started(&mut self, total: usize) {
         if self.mode == ProgressMode::Bars {
             let bar = ProgressBar::new(total as u64).with_style(style(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells finished",
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells  {wide_msg}",
             ));
             self.start(Step::Cells, bar);
         }
     }
 
+    /// A group's source checkpoint is being prepared (Bars mode: named under the bar).
+    pub fn source_started(&mut self, group: &str) {
+        self.running.push(format!("{group} (checkpoint)"));
+        self.show_running();
+    }
+
+    /// A cell's trial started (Bars mode: named under the bar).
+    pub fn cell_started(&mut self, id: &str) {
+        self.group_ready(id);
+        self.running.push(id.to_owned());
+        self.show_running();
+    }
+
     /// A cell finished: `text` (its progress line, and a grid when one is complete) stays above
     /// the bar of cells.
-    pub fn cell_finished(&mut self, done: usize, text: &str) {
+    pub fn cell_finished(&mut self, done: usize, id: &str, text: &str) {
+        self.group_ready(id);
+        self.running.retain(|r| r != id);
         if let Some((Step::Cells, bar)) = &self.bar {
             bar.set_position(done as u64);
         }
+        self.show_running();
         self.text(text);
+    }
+
+    /// A cell of a group started or finished: its source checkpoint is no longer being prepared.
+    fn group_ready(&mut self, id: &str) {
+        if let Some((group, _)) = id.split_once("->") {
+            let preparing = format!("{group} (checkpoint)");
+            self.running.retain(|r| *r != preparing);
+        }
+    }
+
+    /// The suite's work in progress as the bar's message.
+    fn show_running(&self) {
+        if let Some((Step::Cells, bar)) = &self.bar {
+            let message = match self.running.len() {
+                0 => String::new(),
+                n => format!("{n} running: {}", self.running.join(", ")),
+            };
+            bar.set_message(message);
+        }
     }
 
     /// An event of `rehearse run`.
@@ -318,7 +357,9 @@ mod tests {
                 p.rehearsal(event);
             }
             p.cells_started(2);
-            p.cell_finished(1, "[1/2] a  ok\n");
+            p.source_started("s/p/3.5.3");
+            p.cell_started("s/p/3.5.3->4.0.1");
+            p.cell_finished(1, "s/p/3.5.3->4.0.1", "[1/2] a  ok\n");
         }
         assert_eq!(
             String::from_utf8(out).unwrap(),

@@ -14,5 +14,5 @@ pub use crate::scenario::suite::{
 };
 pub use run::{
     cells_per_grid, default_jobs, empty_report, prepare_runtime, run_matrix, spark_versions,
-    MatrixError, MatrixOptions, DEFAULT_SPARK_MEMORY_MB, RESERVED_MEMORY_MB,
+    MatrixError, MatrixEvent, MatrixOptions, DEFAULT_SPARK_MEMORY_MB, RESERVED_MEMORY_MB,
 };

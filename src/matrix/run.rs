@@ -70,20 +70,60 @@ fn available_memory_mb() -> Option<u64> {
     Some(kb / 1024)
 }
 
-/// Runs `suite` (or one shard of it) and returns its report; `on_cell` sees each cell as it
-/// finishes, with the number finished and the total.
+/// Something that happened while a suite ran, in the past tense.
+#[derive(Debug, Clone)]
+pub enum MatrixEvent {
+    /// A group's source checkpoint started being generated (or looked up in the cache); its
+    /// cells wait for it.
+    SourceStarted {
+        /// `shape/provider/source`.
+        group: String,
+    },
+    /// A cell's trial started.
+    CellStarted {
+        /// [`CellKey::id`].
+        cell: String,
+    },
+    /// A cell finished: ran, could not run, or is not applicable.
+    CellFinished {
+        /// Cells finished so far, this one included.
+        done: usize,
+        /// Cells in the suite (or shard).
+        total: usize,
+        /// The cell.
+        cell: Box<Cell>,
+    },
+}
+
+/// What a group task sends the runner.
+enum Update {
+    SourceStarted(String),
+    CellStarted(String),
+    CellFinished(Box<Cell>),
+}
+
+/// Runs `suite` (or one shard of it) and returns its report; `on_event` sees each cell start
+/// and finish (with the number finished and the total).
 pub async fn run_matrix(
     suite: &Suite,
     options: &MatrixOptions,
-    on_cell: &mut dyn FnMut(usize, usize, &Cell),
+    on_event: &mut dyn FnMut(MatrixEvent),
 ) -> Result<MatrixReport, MatrixError> {
     let started = Instant::now();
     let groups = suite.groups(options.shard);
     let total: usize = groups.iter().map(|g| g.targets.len()).sum();
     let mut cells = Vec::new();
-    let mut on_cell = |cell: Cell| {
-        cells.push(cell.clone());
-        on_cell(cells.len(), total, &cell);
+    let mut on_update = |update: Update| match update {
+        Update::SourceStarted(group) => on_event(MatrixEvent::SourceStarted { group }),
+        Update::CellStarted(cell) => on_event(MatrixEvent::CellStarted { cell }),
+        Update::CellFinished(cell) => {
+            cells.push((*cell).clone());
+            on_event(MatrixEvent::CellFinished {
+                done: cells.len(),
+                total,
+                cell,
+            });
+        }
     };
 
     // Groups whose every cell is not applicable need no checkpoint and no broker.
@@ -92,14 +132,14 @@ pub async fn run_matrix(
         let keys = keys(suite, &g);
         if keys.iter().all(|k| suite.not_applicable(k).is_some()) {
             for k in keys {
-                on_cell(not_applicable(suite, &k));
+                on_update(Update::CellFinished(Box::new(not_applicable(suite, &k))));
             }
         } else {
             runnable.push(g);
         }
     }
     if !runnable.is_empty() {
-        run_groups(suite, options, runnable, &mut on_cell).await?;
+        run_groups(suite, options, runnable, &mut on_update).await?;
     }
 
     let mut report = empty_report(suite, options);
@@ -130,20 +170,20 @@ pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
 }
 
 /// Starts the suite's broker (the Kafka version of the first group's scenario), runs every
-/// group on it as a task of its own, passes their cells to `on_cell` as they come, and removes
-/// the broker.
+/// group on it as a task of its own, passes their updates to `on_update` as they come, and
+/// removes the broker.
 async fn run_groups(
     suite: &Suite,
     options: &MatrixOptions,
     groups: Vec<Group>,
-    on_cell: &mut dyn FnMut(Cell),
+    on_update: &mut dyn FnMut(Update),
 ) -> Result<(), MatrixError> {
     let first = suite.group_scenario(&groups[0]);
     let ids = TrialIds::new(&suite.name).with_runtime(options.settings.runtime);
     let kafka = trial::start_ready_kafka(&ids, &first, &mut |_| {})
         .await
         .map_err(MatrixError::Kafka)?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Cell>();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Update>();
     let run = SuiteRun {
         suite: Arc::new(suite.clone()),
         kafka: Arc::new(kafka),
@@ -158,8 +198,8 @@ async fn run_groups(
         tasks.spawn(run.clone().run_group(g));
     }
     drop(run);
-    while let Some(cell) = rx.recv().await {
-        on_cell(cell);
+    while let Some(update) = rx.recv().await {
+        on_update(update);
     }
     while tasks.join_next().await.is_some() {}
     if let Ok(kafka) = Arc::try_unwrap(kafka) {
@@ -192,7 +232,7 @@ fn not_applicable(suite: &Suite, k: &CellKey) -> Cell {
 }
 
 /// What every group task of a suite shares: the suite, its broker and network, the gate that
-/// lets at most `jobs` generations and trials run at once, and the channel cells go out on.
+/// lets at most `jobs` generations and trials run at once, and the channel updates go out on.
 #[derive(Clone)]
 struct SuiteRun {
     suite: Arc<Suite>,
@@ -200,7 +240,7 @@ struct SuiteRun {
     network: String,
     gate: Arc<Semaphore>,
     settings: TrialSettings,
-    tx: mpsc::UnboundedSender<Cell>,
+    tx: mpsc::UnboundedSender<Update>,
 }
 
 /// A group's source checkpoint, seeded on the suite's broker.
@@ -218,10 +258,19 @@ impl SuiteRun {
             .into_iter()
             .partition(|k| self.suite.not_applicable(k).is_none());
         for k in &na {
-            let _ = self.tx.send(not_applicable(&self.suite, k));
+            let _ = self.tx.send(Update::CellFinished(Box::new(not_applicable(
+                &self.suite,
+                k,
+            ))));
         }
         let prepared = {
             let _permit = self.gate.acquire().await;
+            let group = format!(
+                "{}/{}/{}",
+                self.suite.shapes[group.shape].name, group.provider, group.source
+            );
+            tracing::debug!(%group, "suite group: preparing its source checkpoint");
+            let _ = self.tx.send(Update::SourceStarted(group));
             self.prepare(&scenario).await
         };
         let seeded = match prepared {
@@ -263,13 +312,13 @@ impl SuiteRun {
     fn fail_all(&self, keys: &[CellKey], status: CellStatus, message: String) {
         for k in keys {
             let (expected, reason) = self.suite.expected(k);
-            let _ = self.tx.send(Cell::not_run(
+            let _ = self.tx.send(Update::CellFinished(Box::new(Cell::not_run(
                 (&k.shape, &k.provider, &k.source, &k.target),
                 status,
                 message.clone(),
                 expected,
                 reason,
-            ));
+            ))));
         }
     }
 
@@ -277,7 +326,8 @@ impl SuiteRun {
     /// lets it run; its cell goes out whatever happened.
     async fn run_cell(self, k: CellKey, scenario: Scenario, seeded: Arc<Seeded>) {
         let _permit = self.gate.acquire().await;
-        tracing::debug!(shape = %k.shape, provider = %k.provider, source = %k.source, target = %k.target, "suite cell started");
+        tracing::debug!(cell = %k.id(), "suite cell started");
+        let _ = self.tx.send(Update::CellStarted(k.id()));
         let (expected, reason) = self.suite.expected(&k);
         let source = &seeded.source;
         let broker = Broker::Shared {
@@ -314,7 +364,7 @@ impl SuiteRun {
             ),
         };
         tracing::debug!(cell = %cell.id(), passed = cell.passed(), "suite cell finished");
-        let _ = self.tx.send(cell);
+        let _ = self.tx.send(Update::CellFinished(Box::new(cell)));
     }
 }
 
