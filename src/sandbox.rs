@@ -1,7 +1,7 @@
 //! The sandbox: a private, hashed copy of the source checkpoint plus everything a trial writes.
 //!
 //! The source checkpoint is only ever read: [`Sandbox::create`] hashes every source file while
-//! copying it, and [`SourceHashes::verify`] hashes the source again at the end of a trial, so a
+//! copying it, and [`SourceHashes::changes_since`] hashes the source again at the end of a trial, so a
 //! report can state that the source was untouched (or fail loudly if it was not). A link to a
 //! regular file is copied as the file it points at (Spark reads through it); a link to a
 //! directory is refused (it may lead anywhere, `/` included); FIFOs, sockets and devices are
