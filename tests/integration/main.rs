@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per command. Tests that need Docker live in
 //! `docker.rs`-style modules and fail (never skip) when `CI=true` and no engine answers.
+mod architecture;
 mod classify;
 mod images;
 mod inspect;
