@@ -277,6 +277,60 @@ impl SparkVersion {
     pub fn spark_line(&self) -> Option<&'static SparkLine> {
         SparkLine::of(self)
     }
+
+    /// The release `major.minor.patch`, written so (`4.0.0`).
+    pub fn from_parts(major: u32, minor: u32, patch: u32) -> SparkVersion {
+        SparkVersion::parse(&format!("{major}.{minor}.{patch}"))
+            .expect("three numbers are a version")
+    }
+
+    /// `(major, minor, patch)`, if each fits a `u32`.
+    pub fn parts(&self) -> Option<(u32, u32, u32)> {
+        let [a, b, c] = &self.0.parts;
+        Some((a.as_u32()?, b.as_u32()?, c.as_u32()?))
+    }
+
+    /// The release this is, or is a pre-release of: `4.0.0` for `4.0.0-rc1` (the parts as
+    /// written, the suffix dropped).
+    pub fn to_release(&self) -> SparkVersion {
+        match self.0.text.split_once('-') {
+            Some((core, _)) => SparkVersion::parse(core).expect("the core of a version parses"),
+            None => self.clone(),
+        }
+    }
+
+    /// `X.Y.Z-preview`, the name the checkpoint model gives "some preview, RC or development
+    /// build of X.Y.Z" (no file in a checkpoint tells those builds apart).
+    ///
+    /// By the version rule it sorts after every release below X.Y.Z and before X.Y.Z, and it
+    /// is *not* equal to a numbered pre-release: a bare word sorts before the same word with a
+    /// number, and words compare as ASCII text, so `4.0.0-preview` < `4.0.0-preview1` <
+    /// `4.0.0-preview2` < `4.0.0-rc1` < `4.0.0`, while `4.0.0-RC1` and `4.0.0-SNAPSHOT`
+    /// (uppercase) sort before it. It names the set, not its lowest member: code that means
+    /// "any pre-release" (checkpoint's version markers) maps every pre-release to this form
+    /// before comparing, so it only ever compares it with releases and with itself.
+    pub fn any_pre_release(&self) -> SparkVersion {
+        let core = self.to_release();
+        SparkVersion::parse(&format!("{core}-preview")).expect("a release with a suffix parses")
+    }
+}
+
+/// A Spark line written `MAJOR.MINOR` (`3.5`, as `spark-lines.toml` and checkpoint's version
+/// markers write "any 3.5.x"): two parts of ASCII digits, each fitting a `u32`. A version is
+/// not a line (`3.5.0` is refused), so the two never mix.
+pub fn parse_line(text: &str) -> Result<(u32, u32), VersionError> {
+    let invalid = || VersionError {
+        text: text.to_owned(),
+    };
+    let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+    let (a, b) = text.split_once('.').ok_or_else(invalid)?;
+    if !digits(a) || !digits(b) {
+        return Err(invalid());
+    }
+    Ok((
+        a.parse().map_err(|_| invalid())?,
+        b.parse().map_err(|_| invalid())?,
+    ))
 }
 
 /// A Kafka broker version (`3.9.1`), by the same rule as [`SparkVersion`].
@@ -612,6 +666,48 @@ mod tests {
         let e = SparkVersion::release("4.0.0-preview2").unwrap_err();
         assert_eq!(e, "\"4.0.0-preview2\" is not a Spark version like 3.5.3");
         assert!(KafkaVersion::release("3.9;rm").is_err());
+    }
+
+    #[test]
+    fn any_pre_release_sorts_between_the_line_before_and_the_release() {
+        let p = v("4.0.0").any_pre_release();
+        assert_eq!(p.to_string(), "4.0.0-preview");
+        assert_eq!(p, v("4.0.0-preview"));
+        assert_eq!(v("4.0.0-rc1").any_pre_release(), p);
+        assert!(!p.is_release());
+        assert!(v("3.5.9") < p && p < v("4.0.0"));
+        assert!(v("3.99.99") < p);
+        assert!(p < v("4.0.0-preview1") && v("4.0.0-preview2") < v("4.0.0-rc1"));
+        assert!(v("4.0.0-SNAPSHOT") < p && v("4.0.0-RC1") < p);
+        assert_eq!(p.to_release(), v("4.0.0"));
+        assert_eq!(p.to_release().to_string(), "4.0.0");
+        assert_eq!(v("3.05.0-rc1").to_release().to_string(), "3.05.0");
+    }
+
+    #[test]
+    fn constructors_and_parts() {
+        assert_eq!(SparkVersion::from_parts(3, 2, 1).to_string(), "3.2.1");
+        assert_eq!(SparkVersion::from_parts(3, 2, 1), v("3.2.1"));
+        assert_eq!(v("4.0.0-preview2").parts(), Some((4, 0, 0)));
+        assert_eq!(v("99999999999.0.0").parts(), None);
+    }
+
+    #[test]
+    fn lines_are_two_numbers() {
+        assert_eq!(parse_line("3.5"), Ok((3, 5)));
+        assert_eq!(parse_line("2.3"), Ok((2, 3)));
+        for bad in [
+            "3",
+            "3.5.0",
+            "3.",
+            ".5",
+            "3.x",
+            " 3.5",
+            "3.5-rc1",
+            "99999999999.0",
+        ] {
+            assert!(parse_line(bad).is_err(), "{bad:?} was accepted");
+        }
     }
 
     #[test]
