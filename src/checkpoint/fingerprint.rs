@@ -13,159 +13,85 @@
 //!    An absence that contradicts (1) or (2) is kept as evidence (`consistent: false`) and
 //!    dropped, so the range never has its minimum above its maximum.
 //!
-//! Pre-release builds are part of the version model: `4.0.0-preview` stands for any preview, RC
-//! or development build of 4.0.0, ordered after every 3.x release and before 4.0.0.
+//! Versions are the crate's one [`SparkVersion`] (`src/versions.rs`). Pre-release builds are
+//! part of the version model: `4.0.0-preview` ([`SparkVersion::any_pre_release`]) stands for
+//! any preview, RC or development build of 4.0.0, ordered after every 3.x release and before
+//! 4.0.0; the marker table's pre-releases all become that form (`marker_version`).
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::findings::{Finding, Severity};
+use crate::versions::{self, SparkLine, SparkVersion};
 
-/// A Spark release number, `major.minor.patch`, or a pre-release build of one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SparkVersion {
-    /// Major.
-    pub major: u16,
-    /// Minor.
-    pub minor: u16,
-    /// Patch.
-    pub patch: u16,
-    /// A preview, RC or development build of this release (`4.0.0-preview2`, `4.0.0-rc1`,
-    /// `4.0.0-SNAPSHOT`): after every earlier release, before the release itself. Written
-    /// `4.0.0-preview`, since no checkpoint marker tells the builds apart.
-    pub pre: bool,
-}
-
-impl SparkVersion {
-    const fn new(major: u16, minor: u16, patch: u16) -> Self {
-        SparkVersion {
-            major,
-            minor,
-            patch,
-            pre: false,
+/// A version of the marker table (`since`, `always_from`, `min`): a release `X.Y.Z`, or a
+/// pre-release (`-preview<N>`, `-rc<N>`, `-SNAPSHOT`), which stands for any preview, RC or
+/// development build of X.Y.Z and becomes [`SparkVersion::any_pre_release`] (`X.Y.Z-preview`),
+/// since no checkpoint marker tells the builds apart. Written from its numbers (`3.2.1`), as
+/// the reports always said it.
+fn marker_version(text: &str) -> Option<SparkVersion> {
+    let v = SparkVersion::parse(text).ok()?;
+    let (major, minor, patch) = v.parts()?;
+    let release = SparkVersion::from_parts(major, minor, patch);
+    match v.suffix() {
+        None => Some(release),
+        Some(suffix)
+            if ["preview", "rc", "snapshot"]
+                .iter()
+                .any(|p| suffix.to_ascii_lowercase().starts_with(p)) =>
+        {
+            Some(release.any_pre_release())
         }
-    }
-
-    /// The release this is, or is a pre-release of.
-    fn release(self) -> SparkVersion {
-        SparkVersion { pre: false, ..self }
+        Some(_) => None,
     }
 }
 
-impl Ord for SparkVersion {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.major, self.minor, self.patch, !self.pre).cmp(&(
-            other.major,
-            other.minor,
-            other.patch,
-            !other.pre,
-        ))
-    }
-}
+/// Release lines before `spark-lines.toml`'s first (3.0), which the table does not describe
+/// (no image or runtime runs them) but old checkpoints come from.
+const LINES_BEFORE_THE_TABLE: &[(u32, u32)] = &[(1, 6), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4)];
 
-impl PartialOrd for SparkVersion {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl fmt::Display for SparkVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
-        if self.pre {
-            f.write_str("-preview")?;
+/// Release lines in order, to name "the line before X" (`3.5.x` before 4.0.0): the lines
+/// before the table, the table's (3.0 – 4.3), and the line after its newest (4.4), so a marker
+/// of the next line still reads "the newest line before it".
+fn minor_lines() -> &'static [(u32, u32)] {
+    static LINES: OnceLock<Vec<(u32, u32)>> = OnceLock::new();
+    LINES.get_or_init(|| {
+        let mut lines = LINES_BEFORE_THE_TABLE.to_vec();
+        lines.extend(SparkLine::all().iter().map(|l| l.line));
+        if let Some(&(major, minor)) = lines.last() {
+            lines.push((major, minor + 1));
         }
-        Ok(())
-    }
+        lines
+    })
 }
-
-impl FromStr for SparkVersion {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        // Apache's pre-release suffixes: `-preview<N>`, `-rc<N>`, `-SNAPSHOT`.
-        let (s, pre) = match s.split_once('-') {
-            Some((release, suffix))
-                if ["preview", "rc", "snapshot"]
-                    .iter()
-                    .any(|p| suffix.to_ascii_lowercase().starts_with(p)) =>
-            {
-                (release, true)
-            }
-            Some(_) => return Err(format!("bad Spark version {s:?}")),
-            None => (s, false),
-        };
-        let mut parts = s.split('.').map(|p| p.parse::<u16>());
-        match (parts.next(), parts.next(), parts.next(), parts.next()) {
-            (Some(Ok(major)), Some(Ok(minor)), patch, None) => {
-                let patch = match patch {
-                    None => 0,
-                    Some(Ok(p)) => p,
-                    Some(Err(_)) => return Err(format!("bad Spark version {s:?}")),
-                };
-                Ok(SparkVersion {
-                    pre,
-                    ..SparkVersion::new(major, minor, patch)
-                })
-            }
-            _ => Err(format!("bad Spark version {s:?}")),
-        }
-    }
-}
-
-impl Serialize for SparkVersion {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// Release lines in order, to name "the line before X" (`3.5.x` before 4.0.0).
-const MINOR_LINES: &[(u16, u16)] = &[
-    (1, 6),
-    (2, 0),
-    (2, 1),
-    (2, 2),
-    (2, 3),
-    (2, 4),
-    (3, 0),
-    (3, 1),
-    (3, 2),
-    (3, 3),
-    (3, 4),
-    (3, 5),
-    (4, 0),
-    (4, 1),
-    (4, 2),
-    (4, 3),
-    (4, 4),
-];
 
 /// The highest version strictly below `before`, as people say it: `3.5.x` below 4.0.0,
 /// `3.2.0` below 3.2.1.
-pub(crate) fn last_before(before: SparkVersion) -> String {
-    if before.patch > 0 {
-        return SparkVersion::new(before.major, before.minor, before.patch - 1).to_string();
+pub(crate) fn last_before(before: &SparkVersion) -> String {
+    let Some((major, minor, patch)) = before.parts() else {
+        return format!("below {before}");
+    };
+    if patch > 0 {
+        return SparkVersion::from_parts(major, minor, patch - 1).to_string();
     }
-    let index = MINOR_LINES
-        .iter()
-        .position(|&(a, b)| (a, b) == (before.major, before.minor));
+    let lines = minor_lines();
+    let index = lines.iter().position(|&l| l == (major, minor));
     match index {
-        Some(i) if i > 0 => format!("{}.{}.x", MINOR_LINES[i - 1].0, MINOR_LINES[i - 1].1),
+        Some(i) if i > 0 => format!("{}.{}.x", lines[i - 1].0, lines[i - 1].1),
         _ => format!("below {before}"),
     }
 }
 
+/// The first release after line `line` (`2.4.0` after `2.3`).
 fn after_line(line: &str) -> Option<SparkVersion> {
-    let v: SparkVersion = line.parse().ok()?;
-    let i = MINOR_LINES
-        .iter()
-        .position(|&(a, b)| (a, b) == (v.major, v.minor))?;
-    MINOR_LINES
+    let line = versions::parse_line(line).ok()?;
+    let lines = minor_lines();
+    let i = lines.iter().position(|&l| l == line)?;
+    lines
         .get(i + 1)
-        .map(|&(a, b)| SparkVersion::new(a, b, 0))
+        .map(|&(a, b)| SparkVersion::from_parts(a, b, 0))
 }
 
 /// One row of the conf-key table.
@@ -262,10 +188,10 @@ impl WriterVersion {
     /// `3.3.0 – 3.5.x`, `>= 4.0.0`, or `unknown`.
     pub fn describe(&self) -> String {
         match (&self.min, &self.max) {
-            (Some(min), Some(max)) if min.pre && *max == min.to_string() => {
+            (Some(min), Some(max)) if !min.is_release() && *max == min.to_string() => {
                 format!(
                     "{min} (a preview, RC or development build of {})",
-                    min.release()
+                    min.to_release()
                 )
             }
             (Some(min), Some(max)) => format!("{min} – {max}"),
@@ -285,7 +211,7 @@ pub(crate) struct Observation {
     pub latest: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Range {
     pub min: Option<SparkVersion>,
     pub before: Option<SparkVersion>,
@@ -297,23 +223,23 @@ impl Range {
         before: None,
     };
 
-    fn narrow(&mut self, other: Range) {
-        if let Some(m) = other.min {
-            self.min = Some(self.min.map_or(m, |x| x.max(m)));
+    fn narrow(&mut self, other: &Range) {
+        if let Some(m) = &other.min {
+            self.min = Some(self.min.take().map_or(m.clone(), |x| x.max(m.clone())));
         }
-        if let Some(b) = other.before {
-            self.before = Some(self.before.map_or(b, |x| x.min(b)));
+        if let Some(b) = &other.before {
+            self.before = Some(self.before.take().map_or(b.clone(), |x| x.min(b.clone())));
         }
     }
 
-    fn overlaps(&self, other: Range) -> bool {
-        let lo = match (self.min, other.min) {
+    fn overlaps(&self, other: &Range) -> bool {
+        let lo = match (&self.min, &other.min) {
             (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
+            (a, b) => a.as_ref().or(b.as_ref()),
         };
-        let hi = match (self.before, other.before) {
+        let hi = match (&self.before, &other.before) {
             (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+            (a, b) => a.as_ref().or(b.as_ref()),
         };
         match (lo, hi) {
             (Some(lo), Some(hi)) => lo < hi,
@@ -323,20 +249,20 @@ impl Range {
 
     /// The highest version in the range, as people say it (`3.5.x`), or `None` when open.
     pub(crate) fn max(&self) -> Option<String> {
-        let before = self.before?;
+        let before = self.before.as_ref()?;
         // Only pre-releases of `before` fit: say so rather than naming the line below.
-        Some(match self.min {
-            Some(min) if min.pre && min.release() == before => min.to_string(),
+        Some(match &self.min {
+            Some(min) if !min.is_release() && min.to_release() == *before => min.to_string(),
             _ => last_before(before),
         })
     }
 
     pub(crate) fn describe(&self) -> String {
-        match (self.min, self.before) {
+        match (&self.min, &self.before) {
             (Some(min), Some(_)) if self.max().as_deref() == Some(&min.to_string()) => {
                 format!(
                     "{min} (a preview, RC or development build of {})",
-                    min.release()
+                    min.to_release()
                 )
             }
             (Some(min), Some(before)) => format!("{min} - {}", last_before(before)),
@@ -366,14 +292,16 @@ pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBo
     let mut best_absent: Option<(&ConfKeyMarker, SparkVersion)> = None;
     for marker in &table.conf_key {
         if conf.contains_key(&marker.key) {
-            let since: SparkVersion = marker.since.parse().unwrap_or(SparkVersion::new(0, 0, 0));
-            if best_present.is_none_or(|(_, v)| since > v) {
+            let since =
+                marker_version(&marker.since).unwrap_or_else(|| SparkVersion::from_parts(0, 0, 0));
+            if best_present.as_ref().is_none_or(|(_, v)| since > *v) {
                 best_present = Some((marker, since));
             }
         } else {
             let from = marker.always_from.as_deref().unwrap_or(&marker.since);
-            let from: SparkVersion = from.parse().unwrap_or(SparkVersion::new(u16::MAX, 0, 0));
-            if best_absent.is_none_or(|(_, v)| from < v) {
+            let from = marker_version(from)
+                .unwrap_or_else(|| SparkVersion::from_parts(u16::MAX.into(), 0, 0));
+            if best_absent.as_ref().is_none_or(|(_, v)| from < *v) {
                 best_absent = Some((marker, from));
             }
         }
@@ -388,12 +316,12 @@ pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBo
     };
     ConfBounds {
         present: Range {
-            min: best_present.map(|(_, v)| v),
+            min: best_present.as_ref().map(|(_, v)| v.clone()),
             before: None,
         },
         absent: Range {
             min: None,
-            before: best_absent.map(|(_, v)| v),
+            before: best_absent.as_ref().map(|(_, v)| v.clone()),
         },
         present_evidence: best_present
             .map(|(m, since)| evidence(m, format!("conf has {}", m.key), format!(">= {since}"))),
@@ -401,7 +329,7 @@ pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBo
             evidence(
                 m,
                 format!("conf lacks {}", m.key),
-                format!("<= {} (or a pre-release of {from})", last_before(from)),
+                format!("<= {} (or a pre-release of {from})", last_before(&from)),
             )
         }),
         unknown: conf
@@ -427,9 +355,9 @@ pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range,
     let mut range = bounds.present;
     let mut evidence: Vec<Evidence> = bounds.present_evidence.into_iter().collect();
     if let Some(mut absent) = bounds.absent_evidence {
-        absent.consistent = range.overlaps(bounds.absent);
+        absent.consistent = range.overlaps(&bounds.absent);
         if absent.consistent {
-            range.narrow(bounds.absent);
+            range.narrow(&bounds.absent);
         }
         evidence.push(absent);
     }
@@ -439,7 +367,7 @@ pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range,
 
 fn artifact_range(marker: &ArtifactMarker) -> Range {
     Range {
-        min: marker.min.parse().ok(),
+        min: marker_version(&marker.min),
         before: marker.until.as_deref().and_then(after_line),
     }
 }
@@ -456,7 +384,7 @@ pub(crate) fn infer(
     let mut evidence = Vec::new();
     let bounds = latest_conf.map(|(conf, file)| conf_bounds(conf, file));
     if let Some(b) = &bounds {
-        range.narrow(b.present);
+        range.narrow(&b.present);
         evidence.extend(b.present_evidence.clone());
     }
     // Facts of the latest files first: they describe the same writer as the conf keys.
@@ -469,9 +397,10 @@ pub(crate) fn infer(
             continue;
         };
         let r = artifact_range(marker);
-        let consistent = range.overlaps(r);
+        let implies = r.describe();
+        let consistent = range.overlaps(&r);
         if consistent {
-            range.narrow(r);
+            range.narrow(&r);
         } else {
             findings.push((marker, obs, r));
         }
@@ -479,7 +408,7 @@ pub(crate) fn infer(
             marker: marker.id.clone(),
             file: obs.file.clone(),
             observed: marker.description.clone(),
-            implies: r.describe(),
+            implies,
             source: marker.source.clone(),
             consistent,
         });
@@ -487,9 +416,9 @@ pub(crate) fn infer(
     // The absence of a conf key ranks last: it narrows only what the rest allows.
     if let Some(b) = bounds {
         if let Some(mut absent) = b.absent_evidence {
-            absent.consistent = range.overlaps(b.absent);
+            absent.consistent = range.overlaps(&b.absent);
             if absent.consistent {
-                range.narrow(b.absent);
+                range.narrow(&b.absent);
             }
             evidence.push(absent);
         }
@@ -513,8 +442,8 @@ pub(crate) fn infer(
         })
         .collect();
     let version = WriterVersion {
-        min: range.min,
         max: range.max(),
+        min: range.min,
         evidence,
     };
     (version, findings)
@@ -548,11 +477,14 @@ mod tests {
         assert!(m.conf_key.len() >= 17);
         for row in &m.conf_key {
             assert!(!row.source.is_empty(), "{}", row.key);
-            row.since.parse::<SparkVersion>().unwrap();
+            assert!(marker_version(&row.since).is_some(), "{}", row.key);
+            if let Some(from) = &row.always_from {
+                assert!(marker_version(from).is_some(), "{}", row.key);
+            }
         }
         for row in &m.artifact {
             assert!(!row.source.is_empty(), "{}", row.id);
-            row.min.parse::<SparkVersion>().unwrap();
+            assert!(marker_version(&row.min).is_some(), "{}", row.id);
             if let Some(until) = &row.until {
                 assert!(after_line(until).is_some(), "{}", row.id);
             }
@@ -572,14 +504,44 @@ mod tests {
 
     #[test]
     fn version_lines() {
-        assert_eq!(last_before(SparkVersion::new(4, 0, 0)), "3.5.x");
-        assert_eq!(last_before(SparkVersion::new(3, 2, 1)), "3.2.0");
-        assert_eq!(after_line("2.3"), Some(SparkVersion::new(2, 4, 0)));
-        assert_eq!(
-            "3.5".parse::<SparkVersion>().unwrap(),
-            SparkVersion::new(3, 5, 0)
-        );
-        assert!("3".parse::<SparkVersion>().is_err());
+        let v = SparkVersion::from_parts;
+        assert_eq!(last_before(&v(4, 0, 0)), "3.5.x");
+        assert_eq!(last_before(&v(3, 2, 1)), "3.2.0");
+        assert_eq!(last_before(&v(3, 0, 0)), "2.4.x");
+        assert_eq!(last_before(&v(4, 4, 0)), "4.3.x");
+        assert_eq!(last_before(&v(1, 6, 0)), "below 1.6.0");
+        assert_eq!(after_line("2.3"), Some(v(2, 4, 0)));
+        assert_eq!(after_line("2.4"), Some(v(3, 0, 0)));
+        assert_eq!(after_line("4.3"), Some(v(4, 4, 0)));
+        assert_eq!(after_line("4.4"), None);
+        assert_eq!(after_line("3.5.0"), None);
+        assert!(after_line("3").is_none());
+    }
+
+    /// The lines are the ones the checkpoint's own list named before the one version type
+    /// (issue 10): 1.6 – 2.4 kept here, 3.0 – 4.3 from `spark-lines.toml`, then 4.4.
+    #[test]
+    fn the_lines_are_the_old_list() {
+        let old: &[(u32, u32)] = &[
+            (1, 6),
+            (2, 0),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (3, 0),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (3, 4),
+            (3, 5),
+            (4, 0),
+            (4, 1),
+            (4, 2),
+            (4, 3),
+            (4, 4),
+        ];
+        assert_eq!(minor_lines(), old);
     }
 
     /// Issue 14: Spark's own 4.0.0 test checkpoints (a development build) have operator
@@ -602,7 +564,7 @@ mod tests {
             },
         ];
         let (v, findings) = infer(Some((&c, "offsets/3")), &seen);
-        assert_eq!(v.min.unwrap().to_string(), "4.0.0-preview");
+        assert_eq!(v.min.as_ref().unwrap().to_string(), "4.0.0-preview");
         assert_eq!(v.max.as_deref(), Some("4.0.0-preview"));
         assert_eq!(
             v.describe(),
@@ -642,7 +604,7 @@ mod tests {
             "spark.sql.streaming.stateStore.rowChecksum.enabled",
         ]);
         let (v, _) = infer(Some((&c, "offsets/0")), &[]);
-        assert_eq!(v.min.unwrap().to_string(), "4.2.0");
+        assert_eq!(v.min.as_ref().unwrap().to_string(), "4.2.0");
         assert!(
             v.max.is_none() || v.max.as_deref() >= Some("4.2"),
             "{}",
@@ -659,12 +621,15 @@ mod tests {
 
     #[test]
     fn pre_releases_sort_between_the_line_before_and_the_release() {
-        let p: SparkVersion = "4.0.0-preview2".parse().unwrap();
-        assert!(p.pre);
-        assert!(p < SparkVersion::new(4, 0, 0) && p > SparkVersion::new(3, 5, 9));
-        assert_eq!("4.0.0-rc1".parse::<SparkVersion>(), Ok(p));
+        let p = marker_version("4.0.0-preview2").unwrap();
+        assert!(!p.is_release());
+        assert!(p < SparkVersion::from_parts(4, 0, 0) && p > SparkVersion::from_parts(3, 5, 9));
+        assert_eq!(marker_version("4.0.0-rc1"), Some(p.clone()));
+        assert_eq!(marker_version("4.0.0-SNAPSHOT"), Some(p.clone()));
         assert_eq!(p.to_string(), "4.0.0-preview");
-        assert!("4.0.0-x".parse::<SparkVersion>().is_err());
+        assert_eq!(marker_version("4.0.0-x"), None);
+        assert_eq!(marker_version("3.5"), None);
+        assert_eq!(marker_version("3.05.0").unwrap().to_string(), "3.5.0");
     }
 
     #[test]

@@ -1014,8 +1014,8 @@ fn writer_history(
         let seg = WriterSegment {
             first_batch: BatchId(id),
             last_batch: BatchId(id),
-            min: range.min,
             max: range.max(),
+            min: range.min,
         };
         segments.push((seg, conf.keys().cloned().collect()));
     }
@@ -1023,7 +1023,7 @@ fn writer_history(
     let newest_read = offsets.iter().rev().find_map(|(id, p)| p.ok().map(|_| *id));
     if let Some(last) = segments.last_mut() {
         if Some(last.last_batch.0) == newest_read {
-            last.min = latest.min;
+            last.min = latest.min.clone();
             last.max = latest.max.clone();
         }
     }

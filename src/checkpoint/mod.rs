@@ -14,7 +14,9 @@
 //! docs (outside this repository; the parsers cite it by section).
 //!
 //! The bottom layer of the pipeline: nothing here imports verdicts, scenarios or anything above;
-//! the only crate import is the leaf `text.rs` (sanitizing the text report).
+//! the only crate imports are the leaves `text.rs` (sanitizing the text report) and
+//! `versions.rs` (the one [`SparkVersion`](crate::versions::SparkVersion) type, which the
+//! writer's version range is made of).
 
 mod batch;
 mod commits;
@@ -43,9 +45,7 @@ pub type KafkaOffsets = BTreeMap<String, BTreeMap<u32, i64>>;
 pub use commits::{parse_commit_log, CommitLogFile, COMMIT_LOG_MAX_VERSION};
 pub use error::{CheckpointError, ParseError, ParseErrorKind};
 pub use findings::{Finding, Severity};
-pub use fingerprint::{
-    markers, ArtifactMarker, ConfKeyMarker, Evidence, Markers, SparkVersion, WriterVersion,
-};
+pub use fingerprint::{markers, ArtifactMarker, ConfKeyMarker, Evidence, Markers, WriterVersion};
 pub use inspect::{inspect, LOG_WINDOW};
 pub use json::{to_json, InspectDocument, SCHEMA};
 pub use loader::READ_CAP;

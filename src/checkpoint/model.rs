@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::findings::{Finding, Severity};
-use super::fingerprint::{SparkVersion, WriterVersion};
+use super::fingerprint::WriterVersion;
 use super::metadata::{OperatorMetadata, StateSchema};
 use super::offsets::{kafka_offsets_json, OffsetSeqMetadata};
 use super::state::{PartitionState, Provider};
 use super::{BatchId, KafkaOffsets};
+use crate::versions::SparkVersion;
 
 /// Everything `inspect` found in a checkpoint directory.
 #[derive(Debug, Clone, Serialize)]
