@@ -12,7 +12,8 @@
 //!   bounds evidence lines;
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
 //!   a failure);
-//! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line;
+//! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line (`watch/at_end.rs`:
+//!   its decisions once the driver has ended);
 //! - `classify.rs`: [`classify()`], a whole log fed to a watcher;
 //! - `input.rs` feeds log files to it, `render.rs` prints a classification as text.
 
