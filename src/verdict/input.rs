@@ -46,6 +46,28 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
+    /// Part of the file is in another text encoding than the rest (UTF-16 text in a UTF-8 file,
+    /// or UTF-8 text after a UTF-16 start: what PowerShell's `>>` appending to a log writes).
+    /// The part in the other encoding would be unread, and a failure there unseen: never a
+    /// verdict from half a log.
+    #[error("{path} mixes text encodings: line {line} is not in the encoding the file starts with ({start}), so part of the log cannot be read (a PowerShell `>>` appending to a log writes this)\n(hint: capture the log again with one redirect, or convert each part to UTF-8 and join them, e.g. with iconv -f UTF-16LE -t UTF-8)")]
+    MixedEncoding {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number of the first line in the other encoding.
+        line: usize,
+        /// The encoding the file starts with.
+        start: &'static str,
+    },
+    /// A log4j2 `JsonLayout` record printed over several lines (its default, `compact=false`):
+    /// rehearse reads one record per line, and a failure split over lines would be unseen.
+    #[error("{path} holds log4j2 JsonLayout records printed over several lines (line {line}: a `\"loggerName\"` field on a line of its own); rehearse reads one JSON record per line\n(hint: set the layout's compact=\"true\" eventEol=\"true\" (or use JsonTemplateLayout, or the default PatternLayout) and capture the log again)")]
+    MultiLineJson {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number of the field.
+        line: usize,
+    },
     /// The event log is compressed.
     #[error("event log {path} is compressed\n(hint: run with spark.eventLog.compress=false, or decompress it first)")]
     Compressed {
@@ -93,12 +115,23 @@ pub fn classify_files(
     let events = event_log.map(event_log_files).transpose()?;
     let mut lines = 0usize;
     let mut driver_like = false;
+    let mut multi_line_json = None;
     let decided = for_each_line(driver_log, |l| {
         lines += 1;
+        if is_pretty_json_field(l) {
+            multi_line_json = Some(lines);
+            return true;
+        }
         // Checked only until the first such line: a real log costs one match or a few.
         driver_like = driver_like || looks_like_driver_output(l);
         log.push_line(l)
     })?;
+    if let Some(line) = multi_line_json {
+        return Err(InputError::MultiLineJson {
+            path: driver_log.to_path_buf(),
+            line,
+        });
+    }
     if !decided {
         for f in events.unwrap_or_default() {
             if for_each_line(&f, |l| log.push_event(l))? {
@@ -122,6 +155,16 @@ pub fn classify_files(
         });
     }
     Ok(c)
+}
+
+/// Whether a line is the `"loggerName"` field of a log4j2 JsonLayout record printed over several
+/// lines (`compact=false`, the layout's default). No plain driver log line and no progress
+/// report Spark prints (whose pretty JSON has no such field) looks like that.
+fn is_pretty_json_field(line: &str) -> bool {
+    static FIELD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*"loggerName"\s*:\s*""#).expect("the pattern is a valid regex")
+    });
+    FIELD.is_match(line)
 }
 
 /// Whether a line is something a driver's stderr holds: a log4j or Python logging line, a Java
@@ -173,6 +216,7 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
         return for_each_utf16_line(path, r, big_endian, f);
     }
     let mut buf = Vec::with_capacity(4096);
+    let mut line_no = 0usize;
     let read_err = |source| InputError::Read {
         path: path.to_path_buf(),
         source,
@@ -204,6 +248,14 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
+        line_no += 1;
+        if looks_like_utf16(&buf) {
+            return Err(InputError::MixedEncoding {
+                path: path.to_path_buf(),
+                line: line_no,
+                start: "UTF-8",
+            });
+        }
         // Validating is much faster than the lossy decoder; decode lossily only when needed.
         let stop = match std::str::from_utf8(&buf) {
             Ok(line) => f(line),
@@ -213,6 +265,36 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
             return Ok(true);
         }
     }
+}
+
+/// Whether a line read as UTF-8 is really UTF-16 text: at least 8 bytes, and NUL bytes in one
+/// half of at least four in five byte pairs (ASCII characters each paired with a NUL). A
+/// driver log written in one encoding never holds such a line.
+fn looks_like_utf16(line: &[u8]) -> bool {
+    let pairs = line.len() / 2;
+    if pairs < 4 {
+        return false;
+    }
+    let pairs_iter = || line.chunks_exact(2);
+    let le = pairs_iter().filter(|p| p[1] == 0 && p[0] != 0).count();
+    let be = pairs_iter().filter(|p| p[0] == 0 && p[1] != 0).count();
+    le.max(be) * 5 >= pairs * 4
+}
+
+/// Whether a line decoded as UTF-16 is really single-byte text (UTF-8 or ASCII appended to a
+/// UTF-16 file): at least 16 code units, more than half of them two printable ASCII bytes
+/// (`"26"` read as one unit). A UTF-16 Spark log is nearly all ASCII, each character paired
+/// with a NUL. A line wholly in CJK characters can look the same: refusing it is the safe side.
+fn looks_like_single_byte(units: &[u16]) -> bool {
+    if units.len() < 16 {
+        return false;
+    }
+    let printable = |b: u16| (0x20..=0x7E).contains(&b);
+    let paired = units
+        .iter()
+        .filter(|&&u| printable(u >> 8) && printable(u & 0xFF))
+        .count();
+    paired * 2 > units.len()
 }
 
 /// Whether the file starts as UTF-16 text (a PowerShell `>` redirect writes UTF-16LE with a
@@ -254,29 +336,39 @@ fn for_each_utf16_line(
             path: path.to_path_buf(),
             source,
         })?;
-    let units = bytes.chunks_exact(2).map(|p| {
-        if big_endian {
-            u16::from_be_bytes([p[0], p[1]])
-        } else {
-            u16::from_le_bytes([p[0], p[1]])
-        }
-    });
-    let text: String = char::decode_utf16(units)
-        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|p| {
+            if big_endian {
+                u16::from_be_bytes([p[0], p[1]])
+            } else {
+                u16::from_le_bytes([p[0], p[1]])
+            }
+        })
         .collect();
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    for line in text.split('\n') {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let line = if line.len() > MAX_LINE {
+    let units = units.strip_prefix(&[0xFEFF]).unwrap_or(&units);
+    for (i, line) in units.split(|&u| u == u16::from(b'\n')).enumerate() {
+        let line = line.strip_suffix(&[u16::from(b'\r')]).unwrap_or(line);
+        if looks_like_single_byte(line) {
+            return Err(InputError::MixedEncoding {
+                path: path.to_path_buf(),
+                line: i + 1,
+                start: if big_endian { "UTF-16BE" } else { "UTF-16LE" },
+            });
+        }
+        let text: String = char::decode_utf16(line.iter().copied())
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        let text = if text.len() > MAX_LINE {
             let mut end = MAX_LINE;
-            while !line.is_char_boundary(end) {
+            while !text.is_char_boundary(end) {
                 end -= 1;
             }
-            &line[..end]
+            &text[..end]
         } else {
-            line
+            &text[..]
         };
-        if f(line) {
+        if f(text) {
             return Ok(true);
         }
     }

@@ -821,3 +821,47 @@ fn log4j2_json_layouts_get_the_verdict_of_the_pattern_layout() {
         }
     }
 }
+
+/// Half a log is never a verdict: a resumed run followed by a failing one in another encoding
+/// (PowerShell's `>>` appends UTF-16 to a UTF-8 file; a UTF-8 tail after a UTF-16 start), and a
+/// failure printed as a multi-line log4j2 JsonLayout record after a resumed run, were classified
+/// `resumed` from the part that could be read. Both are bad input (exit 3) naming the line.
+#[test]
+fn a_log_that_can_be_read_only_in_part_is_bad_input_never_resumed() {
+    let Some(corpus) = corpus() else { return };
+    let ok = std::fs::read(corpus.join("restarts/x1-agg-3.5.3-to-4.0.1/driver.log")).unwrap();
+    let fail = std::fs::read(corpus.join("restarts/c-3.5.3-delete-delta/driver.log")).unwrap();
+    let utf16le = |b: &[u8]| -> Vec<u8> {
+        String::from_utf8_lossy(b)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect()
+    };
+    let pretty = b"{\n  \"thread\" : \"stream execution thread\",\n  \"level\" : \"ERROR\",\n  \"loggerName\" : \"org.apache.spark.sql.execution.streaming.MicroBatchExecution\",\n  \"message\" : \"Query q_agg terminated with error\"\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, says) in [
+        (
+            "utf8-then-utf16",
+            [&ok[..], &utf16le(&fail)].concat(),
+            "mixes text encodings",
+        ),
+        (
+            "utf16-then-utf8",
+            [&[0xFF, 0xFE][..], &utf16le(&ok), &fail].concat(),
+            "mixes text encodings",
+        ),
+        (
+            "pretty-jsonlayout",
+            [&ok[..], &pretty[..]].concat(),
+            "JsonLayout records printed over several lines",
+        ),
+    ] {
+        let file = dir.path().join(format!("{name}.log"));
+        std::fs::write(&file, bytes).unwrap();
+        let out = rehearse().arg("classify").arg(&file).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{name}: {stderr}");
+        assert!(stderr.contains(says), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: no verdict is printed");
+    }
+}
