@@ -25,7 +25,7 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
         ImageSource::Official => ImageSourceKind::Official,
     };
     if args.spark.is_empty() && args.kafka.is_empty() {
-        eprintln!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
+        say!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
         return Ok(Outcome::Usage);
     }
     let builds = args
@@ -41,7 +41,7 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
         tracing::debug!(%tag, ?source, "ensuring image");
         let t0 = Instant::now();
         let mut progress = |line: &str| {
-            eprintln!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
+            say!("[{:>5.0}s] {tag}: {line}", t0.elapsed().as_secs_f64());
         };
         let built = if is_kafka {
             images::ensure_kafka(version, source, &mut progress)
@@ -50,9 +50,9 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
         };
         tracing::debug!(%tag, ok = built.is_ok(), seconds = t0.elapsed().as_secs_f64(), "image step ended");
         match built {
-            Ok(()) => eprintln!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
+            Ok(()) => say!("{tag}: ready ({:.0}s)", t0.elapsed().as_secs_f64()),
             Err(err) => {
-                eprintln!("error: {err}");
+                say!("error: {err}");
                 // A version typed on this command line is a usage error here.
                 return Ok(match err {
                     images::ImageError::InvalidVersion { .. } => Outcome::Usage,
@@ -81,7 +81,7 @@ fn list() -> anyhow::Result<Outcome> {
             Ok(Outcome::Success)
         }
         Err(err) => {
-            eprintln!("error: {err}");
+            say!("error: {err}");
             Ok(Outcome::from(err.error_kind()))
         }
     }

@@ -4,6 +4,16 @@
 //! [`Outcome`], or an error whose kind ([`HasErrorKind`]) picks bad input or environment.
 //! `--verbose` or `RUST_LOG` turn on a debug trace of what the harness did, on stderr.
 
+/// `eprintln!` that ignores a closed stderr (`rehearse … 2>&1 | head`): a message is not worth
+/// a panic, which would exit 70 ("a bug") and skip the cleanup of containers and processes.
+/// Every module of the binary writes to stderr through it.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod images_cmd;
 mod matrix_command;
@@ -44,7 +54,7 @@ fn main() {
     let outcome = match run(cli.command, progress) {
         Ok(outcome) => outcome,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            say!("error: {err:#}");
             let kind = error_kind(&err);
             tracing::debug!(?kind, "the command stopped on an error");
             Outcome::from(kind)
@@ -87,9 +97,25 @@ fn init_trace(filter: Option<String>) {
     let ansi = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(io::stderr)
+        .with_writer(|| LossyStderr)
         .with_ansi(ansi)
         .init();
+}
+
+/// Standard error for the trace, ignoring a closed stderr (`rehearse --verbose … 2>&1 | head`):
+/// a trace line is not worth a panic (exit 70).
+struct LossyStderr;
+
+impl io::Write for LossyStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let _ = io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let _ = io::stderr().flush();
+        Ok(())
+    }
 }
 
 /// The kind of the outermost error in `err`'s cause chain whose type reports one
@@ -188,7 +214,7 @@ fn classify(args: ClassifyArgs) -> anyhow::Result<Outcome> {
 fn bad_input(err: &dyn std::error::Error, hint: Option<&str>) -> Outcome {
     let cause = err.source().map(|c| format!(": {c}")).unwrap_or_default();
     let hint = hint.map(|h| format!("\n  hint: {h}")).unwrap_or_default();
-    eprintln!("error: {err}{cause}{hint}");
+    say!("error: {err}{cause}{hint}");
     Outcome::BadInput
 }
 

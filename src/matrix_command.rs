@@ -31,7 +31,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     };
     if args.spark_memory > MAX_SPARK_MEMORY_MB {
         // Docker takes the cap in bytes (an i64): a larger value would overflow on the way.
-        eprintln!(
+        say!(
             "error: --spark-memory {} MiB is more than any machine has; give the cap of each Spark container in MiB, from 512 to {MAX_SPARK_MEMORY_MB} (default 2048)",
             args.spark_memory
         );
@@ -79,7 +79,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let Some(result) = outcome else {
         // Interrupted: remove this run's containers, then keep what finished — a long suite's
         // finished cells are worth a report (cells not run show as `·`; cached checkpoints stay).
-        eprintln!(
+        say!(
             "interrupted: removing rehearse containers; reporting the {} of {total} cells that finished",
             grids.partial.cells.len()
         );

@@ -14,15 +14,6 @@ use rehearse::trial::TrialSettings;
 use crate::cli::RunArgs;
 use crate::progress_render::Progress;
 
-/// `eprintln!` that ignores a closed stderr: a progress line is not worth a panic, which would
-/// skip the cleanup of this run's containers and local processes.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 /// `rehearse run SCENARIO`.
 pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let mut scenario = Scenario::load(&args.scenario)?;

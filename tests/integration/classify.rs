@@ -865,3 +865,54 @@ fn a_log_that_can_be_read_only_in_part_is_bad_input_never_resumed() {
         assert!(out.stdout.is_empty(), "{name}: no verdict is printed");
     }
 }
+
+/// A closed stderr (`rehearse … 2>&1 | head`) is not a bug: the trace, the error message and
+/// the progress lines are dropped and the command exits with its own code. It exited 70.
+#[test]
+fn a_closed_stderr_keeps_the_exit_code() {
+    use std::os::fd::FromRawFd;
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/logs/3.5.3/resumed.log");
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, &'a str)>);
+    let cases: [Case; 3] = [
+        (&["--verbose", "classify"], None),
+        (&["classify"], Some(("RUST_LOG", "[[["))),
+        (&["inspect", "/nonexistent/checkpoint"], None),
+    ];
+    for (args, env) in cases {
+        let bin = assert_cmd::cargo::cargo_bin("rehearse");
+        let mut plain = std::process::Command::new(&bin);
+        plain.args(args);
+        if args[args.len() - 1] == "classify" {
+            plain.arg(&log);
+        }
+        let mut closed = std::process::Command::new(&bin);
+        closed.args(args);
+        if args[args.len() - 1] == "classify" {
+            closed.arg(&log);
+        }
+        if let Some((k, v)) = env {
+            plain.env(k, v);
+            closed.env(k, v);
+        }
+        let want = plain
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .code();
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe; its read end is closed at once, its write end handed over once.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        unsafe { libc::close(fds[0]) };
+        let stderr = unsafe { std::process::Stdio::from_raw_fd(fds[1]) };
+        let got = closed
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .status()
+            .unwrap()
+            .code();
+        assert_ne!(want, Some(70), "{args:?}");
+        assert_eq!(got, want, "{args:?} with a closed stderr");
+    }
+}
