@@ -162,6 +162,11 @@ fn failed_after_resume(resumed: &Classification, failure: Classification) -> Cla
         evidence,
         first_batch_after_restart: resumed.first_batch_after_restart,
         start_offsets_match: resumed.start_offsets_match,
+        // The failure was judged by a watcher that saw only the lines after the resume: what it
+        // cannot know (Spark's "Resuming at" line; that this is a whole log, not an excerpt)
+        // comes from the run that resumed.
+        resuming_at: resumed.resuming_at,
+        excerpt: resumed.excerpt,
         ..failure
     }
 }
@@ -213,6 +218,10 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             "{:?}",
             c.evidence
         );
+        // A whole log with its start lines is not an excerpt, and Spark's resume line is kept
+        // (the failure half was judged by a watcher that saw neither; both were lost).
+        assert!(!c.excerpt, "{c:#?}");
+        assert_eq!(c.resuming_at, Some(BatchId(4)));
     }
 
     #[test]
