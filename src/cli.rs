@@ -34,8 +34,8 @@ pub enum Command {
     /// Build or list the local Spark and Kafka images trials run in.
     #[command(subcommand)]
     Images(ImagesCommand),
-    /// Remove containers and networks left behind by interrupted trials (containers of
-    /// rehearse processes still running on this host are kept).
+    /// Remove containers, networks and local-runtime processes (and their broker data) left
+    /// behind by interrupted trials (those of rehearse processes still running are kept).
     Gc,
 }
 
