@@ -66,6 +66,12 @@ pub enum RehearsalError {
     /// The generation or a trial could not run.
     #[error(transparent)]
     Trial(#[from] TrialError),
+    /// The scenario names a remote checkpoint, which `rehearse run` cannot stage yet.
+    #[error("cannot rehearse {url} yet: `rehearse run` stages only local checkpoints so far\n(hint: inspect it with `rehearse inspect {url}`, copy it locally and set [checkpoint] path to the copy)")]
+    RemoteNotYet {
+        /// The checkpoint's URL.
+        url: String,
+    },
 }
 
 /// The kind of the error it wraps. A checkpoint that cannot be inspected is bad input; so is a
@@ -79,6 +85,7 @@ impl crate::exit::HasErrorKind for RehearsalError {
             RehearsalError::PrepareStopped(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Trial(e) => e.error_kind(),
+            RehearsalError::RemoteNotYet { .. } => crate::exit::ErrorKind::BadInput,
         }
     }
 }
@@ -157,6 +164,11 @@ pub async fn source_checkpoint(
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<SourceCheckpoint, RehearsalError> {
+    if let CheckpointSource::Remote(location) = &scenario.checkpoint {
+        return Err(RehearsalError::RemoteNotYet {
+            url: location.to_string(),
+        });
+    }
     let (path, generated_by) = match Generate::of(scenario, runtime, spark_memory_mb) {
         None => (scenario_path(scenario), None),
         Some(g) => {
@@ -188,7 +200,7 @@ pub async fn source_checkpoint(
 fn scenario_path(scenario: &Scenario) -> PathBuf {
     match &scenario.checkpoint {
         CheckpointSource::Path(p) => p.clone(),
-        CheckpointSource::Generate { .. } => PathBuf::new(),
+        CheckpointSource::Remote(_) | CheckpointSource::Generate { .. } => PathBuf::new(),
     }
 }
 

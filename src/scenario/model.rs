@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::store::CheckpointLocation;
 use crate::verdict::Verdict;
 
 /// Default seconds a trial may take from `spark-submit` to a verdict.
@@ -16,10 +17,18 @@ pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
 pub use crate::versions::DEFAULT_KAFKA_VERSION;
 
 /// Where the source checkpoint comes from, validated.
+///
+/// `[checkpoint] path` is a local directory (a plain path, resolved against the scenario file's
+/// directory, or `file:///abs`) or a remote URL (`s3://`, `gs://`, `az://`, `wasbs://`,
+/// `abfss://`, `hdfs://`, `webhdfs://`, as [`CheckpointLocation::parse`] reads them). Either is
+/// only ever listed and read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CheckpointSource {
-    /// An existing directory.
+    /// An existing local directory.
     Path(PathBuf),
+    /// A checkpoint in an object store or HDFS, never a [`CheckpointLocation::Local`]: the run
+    /// stages it into a local directory once, and checks at the end that it did not change.
+    Remote(CheckpointLocation),
     /// Generate with real Spark.
     Generate {
         /// Source Spark version.

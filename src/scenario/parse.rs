@@ -13,6 +13,7 @@ use super::model::{
     DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS,
 };
 use super::placeholders::{fill, Placeholders};
+use crate::store::CheckpointLocation;
 use crate::verdict::Verdict;
 use crate::versions::{KafkaVersion, SparkVersion};
 
@@ -108,7 +109,7 @@ impl Relative {
 /// checked here; the path's existence after the job's).
 fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource, String> {
     match (&spec.path, &spec.generate) {
-        (Some(p), None) => Ok(CheckpointSource::Path(dir.resolve(p))),
+        (Some(p), None) => checkpoint_path(p, dir),
         (None, Some(g)) => {
             check_version(&g.spark).map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
             if g.batches == 0 {
@@ -122,6 +123,19 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
             })
         }
         _ => Err("[checkpoint] needs exactly one of `path` or `generate`".into()),
+    }
+}
+
+/// `checkpoint.path`: a URL with a known scheme is a remote location (`file://` a local one);
+/// anything else is a local path, relative to the scenario file's directory.
+fn checkpoint_path(p: &Path, dir: &Relative) -> Result<CheckpointSource, String> {
+    let Some(text) = p.to_str().filter(|t| t.contains("://")) else {
+        return Ok(CheckpointSource::Path(dir.resolve(p)));
+    };
+    match CheckpointLocation::parse(text) {
+        Ok(CheckpointLocation::Local { path }) => Ok(CheckpointSource::Path(path)),
+        Ok(location) => Ok(CheckpointSource::Remote(location)),
+        Err(e) => Err(format!("checkpoint.path: {e}")),
     }
 }
 
@@ -264,7 +278,7 @@ fn check_placeholders(
     };
     let generate_args = match checkpoint {
         CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
-        CheckpointSource::Path(_) => &[],
+        CheckpointSource::Path(_) | CheckpointSource::Remote(_) => &[],
     };
     for arg in job
         .args
@@ -323,6 +337,51 @@ template = "u{n}"
         );
         assert!(fill("{topic.nope}", &p, &s.topics).is_err());
         assert_eq!(s.topics[0].records.value(1, 7), "u7");
+    }
+
+    #[test]
+    fn checkpoint_paths_may_be_urls_and_relative_paths_still_resolve() {
+        let dir = tempfile::tempdir().unwrap();
+        write_job(dir.path());
+        std::fs::create_dir(dir.path().join("ckpt")).unwrap();
+        let path = dir.path().join("s.toml");
+        let load = |p: &str| {
+            Scenario::parse(
+                &format!(
+                    "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"{p}\"\n[job]\nfile = \"job.py\"\n"
+                ),
+                &path,
+            )
+            .map(|s| s.checkpoint)
+        };
+        assert_eq!(
+            load("ckpt").unwrap(),
+            CheckpointSource::Path(dir.path().join("ckpt"))
+        );
+        let abs = dir.path().join("ckpt");
+        assert_eq!(
+            load(&format!("file://{}", abs.display())).unwrap(),
+            CheckpointSource::Path(abs)
+        );
+        assert_eq!(
+            load("s3://prod-checkpoints/orders").unwrap(),
+            CheckpointSource::Remote(CheckpointLocation::S3 {
+                bucket: "prod-checkpoints".into(),
+                prefix: "orders".into()
+            })
+        );
+        assert!(matches!(
+            load("hdfs://nn:8020/ckpt/orders").unwrap(),
+            CheckpointSource::Remote(CheckpointLocation::Hdfs { .. })
+        ));
+        // A bad URL names the key and never echoes a query string (where SAS tokens hide).
+        let err = load("s3://b/p?X-Amz-Signature=sekrit")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("checkpoint.path"), "{err}");
+        assert!(!err.contains("sekrit"), "{err}");
+        let err = load("ftp://host/ckpt").unwrap_err().to_string();
+        assert!(err.contains("ftp://") && err.contains("s3://"), "{err}");
     }
 
     #[test]

@@ -42,7 +42,7 @@ impl Generate {
         spark_memory_mb: Option<u64>,
     ) -> Option<Generate> {
         match &scenario.checkpoint {
-            CheckpointSource::Path(_) => None,
+            CheckpointSource::Path(_) | CheckpointSource::Remote(_) => None,
             CheckpointSource::Generate {
                 spark,
                 batches,
