@@ -232,17 +232,13 @@ impl Watcher {
             return None;
         }
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // ANSI-coloured record headers (log4j2 `%highlight`, `ESC[31mERROR ESC[0m`) read as the
-        // plain layout; other lines keep their escapes (evidence is verbatim).
+        // ANSI colour (log4j2 `%highlight{…}`, `ESC[31mERROR ESC[0m`) is read as the plain
+        // text on every line: a header, and equally an exception line or a stack frame, which a
+        // `%highlight{%m%n%throwable}` pattern colours one by one — with escapes left in, the
+        // frame rules never matched and a failure read as no rule matched. Reports sanitize
+        // evidence anyway, so nothing the user could read is lost.
         let plain = scan::strip_ansi(line);
-        let line: &str = if plain.len() != line.len()
-            && scan::parse_header(line).is_none()
-            && scan::parse_header(&plain).is_some()
-        {
-            &plain
-        } else {
-            line
-        };
+        let line: &str = &plain;
         self.remember(line);
         if line.as_bytes().first() == Some(&b'{') && scan::is_json_record(line) {
             if scan::has_anchor(line) || self.open.is_some() {

@@ -472,7 +472,7 @@ fn cli_bad_input_exits_3() {
 }
 
 #[test]
-fn cli_text_output_strips_terminal_escapes_and_json_keeps_them() {
+fn cli_text_output_strips_terminal_escapes_and_json_keeps_the_line_without_colour() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("coloured.log");
     // A failure line with colour, a window-title (OSC) sequence, a carriage return, a bell and
@@ -501,13 +501,54 @@ fn cli_text_output_strips_terminal_escapes_and_json_keeps_them() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     assert!(
-        v["evidence"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e.as_str().is_some_and(|e| e.contains("\x1b[31mFailed"))),
-        "JSON keeps the verbatim line: {v}"
+        v["evidence"].as_array().unwrap().iter().any(|e| e
+            .as_str()
+            .is_some_and(|e| e.contains("IllegalStateException: Failed"))),
+        "JSON evidence is the line read without its colour escapes: {v}"
     );
+}
+
+/// log4j2's `%highlight{%m%n%throwable}` colours every line of a failure, stack frames
+/// included: each case of the corpus, coloured line by line, gets its plain verdict and rule
+/// (before, the frame rules never matched a coloured frame: `c-3.5.3-truncate-commit-partial`
+/// was unclassified-failure instead of offset-log-error).
+#[test]
+fn every_restart_case_coloured_line_by_line_gets_its_plain_verdict() {
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for case in manifest(&corpus.join("restarts/MANIFEST.tsv")).keys() {
+        let plain = corpus.join("restarts").join(case).join("driver.log");
+        let text = String::from_utf8_lossy(&std::fs::read(&plain).unwrap()).into_owned();
+        let coloured: String = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let colour = ["\x1b[1;31m", "\x1b[38;5;196m", "\x1b[32m"][i % 3];
+                format!("{colour}{l}\x1b[0m\n")
+            })
+            .collect();
+        let log = tmp.path().join(format!("{case}.log"));
+        std::fs::write(&log, coloured).unwrap();
+        let verdict_of = |path: &Path| -> (String, String) {
+            let out = rehearse()
+                .arg("classify")
+                .arg(path)
+                .arg("--json")
+                .output()
+                .unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("{case}: no JSON on stdout ({e})"));
+            (v["verdict"].to_string(), v["rule"].to_string())
+        };
+        assert_eq!(
+            verdict_of(&log),
+            verdict_of(&plain),
+            "{case}, coloured vs plain"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 20, "only {compared} cases compared");
 }
 
 #[test]
@@ -537,6 +578,36 @@ fn cli_a_file_that_is_not_a_driver_log_is_bad_input() {
         }
         assert!(out.stdout.is_empty());
     }
+}
+
+/// A file of random bytes is not a driver log, even where the noise spells a marker word by
+/// chance (`jvm` turns up about once in 2 MB of random bytes): before, such a file got
+/// `no-outcome` (exit 18) instead of exit 3.
+#[test]
+fn cli_random_bytes_are_not_a_driver_log_even_when_they_spell_a_marker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let noise = tmp.path().join("noise.bin");
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut bytes: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 56) as u8
+        })
+        .collect();
+    for at in [1000, 300_000, 700_000] {
+        bytes[at..at + 5].copy_from_slice(b" JvM ");
+    }
+    std::fs::write(&noise, &bytes).unwrap();
+    let out = rehearse().arg("classify").arg(&noise).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(exit::Outcome::BadInput.code()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("is not a Spark driver log"), "{stderr}");
 }
 
 #[test]
