@@ -24,6 +24,9 @@ pub struct Cli {
 pub enum Command {
     /// Describe a checkpoint, read-only: batches, Kafka offsets, state, writer version, findings.
     Inspect(InspectArgs),
+    /// Write a starting scenario from a checkpoint: its topics and partitions, the writer's
+    /// version and targets after it, the confs it pins, placeholders for the job's arguments.
+    Init(InitArgs),
     /// Rehearse a scenario: restart its checkpoint on each target Spark version and give verdicts.
     Run(RunArgs),
     /// Run a suite: query shapes × providers × source versions × target versions, as a grid of
@@ -47,6 +50,31 @@ pub struct InspectArgs {
     /// Print the versioned JSON document (schema "rehearse.inspect/v1") instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `rehearse init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The checkpoint directory (the query's checkpointLocation). Never written to.
+    pub checkpoint: PathBuf,
+    /// The streaming job production runs: a PySpark file (.py) or a jar (.jar, with --main-class).
+    #[arg(long, value_name = "FILE")]
+    pub job: PathBuf,
+    /// The class spark-submit runs, for a jar job.
+    #[arg(long, value_name = "CLASS")]
+    pub main_class: Option<String>,
+    /// Target Spark versions (default: the newest patch of the writer's line and of the next line).
+    #[arg(long = "target", value_name = "VERSION")]
+    pub targets: Vec<String>,
+    /// Where to write the scenario; `-` for stdout. An existing file is kept unless --force.
+    #[arg(long, short, value_name = "FILE", default_value = "scenario.toml")]
+    pub output: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
+    /// The scenario's name in reports (default: the checkpoint directory's name).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
 }
 
 /// `rehearse run`.

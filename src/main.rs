@@ -16,6 +16,7 @@ macro_rules! say {
 
 mod cli;
 mod images_cmd;
+mod init_command;
 mod matrix_command;
 mod progress_render;
 mod run_command;
@@ -148,6 +149,7 @@ fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
     tracing::debug!(?command, ?progress, "command line parsed");
     match command {
         Command::Inspect(args) => inspect(args),
+        Command::Init(args) => init_command::run(args),
         Command::Run(args) => run_command::run(args, progress),
         Command::Matrix(args) => matrix_command::run(args, progress),
         Command::Gc => run_command::gc(),

@@ -5,9 +5,11 @@
 //! One scenario: `file.rs` mirrors the TOML, `parse.rs` validates it table by table into the
 //! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments. [`suite`] reads a
 //! suite (query shapes × state store providers × source versions × target versions) and cuts it
-//! into cells, groups and shards. This module only declares and re-exports.
+//! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
+//! inspection (`rehearse init`). This module only declares and re-exports.
 
 mod file;
+pub mod init;
 mod model;
 mod parse;
 mod placeholders;

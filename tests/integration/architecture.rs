@@ -52,6 +52,7 @@ fn imports_follow_the_layers() {
         "run_command",
         "matrix_command",
         "images_cmd",
+        "init_command",
         "progress_render",
         "lib",
     ];

@@ -3,6 +3,7 @@
 mod architecture;
 mod classify;
 mod images;
+mod init;
 mod inspect;
 mod local;
 mod matrix;

@@ -1,0 +1,321 @@
+//! `rehearse init CHECKPOINT --job FILE`: inspect the checkpoint (read-only), check the job and
+//! the output file, write the starting scenario of `rehearse::scenario::init` once it parses back
+//! with the scenario parser. Every refusal is bad input (exit 3) and comes before anything is
+//! written; the checkpoint is never written to, nor is the output placed inside it.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use rehearse::exit::Outcome;
+use rehearse::scenario::init::{self, InitJob, InitSpec, JobKind};
+use rehearse::scenario::Scenario;
+use rehearse::versions::SparkVersion;
+
+use crate::cli::InitArgs;
+
+/// `rehearse init`.
+pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
+    let mut targets: Vec<SparkVersion> = Vec::new();
+    for t in &args.targets {
+        match SparkVersion::release(t) {
+            Ok(v) if !targets.contains(&v) => targets.push(v),
+            Ok(_) => {}
+            Err(m) => {
+                return Ok(refuse(
+                    &format!("--target: {m}"),
+                    "name a Spark release, e.g. --target 4.0.1",
+                ))
+            }
+        }
+    }
+    let kind = match init::job_kind(&args.job, args.main_class.as_deref()) {
+        Ok(kind) => kind,
+        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+    };
+    let dest = match Destination::check(&args.output, args.force) {
+        Ok(dest) => dest,
+        Err((message, hint)) => return Ok(refuse(&message, hint)),
+    };
+    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+        Ok(inspection) => inspection,
+        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+    };
+    let (checkpoint, job) = match (
+        std::fs::canonicalize(&args.checkpoint),
+        std::fs::canonicalize(&args.job),
+    ) {
+        (Ok(c), Ok(j)) => (c, j),
+        (Err(e), _) | (_, Err(e)) => {
+            return Ok(refuse(
+                &format!("cannot resolve the checkpoint or job path: {e}"),
+                "pass paths this user can read",
+            ))
+        }
+    };
+    if let Err((message, hint)) = dest.keeps_clear_of(&checkpoint, &job) {
+        return Ok(refuse(&message, hint));
+    }
+    let spec = match spec(&args, &dest, &checkpoint, &job, kind, targets) {
+        Ok(spec) => spec,
+        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+    };
+    let text = init::scenario_text(&inspection, &spec);
+    // The file must load as written: parse it back where it will live before writing it.
+    let at = dest.scenario_path();
+    if let Err(err) = Scenario::parse(&text, &at) {
+        say!("error: this is a bug in rehearse init: the scenario it wrote does not load: {err}");
+        return Ok(Outcome::Internal);
+    }
+    tracing::debug!(checkpoint = %checkpoint.display(), output = %at.display(), "scenario written from the checkpoint");
+    match &dest {
+        Destination::Stdout => crate::write_stdout(|out| out.write_all(text.as_bytes()))?,
+        Destination::File { given, exists, .. } => {
+            if let Err((message, hint)) = write_file(given, *exists, &text) {
+                return Ok(refuse(&message, hint));
+            }
+        }
+    }
+    summary(&dest, &inspection, &spec);
+    Ok(Outcome::Success)
+}
+
+/// Says a refusal once, as the binary's other bad-input errors do, and returns bad input.
+fn refuse(message: &str, hint: &str) -> Outcome {
+    say!("error: {message}\n  hint: {hint}");
+    Outcome::BadInput
+}
+
+type Refusal = (String, &'static str);
+
+/// Where the scenario goes.
+enum Destination {
+    /// `--output -`.
+    Stdout,
+    /// A file: as given, its directory resolved, and whether it exists (only with `--force`).
+    File {
+        given: PathBuf,
+        dir: PathBuf,
+        name: std::ffi::OsString,
+        exists: bool,
+    },
+}
+
+impl Destination {
+    /// Checks `--output` before anything is read: an existing file needs `--force` (and must be
+    /// a regular file), its directory must exist.
+    fn check(output: &Path, force: bool) -> Result<Destination, Refusal> {
+        if output.as_os_str() == "-" {
+            return Ok(Destination::Stdout);
+        }
+        let shown = output.display();
+        let exists =
+            match std::fs::metadata(output) {
+                Ok(m) if m.is_dir() => {
+                    return Err((
+                        format!("--output {shown} is a directory"),
+                        "name the scenario file to write, e.g. --output scenario.toml",
+                    ))
+                }
+                Ok(m) if !m.is_file() => {
+                    return Err((
+                        format!("--output {shown} exists and is not a regular file"),
+                        "choose another --output",
+                    ))
+                }
+                Ok(_) if !force => return Err((
+                    format!("--output {shown} exists; rehearse init does not replace it"),
+                    "pass --force to replace it, choose another --output, or --output - for stdout",
+                )),
+                Ok(_) => true,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+                Err(e) => {
+                    return Err((
+                        format!("cannot check --output {shown}: {e}"),
+                        "choose an --output in a directory this user can write",
+                    ))
+                }
+            };
+        let Some(name) = output.file_name().map(ToOwned::to_owned) else {
+            return Err((
+                format!("--output {shown} does not name a file"),
+                "name the scenario file to write, e.g. --output scenario.toml",
+            ));
+        };
+        let parent = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dir = std::fs::canonicalize(parent).map_err(|e| {
+            (
+                format!("the directory of --output {shown} cannot be used: {e}"),
+                "create the directory first, or choose another --output",
+            )
+        })?;
+        Ok(Destination::File {
+            given: output.to_path_buf(),
+            dir,
+            name,
+            exists,
+        })
+    }
+
+    /// Refuses an output inside the checkpoint (the source is only read) or on the job file.
+    fn keeps_clear_of(&self, checkpoint: &Path, job: &Path) -> Result<(), Refusal> {
+        let Destination::File { given, exists, .. } = self else {
+            return Ok(());
+        };
+        let target = if *exists {
+            std::fs::canonicalize(given).unwrap_or_else(|_| self.scenario_path())
+        } else {
+            self.scenario_path()
+        };
+        if target.starts_with(checkpoint) {
+            return Err((
+                format!(
+                    "--output {} lies inside the checkpoint {}, which rehearse never writes to",
+                    given.display(),
+                    checkpoint.display()
+                ),
+                "write the scenario outside the checkpoint, e.g. --output scenario.toml in your project",
+            ));
+        }
+        if target == job {
+            return Err((
+                format!("--output {} is the job file", given.display()),
+                "choose another --output",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The scenario's absolute path (for stdout, `scenario.toml` in the current directory): the
+    /// base of its relative paths when it is parsed back.
+    fn scenario_path(&self) -> PathBuf {
+        match self {
+            Destination::Stdout => std::env::current_dir()
+                .unwrap_or_default()
+                .join("scenario.toml"),
+            Destination::File { dir, name, .. } => dir.join(name),
+        }
+    }
+
+    /// The directory relative paths in the file start from (`None` for stdout: the text may be
+    /// saved anywhere, so its paths are absolute).
+    fn base(&self) -> Option<&Path> {
+        match self {
+            Destination::Stdout => None,
+            Destination::File { dir, .. } => Some(dir),
+        }
+    }
+}
+
+/// `path` as the scenario writes it: relative to the scenario's directory when it lies below
+/// it, else absolute.
+fn as_written(path: &Path, base: Option<&Path>) -> PathBuf {
+    match base.and_then(|b| path.strip_prefix(b).ok()) {
+        Some(rel) if !rel.as_os_str().is_empty() => rel.to_path_buf(),
+        _ => path.to_path_buf(),
+    }
+}
+
+fn spec(
+    args: &InitArgs,
+    dest: &Destination,
+    checkpoint: &Path,
+    job: &Path,
+    kind: JobKind,
+    targets: Vec<SparkVersion>,
+) -> Result<InitSpec, init::InitError> {
+    let base = dest.base();
+    let checkpoint_text = init::toml_path("checkpoint", &as_written(checkpoint, base))?;
+    let job_text = init::toml_path("job", &as_written(job, base))?;
+    let job = match (kind, &args.main_class) {
+        (JobKind::Jar, Some(class)) => InitJob::Jar {
+            jar: job_text,
+            main_class: class.clone(),
+        },
+        _ => InitJob::Python { file: job_text },
+    };
+    let name = args.name.clone().unwrap_or_else(|| {
+        checkpoint
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scenario".into())
+    });
+    Ok(InitSpec {
+        checkpoint: checkpoint_text,
+        job,
+        targets,
+        name,
+    })
+}
+
+/// Writes the file: created new unless `--force` replaces an existing one.
+fn write_file(path: &Path, replace: bool, text: &str) -> Result<(), Refusal> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if replace {
+        options.truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let result = options
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.flush()));
+    result.map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
+            "pass --force to replace it, or choose another --output"
+        } else {
+            "choose an --output in a directory this user can write"
+        };
+        (format!("cannot write {}: {e}", path.display()), hint)
+    })
+}
+
+/// What was written and what to do next, on stderr.
+fn summary(dest: &Destination, inspection: &rehearse::checkpoint::Inspection, spec: &InitSpec) {
+    let targets = if spec.targets.is_empty() {
+        init::default_targets(&inspection.writer_version).targets
+    } else {
+        spec.targets.clone()
+    };
+    let targets: Vec<String> = targets.iter().map(ToString::to_string).collect();
+    let topics: Vec<String> = inspection
+        .kafka_partition_counts()
+        .iter()
+        .map(|(t, n)| format!("{} ({n} partitions)", rehearse::text::sanitize(t)))
+        .collect();
+    let topics = if topics.is_empty() {
+        "no Kafka topic".to_string()
+    } else {
+        topics.join(", ")
+    };
+    let file = match dest {
+        Destination::Stdout => {
+            say!(
+                "scenario for a checkpoint written by Spark {}: targets {}; {topics}",
+                inspection.writer_version.describe(),
+                targets.join(", ")
+            );
+            "the scenario file".to_string()
+        }
+        Destination::File { given, .. } => {
+            say!(
+                "wrote {} for a checkpoint written by Spark {}: targets {}; {topics}",
+                given.display(),
+                inspection.writer_version.describe(),
+                targets.join(", ")
+            );
+            given.display().to_string()
+        }
+    };
+    let errors = inspection
+        .findings
+        .iter()
+        .filter(|f| f.severity == rehearse::checkpoint::Severity::Error)
+        .count();
+    if errors > 0 {
+        say!("warning: inspect found {errors} error(s) in the checkpoint (listed at the top of the scenario): a restart will likely fail on them");
+    }
+    say!("next: check the lines marked CHECK (your job's flags, a record value it can parse), then: rehearse run {file}");
+}

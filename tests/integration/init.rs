@@ -1,0 +1,399 @@
+//! `rehearse init`: the scenario it writes from every checkpoint fixture (and the shared corpus's)
+//! loads back with the scenario parser and says what the checkpoint says; the command line's
+//! refusals (an existing output, a non-checkpoint, a bad job, an output inside the checkpoint)
+//! exit 3 and write nothing; one output is snapshotted.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use rehearse::checkpoint;
+use rehearse::scenario::init::{default_targets, scenario_text, InitJob, InitSpec};
+use rehearse::scenario::{CheckpointSource, Job, Scenario};
+use rehearse::versions::SparkLine;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkpoints")
+}
+
+/// The shared case corpus's checkpoints: skipped with a message when `../shared` is absent (a
+/// fresh clone), required when `CI=true`.
+fn shared_checkpoints() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/cases/checkpoints");
+    if path.is_dir() {
+        return Some(path);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "CI=true but {} is missing: CI must check the shared case corpus",
+            path.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED: {} is absent (a fresh clone); the shared-corpus part needs it",
+        path.display()
+    );
+    None
+}
+
+/// Every directory up to three levels below `root` that holds `offsets/` or `metadata`.
+fn checkpoint_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .max_depth(3)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.into_path())
+        .filter(|p| p.join("offsets").is_dir() || p.join("metadata").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 11 §4: the scenario `init` writes loads with the scenario parser for every checkpoint
+/// that inspects, and holds the checkpoint's topics, partition counts, pinned confs and
+/// targets from the Spark-line table.
+#[test]
+fn the_scenario_of_every_checkpoint_fixture_loads_back() {
+    let job_dir = tempfile::tempdir().unwrap();
+    let job = job_dir.path().join("job.py");
+    fs::write(&job, "print(1)\n").unwrap();
+    let mut roots = vec![fixtures()];
+    roots.extend(shared_checkpoints());
+    let mut checked = Vec::new();
+    let mut with_kafka = 0;
+    for dir in roots.iter().flat_map(|r| checkpoint_dirs(r)) {
+        let Ok(inspection) = checkpoint::inspect(&dir) else {
+            continue;
+        };
+        let spec = InitSpec {
+            checkpoint: dir.display().to_string(),
+            job: InitJob::Python {
+                file: job.display().to_string(),
+            },
+            targets: Vec::new(),
+            name: "round-trip".into(),
+        };
+        let text = scenario_text(&inspection, &spec);
+        let at = job_dir.path().join("scenario.toml");
+        let scenario = Scenario::parse(&text, &at)
+            .unwrap_or_else(|e| panic!("{}: {e}\n--- written:\n{text}", dir.display()));
+        assert_eq!(scenario.checkpoint, CheckpointSource::Path(dir.clone()));
+        assert_eq!(scenario.job, Job::Python { file: job.clone() });
+        let topics: BTreeMap<String, u32> = scenario
+            .topics
+            .iter()
+            .map(|t| (t.name.clone(), t.partitions))
+            .collect();
+        assert_eq!(
+            topics,
+            inspection.kafka_partition_counts(),
+            "{}",
+            dir.display()
+        );
+        with_kafka += usize::from(!topics.is_empty());
+        for t in &scenario.topics {
+            let placeholder = format!("{{topic.{}}}", t.name);
+            assert!(
+                scenario.args.contains(&placeholder),
+                "{}: {placeholder} not in {:?}",
+                dir.display(),
+                scenario.args
+            );
+        }
+        for key in [
+            "spark.sql.shuffle.partitions",
+            "spark.sql.streaming.stateStore.providerClass",
+        ] {
+            let pinned = inspection
+                .offset_log
+                .iter()
+                .flat_map(|l| &l.pinned)
+                .find(|p| p.key == key)
+                .map(|p| &p.value);
+            assert_eq!(scenario.conf.get(key), pinned, "{}: {key}", dir.display());
+        }
+        let expected: Vec<String> = default_targets(&inspection.writer_version)
+            .targets
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(scenario.targets, expected, "{}", dir.display());
+        for t in &scenario.targets {
+            assert!(
+                SparkLine::all().iter().any(|l| l.last.to_string() == *t),
+                "{t} is not the newest patch of a line"
+            );
+        }
+        checked.push(dir);
+    }
+    // Every fixture family is there: a test over nothing would pass.
+    assert!(
+        checked.len() >= 30,
+        "only {} checkpoints: {checked:?}",
+        checked.len()
+    );
+    assert!(with_kafka >= 3, "the kafka-agg fixtures were not checked");
+}
+
+/// The v2 checkpoint format is not in the offset log: `init` passes it, from the commit log.
+#[test]
+fn a_checkpoint_format_v2_checkpoint_gets_its_conf() {
+    let dir = fixtures().join("4.0.1/rocksdb-ckptv2-agg");
+    let out = init_cmd(&dir, &["--output", "-"]).code(0);
+    assert!(
+        out.stdout
+            .contains("\n\"spark.sql.streaming.stateStore.checkpointFormatVersion\" = \"2\"\n"),
+        "{}",
+        out.stdout
+    );
+    let plain = init_cmd(&fixtures().join("4.0.1/rocksdb-agg"), &["--output", "-"]).code(0);
+    assert!(!plain.stdout.contains("checkpointFormatVersion\" ="));
+    let changelog = init_cmd(
+        &fixtures().join("3.5.3/rocksdb-changelog-agg"),
+        &["--output", "-"],
+    )
+    .code(0);
+    assert!(changelog.stdout.contains(
+        "\"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled\" = \"true\""
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    #[track_caller]
+    fn code(self, expected: i32) -> Self {
+        assert_eq!(
+            self.code, expected,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+        self
+    }
+}
+
+/// A temp dir with `job.py`, the current directory of the commands below.
+fn workdir() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("rehearse-init-")
+        .tempdir()
+        .unwrap();
+    fs::write(dir.path().join("job.py"), "print(1)\n").unwrap();
+    dir
+}
+
+fn run_in(cwd: &Path, args: &[&str]) -> Out {
+    let mut cmd = Command::cargo_bin("rehearse").expect("the rehearse binary is built");
+    cmd.timeout(std::time::Duration::from_secs(60));
+    cmd.current_dir(cwd).arg("init").args(args);
+    let out = cmd.output().expect("rehearse runs");
+    Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `rehearse init CHECKPOINT --job <abs job.py> ARGS…` in a fresh work dir.
+fn init_cmd(checkpoint: &Path, args: &[&str]) -> Out {
+    let dir = workdir();
+    let mut all = vec![checkpoint.to_str().unwrap(), "--job", "job.py"];
+    all.extend_from_slice(args);
+    run_in(dir.path(), &all)
+}
+
+/// Names and hashes of every file under `dir`: to prove a refused command wrote nothing there.
+fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let hash = blake3::hash(&fs::read(e.path()).unwrap())
+                .to_hex()
+                .to_string();
+            (e.into_path(), hash)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn init_writes_a_scenario_that_rehearse_loads() {
+    let dir = workdir();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let before = tree(&ckpt);
+    let out = run_in(
+        dir.path(),
+        &[
+            ckpt.to_str().unwrap(),
+            "--job",
+            "job.py",
+            "--name",
+            "orders",
+        ],
+    )
+    .code(0);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(out.stderr.contains("wrote scenario.toml"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("rehearse run scenario.toml"),
+        "{}",
+        out.stderr
+    );
+    let written = dir.path().join("scenario.toml");
+    let scenario = Scenario::load(&written).unwrap();
+    assert_eq!(scenario.name, "orders");
+    assert_eq!(scenario.topics.len(), 1);
+    assert_eq!(
+        (
+            scenario.topics[0].name.as_str(),
+            scenario.topics[0].partitions
+        ),
+        ("events", 2)
+    );
+    // The job lies beside the scenario: written relative to it.
+    let text = fs::read_to_string(&written).unwrap();
+    assert!(text.contains("file = \"job.py\""), "{text}");
+    assert!(text.contains("CHECK"), "{text}");
+    assert_eq!(tree(&ckpt), before, "the checkpoint was written to");
+
+    // A second run keeps the file; --force replaces it.
+    fs::write(&written, "# mine\n").unwrap();
+    let out = run_in(dir.path(), &[ckpt.to_str().unwrap(), "--job", "job.py"]).code(3);
+    assert!(
+        out.stderr.contains("exists") && out.stderr.contains("--force"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fs::read_to_string(&written).unwrap(), "# mine\n");
+    run_in(
+        dir.path(),
+        &[
+            ckpt.to_str().unwrap(),
+            "--job",
+            "job.py",
+            "--force",
+            "--target",
+            "4.0.1",
+        ],
+    )
+    .code(0);
+    assert_eq!(Scenario::load(&written).unwrap().targets, vec!["4.0.1"]);
+}
+
+#[test]
+fn a_jar_job_needs_its_main_class() {
+    let dir = workdir();
+    fs::write(dir.path().join("app.jar"), "PK").unwrap();
+    let ckpt = fixtures().join("4.0.1/kafka-agg");
+    let ckpt = ckpt.to_str().unwrap();
+    let out = run_in(dir.path(), &[ckpt, "--job", "app.jar", "-o", "-"]).code(3);
+    assert!(out.stderr.contains("--main-class"), "{}", out.stderr);
+    let out = run_in(
+        dir.path(),
+        &[
+            ckpt,
+            "--job",
+            "app.jar",
+            "--main-class",
+            "com.example.Orders",
+            "-o",
+            "-",
+        ],
+    )
+    .code(0);
+    let scenario = Scenario::parse(&out.stdout, &dir.path().join("s.toml")).unwrap();
+    assert!(
+        matches!(&scenario.job, Job::Jar { main_class, .. } if main_class == "com.example.Orders"),
+        "{:?}",
+        scenario.job
+    );
+}
+
+/// Each bad input: exit 3, one error naming the file with a hint, nothing written.
+#[test]
+fn bad_input_is_refused_before_anything_is_written() {
+    let dir = workdir();
+    fs::write(dir.path().join("job.txt"), "x").unwrap();
+    let not_a_checkpoint = dir.path().join("empty");
+    fs::create_dir(&not_a_checkpoint).unwrap();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let before = tree(&ckpt);
+    let ckpt_s = ckpt.to_str().unwrap();
+    let inside = ckpt.join("scenario.toml");
+    let cases: &[(&[&str], &str)] = &[
+        (&["empty", "--job", "job.py"], "is not a checkpoint"),
+        (&["missing", "--job", "job.py"], "does not exist"),
+        (
+            &[ckpt_s, "--job", "nope.py"],
+            "job file nope.py does not exist",
+        ),
+        (&[ckpt_s, "--job", "job.txt"], "neither a PySpark file"),
+        (&[ckpt_s, "--job", "."], "not a regular file"),
+        (
+            &[ckpt_s, "--job", "job.py", "--target", "4.0"],
+            "not a Spark version",
+        ),
+        (
+            &[ckpt_s, "--job", "job.py", "-o", "no/such/dir/s.toml"],
+            "cannot be used",
+        ),
+        (&[ckpt_s, "--job", "job.py", "-o", "."], "is a directory"),
+        (
+            &[ckpt_s, "--job", "job.py", "-o", inside.to_str().unwrap()],
+            "inside the checkpoint",
+        ),
+        (
+            &[ckpt_s, "--job", "job.py", "-o", "job.py", "--force"],
+            "is the job file",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = run_in(dir.path(), args).code(3);
+        assert!(
+            out.stderr.contains(needle),
+            "{args:?}: {needle:?} not in {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("hint:"), "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
+    }
+    assert!(!dir.path().join("scenario.toml").exists());
+    assert_eq!(
+        fs::read_to_string(dir.path().join("job.py")).unwrap(),
+        "print(1)\n"
+    );
+    assert_eq!(tree(&ckpt), before, "the checkpoint was written to");
+}
+
+/// What `init` writes for the Kafka fixture of 3.5.3 (paths redacted).
+#[test]
+fn the_scenario_of_a_kafka_checkpoint() {
+    let dir = workdir();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let out = run_in(
+        dir.path(),
+        &[ckpt.to_str().unwrap(), "--job", "job.py", "--output", "-"],
+    )
+    .code(0);
+    let job = fs::canonicalize(dir.path().join("job.py")).unwrap();
+    let text = out
+        .stdout
+        .replace(&ckpt.display().to_string(), "[CHECKPOINT]")
+        .replace(&job.display().to_string(), "[JOB]");
+    let uuid =
+        regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
+    insta::assert_snapshot!(uuid.replace_all(&text, "[UUID]"));
+}
