@@ -4,6 +4,10 @@
 //! created with the partition count the checkpoint names, each partition is filled with template
 //! records up to the highest offset any retained `offsets/N` file names (a re-run pending batch
 //! reads them), then fresh records follow so the restarted query has new work.
+//! Records come from the scenario's template, sample file or records file (`records.rs`: keys,
+//! headers, timestamps, `{timestamp_ms}` past the checkpoint's watermark), keyed records placed
+//! by Kafka's own partitioner (`partitioner.rs`, murmur2).
+//! Output topics (`output.rs`) are created empty and read back after the restart as evidence.
 //! [`plan`] is pure; [`seed`] and the admin calls talk to the broker.
 //! What seeding did is a [`SeedingSummary`] (the run report re-exports it); `rebase.rs` shifts
 //! the offsets of the sandbox copy when producing up to the production offsets would take too long.
@@ -11,10 +15,18 @@
 //! Above `scenario` in the pipeline: imports `checkpoint` (offsets), `scenario` (topics and record
 //! sources) and `exit` (error kinds), never reports or trials.
 
+mod output;
+mod partitioner;
 mod rebase;
+mod records;
 mod seed;
 
+pub use output::{
+    ensure_output_topics, output_offsets, read_output, shown, OutputCount, OUTPUT_SAMPLE,
+};
+pub use partitioner::{murmur2, partition_for_key, to_positive};
 pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
+pub use records::{now_ms, time_base_ms, Record, TopicRecords};
 
 pub use seed::{
     create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,

@@ -8,9 +8,11 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 
+use super::records::TopicRecords;
 use crate::checkpoint::KafkaOffsets;
 use crate::scenario::{RecordSource, Topic};
 
@@ -66,6 +68,14 @@ pub enum KafkaError {
         /// The client error.
         message: String,
     },
+    /// A records file does not fit the topic as the checkpoint has it (bad input).
+    #[error("topic {topic}: records_file {message}")]
+    Records {
+        /// Topic.
+        topic: String,
+        /// The file and line, what is wrong and the fix.
+        message: String,
+    },
     /// Any other client error (config, watermarks).
     #[error("kafka client error on {bootstrap}: {message}")]
     Client {
@@ -76,10 +86,14 @@ pub enum KafkaError {
     },
 }
 
-/// A Kafka error is the environment's (the sandbox broker did not answer or refused).
+/// A Kafka error is the environment's (the sandbox broker did not answer or refused), except a
+/// records file that does not fit the checkpoint's topic: the scenario's.
 impl crate::exit::HasErrorKind for KafkaError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
-        crate::exit::ErrorKind::Environment
+        match self {
+            KafkaError::Records { .. } => crate::exit::ErrorKind::BadInput,
+            _ => crate::exit::ErrorKind::Environment,
+        }
     }
 }
 
@@ -105,6 +119,24 @@ pub struct TopicPlan {
     pub per_partition: Vec<PartitionPlan>,
     /// Record values.
     pub records: RecordSource,
+    /// `{timestamp_ms}` step between records, ms.
+    pub time_step_ms: u64,
+    /// Whether template records carry `{timestamp_ms}` as their Kafka timestamp.
+    pub kafka_timestamp: bool,
+}
+
+impl TopicPlan {
+    /// The records of this topic with `{timestamp_ms}` counted from `base_ms`.
+    pub fn records_from(&self, base_ms: i64) -> Result<TopicRecords, KafkaError> {
+        TopicRecords::new(
+            &self.name,
+            &self.records,
+            self.partitions,
+            base_ms,
+            self.time_step_ms,
+            self.kafka_timestamp,
+        )
+    }
 }
 
 /// The whole seeding of a trial's Kafka.
@@ -112,6 +144,8 @@ pub struct TopicPlan {
 pub struct SeedPlan {
     /// Topics in name order.
     pub topics: Vec<TopicPlan>,
+    /// `{timestamp_ms}` of record 0 ([`time_base_ms`](super::time_base_ms) of the checkpoint).
+    pub time_base_ms: i64,
 }
 
 /// Plans seeding from what the checkpoint needs and what the scenario says.
@@ -167,10 +201,16 @@ pub fn plan(
                 name,
                 partitions,
                 per_partition,
+                time_step_ms: spec
+                    .map_or(crate::scenario::DEFAULT_TIME_STEP_MS, |s| s.time_step_ms),
+                kafka_timestamp: spec.is_some_and(|s| s.kafka_timestamp),
             }
         })
         .collect();
-    SeedPlan { topics: plans }
+    SeedPlan {
+        topics: plans,
+        time_base_ms: 0,
+    }
 }
 
 fn config(bootstrap: &str) -> ClientConfig {
@@ -256,13 +296,14 @@ pub async fn create_topics(bootstrap: &str, topics: &[(String, u32)]) -> Result<
     Ok(())
 }
 
-/// Produces `count` records to `topic`/`partition`, values `records.value(partition, first + i)`.
-/// Blocking; flushes before returning.
+/// Produces `count` records to `topic`/`partition`: `records.record(partition, n)` for `n` in
+/// `first..first + count` (keys, headers and timestamps kept). Blocking; flushes before
+/// returning.
 pub fn produce(
     bootstrap: &str,
     topic: &str,
     partition: u32,
-    records: &RecordSource,
+    records: &TopicRecords,
     first: u64,
     count: u64,
 ) -> Result<(), KafkaError> {
@@ -287,12 +328,30 @@ pub fn produce(
         message,
     };
     for n in first..first + count {
-        let value = records.value(partition, n);
-        let key = n.to_string();
-        let mut record = BaseRecord::to(topic)
-            .partition(partition as i32)
-            .key(&key)
-            .payload(&value);
+        let r = records.record(partition, n);
+        let mut record: BaseRecord<'_, [u8], [u8]> =
+            BaseRecord::to(topic).partition(partition as i32);
+        if let Some(k) = r.key.as_deref() {
+            record = record.key(k);
+        }
+        if let Some(v) = r.value.as_deref() {
+            record = record.payload(v);
+        }
+        if let Some(ts) = r.timestamp_ms {
+            record = record.timestamp(ts);
+        }
+        if !r.headers.is_empty() {
+            let headers = r
+                .headers
+                .iter()
+                .fold(OwnedHeaders::new(), |h, (key, value)| {
+                    h.insert(Header {
+                        key,
+                        value: value.as_deref(),
+                    })
+                });
+            record = record.headers(headers);
+        }
         loop {
             match producer.send(record) {
                 Ok(()) => break,
@@ -339,6 +398,7 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
             ..SeedingSummary::default()
         };
         for t in &plan.topics {
+            let records = t.records_from(plan.time_base_ms)?;
             for p in &t.per_partition {
                 let end = existing
                     .get(&t.name)
@@ -351,7 +411,7 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
                     &bootstrap_owned,
                     &t.name,
                     p.partition,
-                    &t.records,
+                    &records,
                     end,
                     filler + p.fresh,
                 )?;
@@ -414,6 +474,8 @@ mod tests {
             records: RecordSource::Template("v{n}".into()),
             fresh_records: 4,
             fill_to_checkpoint: fill,
+            time_step_ms: 1000,
+            kafka_timestamp: false,
         }
     }
 

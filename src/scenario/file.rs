@@ -21,6 +21,9 @@ pub struct ScenarioFile {
     /// Kafka topics the job reads.
     #[serde(default)]
     pub topics: Vec<TopicSpec>,
+    /// Kafka topics the job writes: created empty, never seeded, counted after the restart.
+    #[serde(default)]
+    pub output_topics: Vec<OutputTopicSpec>,
     /// Target Spark versions.
     pub targets: Vec<String>,
     /// Seconds per trial from submit to verdict.
@@ -95,9 +98,32 @@ pub struct TopicSpec {
     pub template: Option<String>,
     /// A file of sample record values, one per line, used round-robin instead of `template`.
     pub sample_file: Option<PathBuf>,
+    /// A JSON Lines file of whole records (`key`/`key_base64`, `value`/`value_base64`,
+    /// `headers`, `timestamp_ms`, `partition`) instead of `template` or `sample_file`.
+    pub records_file: Option<PathBuf>,
+    /// Milliseconds of event time between records `n` and `n + 1` in `{timestamp_ms}`
+    /// (default 1000).
+    pub time_step_ms: Option<u64>,
+    /// Produce template and sample records with `{timestamp_ms}` as their Kafka timestamp
+    /// (default false: the producer's clock).
+    pub kafka_timestamp: Option<bool>,
     /// Fresh records per partition after the checkpointed offsets (new work for the restart).
     pub fresh_records: Option<u64>,
     /// Fill each partition up to the checkpoint's offsets (default true). `false` leaves Kafka
     /// short of them, as when retention deleted data the checkpoint points at.
     pub fill_to_checkpoint: Option<bool>,
+}
+
+/// `[[output_topics]]`: a Kafka topic the job writes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputTopicSpec {
+    /// Topic name (`{topic.NAME}` in job arguments).
+    pub name: String,
+    /// Partitions to create (default 1).
+    pub partitions: Option<u32>,
+    /// Topic configs at creation, e.g. `config = { "cleanup.policy" = "compact" }`; values are
+    /// strings, integers or booleans.
+    #[serde(default)]
+    pub config: BTreeMap<String, toml::Value>,
 }

@@ -3,7 +3,8 @@
 //! `scenarios/suites/README.md`.
 //!
 //! One scenario: `file.rs` mirrors the TOML, `parse.rs` validates it table by table into the
-//! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments. [`suite`] reads a
+//! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments, `records.rs` reads a topic's
+//! `records_file`. [`suite`] reads a
 //! suite (query shapes × state store providers × source versions × target versions) and cuts it
 //! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
 //! inspection (`rehearse init`). This module only declares and re-exports.
@@ -13,12 +14,15 @@ pub mod init;
 mod model;
 mod parse;
 mod placeholders;
+mod records;
 pub mod suite;
 
-pub use file::{CheckpointSpec, GenerateSpec, JobSpec, ScenarioFile, TopicSpec};
+pub use file::{CheckpointSpec, GenerateSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec};
 pub use model::{
-    CheckpointSource, Job, RecordSource, Scenario, ScenarioError, Topic, DEFAULT_FRESH_RECORDS,
-    DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS,
+    CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError, Topic,
+    DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
+    DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
 pub use parse::check_version;
-pub use placeholders::{fill, Placeholders};
+pub use placeholders::{fill, fill_topics, Placeholders};
+pub use records::{FileRecord, RecordsFile, MAX_RECORDS_FILE_BYTES};

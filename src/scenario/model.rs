@@ -3,6 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::records::RecordsFile;
 
 use crate::store::CheckpointLocation;
 use crate::verdict::Verdict;
@@ -72,6 +75,29 @@ pub struct Topic {
     pub fresh_records: u64,
     /// Whether to fill partitions up to the checkpoint's offsets.
     pub fill_to_checkpoint: bool,
+    /// `{timestamp_ms}` of record `n` is a base + `n` × this (ms; default
+    /// [`DEFAULT_TIME_STEP_MS`]): fresh records move event time past the checkpoint's watermark.
+    pub time_step_ms: u64,
+    /// Whether template and sample records carry their `{timestamp_ms}` as their Kafka
+    /// timestamp (CreateTime); otherwise the producer's clock. `records_file` lines carry their
+    /// own `timestamp_ms`.
+    pub kafka_timestamp: bool,
+}
+
+/// Default `time_step_ms`: one second of event time per record.
+pub const DEFAULT_TIME_STEP_MS: u64 = 1000;
+
+/// An output topic (`[[output_topics]]`), validated: created empty before the generation and
+/// before each trial, never seeded, never waited on; the records the restarted job writes
+/// there are counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputTopic {
+    /// Name (`{topic.NAME}` in job arguments).
+    pub name: String,
+    /// Partitions to create (default 1).
+    pub partitions: u32,
+    /// Topic configs passed at creation (`cleanup.policy`, `retention.ms`…), values as text.
+    pub config: BTreeMap<String, String>,
 }
 
 /// Where record values come from.
@@ -81,16 +107,33 @@ pub enum RecordSource {
     Template(String),
     /// Sample values, used round-robin.
     Samples(Vec<String>),
+    /// Records of a `records_file` (keys, headers, timestamps, binary values), laid out per
+    /// partition by `kafka` once the partition count is known.
+    File(Arc<RecordsFile>),
 }
 
 impl RecordSource {
-    /// The value of record `n` in `partition`.
+    /// The value of record `n` in `partition` (`{timestamp_ms}` of a template filled with
+    /// `n`, a base of 0 and a step of [`DEFAULT_TIME_STEP_MS`]); a records file's `n`-th record
+    /// of the whole file, as text. Seeding uses `kafka::TopicRecords`, which knows the time base
+    /// and the partitions.
     pub fn value(&self, partition: u32, n: u64) -> String {
+        self.value_at(partition, n, n.saturating_mul(DEFAULT_TIME_STEP_MS) as i64)
+    }
+
+    /// The value of record `n` in `partition` with `{timestamp_ms}` = `timestamp_ms`
+    /// (templates only: sample lines and records files are used as they are).
+    pub fn value_at(&self, partition: u32, n: u64, timestamp_ms: i64) -> String {
         match self {
             RecordSource::Template(t) => t
                 .replace("{n}", &n.to_string())
-                .replace("{partition}", &partition.to_string()),
+                .replace("{partition}", &partition.to_string())
+                .replace("{timestamp_ms}", &timestamp_ms.to_string()),
             RecordSource::Samples(s) => s[(n as usize) % s.len()].clone(),
+            RecordSource::File(f) => {
+                let r = &f.records[(n as usize) % f.records.len()];
+                String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned()
+            }
         }
     }
 }
@@ -114,6 +157,8 @@ pub struct Scenario {
     pub conf: BTreeMap<String, String>,
     /// Topics.
     pub topics: Vec<Topic>,
+    /// Output topics the job writes (created empty, never seeded).
+    pub output_topics: Vec<OutputTopic>,
     /// Target versions.
     pub targets: Vec<String>,
     /// Trial timeout in seconds.
@@ -159,6 +204,15 @@ pub enum ScenarioError {
 }
 
 impl Scenario {
+    /// The names `{topic.NAME}` may take: the input topics, then the output topics.
+    pub fn topic_names(&self) -> Vec<&str> {
+        self.topics
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(self.output_topics.iter().map(|t| t.name.as_str()))
+            .collect()
+    }
+
     /// The topic spec named `name`, if the scenario has one.
     pub fn topic(&self, name: &str) -> Option<&Topic> {
         self.topics.iter().find(|t| t.name == name)

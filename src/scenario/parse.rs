@@ -7,12 +7,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::file::{CheckpointSpec, JobSpec, ScenarioFile, TopicSpec};
+use super::file::{CheckpointSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec};
 use super::model::{
-    CheckpointSource, Job, RecordSource, Scenario, ScenarioError, Topic, DEFAULT_FRESH_RECORDS,
-    DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS,
+    CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError, Topic,
+    DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
+    DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
-use super::placeholders::{fill, Placeholders};
+use super::placeholders::{fill_topics, Placeholders};
+use super::records::RecordsFile;
 use crate::store::CheckpointLocation;
 use crate::verdict::Verdict;
 use crate::versions::{KafkaVersion, SparkVersion};
@@ -49,11 +51,12 @@ impl Scenario {
         check_checkpoint_dir(&checkpoint).map_err(invalid)?;
         check_targets(&file.targets).map_err(invalid)?;
         let topics = topics(&file.topics, &dir).map_err(invalid)?;
+        let output_topics = output_topics(&file.output_topics, &topics).map_err(invalid)?;
         let expect = expectations(&file.expect).map_err(invalid)?;
         if let Some(k) = &file.kafka_version {
             KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
         }
-        check_placeholders(&file.job, &checkpoint, &topics).map_err(invalid)?;
+        check_placeholders(&file.job, &checkpoint, &topics, &output_topics).map_err(invalid)?;
         let name = file.name.clone().unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -68,6 +71,7 @@ impl Scenario {
             restart_args: file.job.restart_args.clone(),
             conf: file.job.conf.clone(),
             topics,
+            output_topics,
             targets: file.targets.clone(),
             timeout_seconds: file.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS),
             expect,
@@ -195,14 +199,26 @@ fn topics(specs: &[TopicSpec], dir: &Relative) -> Result<Vec<Topic>, String> {
     specs.iter().map(|t| topic(t, dir)).collect()
 }
 
-/// One `[[topics]]` entry: a valid Kafka topic name and where its record values come from.
-fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
-    if t.name.is_empty()
-        || t.name
-            .contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+/// A valid Kafka topic name: letters, digits, `.`, `_`, `-` (Kafka's `Topic.validate`).
+fn check_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
     {
         return Err(format!(
-            "topic name {:?} is not a valid Kafka topic name",
+            "topic name {name:?} is not a valid Kafka topic name"
+        ));
+    }
+    Ok(())
+}
+
+/// One `[[topics]]` entry: a valid Kafka topic name and where its record values come from.
+fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
+    check_topic_name(&t.name)?;
+    if t.time_step_ms
+        .is_some_and(|s| s > i64::MAX as u64 / 1_000_000_000)
+    {
+        return Err(format!(
+            "topic {}: time_step_ms is too large
+(hint: a step of seconds or minutes, e.g. 1000)",
             t.name
         ));
     }
@@ -212,12 +228,32 @@ fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
         records: records(t, dir)?,
         fresh_records: t.fresh_records.unwrap_or(DEFAULT_FRESH_RECORDS),
         fill_to_checkpoint: t.fill_to_checkpoint.unwrap_or(true),
+        time_step_ms: t.time_step_ms.unwrap_or(DEFAULT_TIME_STEP_MS),
+        kafka_timestamp: t.kafka_timestamp.unwrap_or(false),
     })
 }
 
-/// A topic's `template` or `sample_file` (read now, one value per non-empty line); neither
-/// gives a JSON template with `n` and `partition`.
+/// A topic's `template`, `sample_file` (read now, one value per non-empty line) or
+/// `records_file` (read and checked whole now; `partition`s checked against `partitions` when
+/// the scenario gives it); none gives a JSON template with `n` and `partition`.
 fn records(t: &TopicSpec, dir: &Relative) -> Result<RecordSource, String> {
+    let given = [
+        t.template.is_some(),
+        t.sample_file.is_some(),
+        t.records_file.is_some(),
+    ];
+    if given.iter().filter(|g| **g).count() > 1 {
+        return Err(format!(
+            "topic {}: give one of `template`, `sample_file` or `records_file`, not several",
+            t.name
+        ));
+    }
+    if let Some(f) = &t.records_file {
+        let f = dir.resolve(f);
+        let file =
+            RecordsFile::read(&f, t.partitions).map_err(|m| format!("topic {}: {m}", t.name))?;
+        return Ok(RecordSource::File(std::sync::Arc::new(file)));
+    }
     match (&t.template, &t.sample_file) {
         (Some(tpl), None) => Ok(RecordSource::Template(tpl.clone())),
         (None, Some(f)) => {
@@ -248,6 +284,59 @@ fn records(t: &TopicSpec, dir: &Relative) -> Result<RecordSource, String> {
     }
 }
 
+/// `[[output_topics]]`, in file order: valid names, none twice, none also an input topic
+/// (the job would read its own output, and seeding would fill it).
+fn output_topics(specs: &[OutputTopicSpec], inputs: &[Topic]) -> Result<Vec<OutputTopic>, String> {
+    let mut out: Vec<OutputTopic> = Vec::new();
+    for t in specs {
+        check_topic_name(&t.name).map_err(|m| format!("[[output_topics]]: {m}"))?;
+        if out.iter().any(|o| o.name == t.name) {
+            return Err(format!(
+                "output topic {:?} is declared twice in [[output_topics]]\n(hint: keep one entry per topic)",
+                t.name
+            ));
+        }
+        if inputs.iter().any(|i| i.name == t.name) {
+            return Err(format!(
+                "topic {:?} is both in [[topics]] (read, seeded) and in [[output_topics]] (written, created empty)\n(hint: a job that reads its own output needs it under [[topics]] only; otherwise remove it there)",
+                t.name
+            ));
+        }
+        if t.partitions == Some(0) {
+            return Err(format!(
+                "output topic {:?}: partitions must be at least 1",
+                t.name
+            ));
+        }
+        let mut config = BTreeMap::new();
+        for (key, value) in &t.config {
+            if key.is_empty()
+                || key.contains(|c: char| !(c.is_ascii_alphanumeric() || ".-_".contains(c)))
+            {
+                return Err(format!("output topic {:?}: config key {key:?} is not a Kafka topic config name (e.g. \"cleanup.policy\")", t.name));
+            }
+            let text = match value {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(format!(
+                        "output topic {:?}: config {key:?} = {other} is not a string, integer or boolean",
+                        t.name
+                    ))
+                }
+            };
+            config.insert(key.clone(), text);
+        }
+        out.push(OutputTopic {
+            name: t.name.clone(),
+            partitions: t.partitions.unwrap_or(1),
+            config,
+        });
+    }
+    Ok(out)
+}
+
 /// `[expect]`: each value a verdict name.
 fn expectations(expect: &BTreeMap<String, String>) -> Result<BTreeMap<String, Verdict>, String> {
     let mut out = BTreeMap::new();
@@ -270,7 +359,13 @@ fn check_placeholders(
     job: &JobSpec,
     checkpoint: &CheckpointSource,
     topics: &[Topic],
+    outputs: &[OutputTopic],
 ) -> Result<(), String> {
+    let names: Vec<&str> = topics
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain(outputs.iter().map(|t| t.name.as_str()))
+        .collect();
     let probe = Placeholders {
         checkpoint: String::new(),
         bootstrap_servers: String::new(),
@@ -286,7 +381,7 @@ fn check_placeholders(
         .chain(&job.restart_args)
         .chain(generate_args)
     {
-        fill(arg, &probe, topics).map_err(|m| format!("[job] args: {m}"))?;
+        fill_topics(arg, &probe, &names).map_err(|m| format!("[job] args: {m}"))?;
     }
     Ok(())
 }
@@ -294,6 +389,7 @@ fn check_placeholders(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::fill;
 
     fn write_job(dir: &Path) {
         std::fs::write(dir.join("job.py"), "print(1)").unwrap();
@@ -407,6 +503,117 @@ template = "u{n}"
         for (text, needle) in cases {
             let err = Scenario::parse(text, &path).unwrap_err().to_string();
             assert!(err.contains(needle), "{needle:?} not in {err:?}");
+        }
+    }
+
+    const BASE: &str = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\n";
+
+    #[test]
+    fn output_topics_are_placeholders_with_partitions_and_configs() {
+        let dir = tempfile::tempdir().unwrap();
+        write_job(dir.path());
+        std::fs::write(
+            dir.path().join("r.jsonl"),
+            "{\"key\":\"k\",\"value_base64\":\"AAE=\",\"headers\":{\"h\":\"x\"},\"timestamp_ms\":1}\n",
+        )
+        .unwrap();
+        let text = format!(
+            "{BASE}args = [\"{{topic.in}}\", \"{{topic.out}}\"]\n[[topics]]\nname = \"in\"\nrecords_file = \"r.jsonl\"\ntime_step_ms = 250\nkafka_timestamp = true\n[[output_topics]]\nname = \"out\"\npartitions = 3\nconfig = {{ \"cleanup.policy\" = \"compact\", \"retention.ms\" = 60000 }}\n"
+        );
+        let s = Scenario::parse(&text, &dir.path().join("s.toml")).unwrap();
+        assert_eq!(s.output_topics.len(), 1);
+        let out = &s.output_topics[0];
+        assert_eq!((out.name.as_str(), out.partitions), ("out", 3));
+        assert_eq!(
+            out.config.get("retention.ms").map(String::as_str),
+            Some("60000")
+        );
+        assert_eq!(s.topic_names(), ["in", "out"]);
+        assert_eq!(
+            (s.topics[0].time_step_ms, s.topics[0].kafka_timestamp),
+            (250, true)
+        );
+        let RecordSource::File(f) = &s.topics[0].records else {
+            panic!("not a records file: {:?}", s.topics[0].records)
+        };
+        assert_eq!(f.records[0].value.as_deref(), Some(&[0u8, 1][..]));
+        // Without [[output_topics]], {topic.out} is unknown.
+        let text = format!("{BASE}args = [\"{{topic.out}}\"]\n");
+        let err = Scenario::parse(&text, &dir.path().join("s.toml")).unwrap_err();
+        assert!(err.to_string().contains("[[output_topics]]"), "{err}");
+    }
+
+    #[test]
+    fn bad_output_topics_and_records_files_are_refused_at_load() {
+        let dir = tempfile::tempdir().unwrap();
+        write_job(dir.path());
+        std::fs::write(
+            dir.path().join("bad.jsonl"),
+            "{\"value\":\"a\"}\n{\"value_base64\":\"%%\"}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("p.jsonl"),
+            "{\"value\":\"a\",\"partition\":3}\n",
+        )
+        .unwrap();
+        let path = dir.path().join("s.toml");
+        let cases = [
+            (
+                "[[topics]]\nname = \"a\"\n[[output_topics]]\nname = \"a\"\n",
+                "both in [[topics]]",
+            ),
+            (
+                "[[output_topics]]\nname = \"o\"\n[[output_topics]]\nname = \"o\"\n",
+                "declared twice",
+            ),
+            (
+                "[[output_topics]]\nname = \"o/x\"\n",
+                "not a valid Kafka topic name",
+            ),
+            (
+                "[[output_topics]]\nname = \"o\"\npartitions = 0\n",
+                "at least 1",
+            ),
+            (
+                "[[output_topics]]\nname = \"o\"\nconfig = { \"a b\" = \"x\" }\n",
+                "not a Kafka topic config name",
+            ),
+            (
+                "[[output_topics]]\nname = \"o\"\nconfig = { \"x\" = [1] }\n",
+                "not a string, integer or boolean",
+            ),
+            (
+                "[[output_topics]]\nname = \"o\"\nfresh_records = 1\n",
+                "fresh_records",
+            ),
+            (
+                "[[topics]]\nname = \"a\"\nrecords_file = \"bad.jsonl\"\n",
+                "bad.jsonl:2: `value_base64` is not valid base64",
+            ),
+            (
+                "[[topics]]\nname = \"a\"\npartitions = 2\nrecords_file = \"p.jsonl\"\n",
+                "p.jsonl:1: `partition` = 3 is out of range",
+            ),
+            (
+                "[[topics]]\nname = \"a\"\nrecords_file = \"missing.jsonl\"\n",
+                "missing.jsonl",
+            ),
+            (
+                "[[topics]]\nname = \"a\"\nrecords_file = \"p.jsonl\"\ntemplate = \"x\"\n",
+                "not several",
+            ),
+        ];
+        for (tail, needle) in cases {
+            let err = Scenario::parse(&format!("{BASE}{tail}"), &path).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    ScenarioError::Invalid { .. } | ScenarioError::Parse { .. }
+                ),
+                "{err}"
+            );
+            assert!(err.to_string().contains(needle), "{needle:?} not in {err}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The placeholders a scenario's job arguments may hold (`{checkpoint}`, `{bootstrap_servers}`,
-//! `{output}`, `{topic.NAME}`) and how the harness fills them.
+//! `{output}`, `{topic.NAME}` of an input or output topic) and how the harness fills them.
 
 use super::Topic;
 
@@ -14,9 +14,16 @@ pub struct Placeholders {
     pub output: String,
 }
 
-/// Fills `{checkpoint}`, `{bootstrap_servers}`, `{output}` and `{topic.NAME}` in `arg`.
-/// An unknown `{topic.NAME}` is an error naming it.
+/// Fills `{checkpoint}`, `{bootstrap_servers}`, `{output}` and `{topic.NAME}` in `arg`, NAME
+/// one of the input `topics`. An unknown `{topic.NAME}` is an error naming it.
 pub fn fill(arg: &str, p: &Placeholders, topics: &[Topic]) -> Result<String, String> {
+    let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
+    fill_topics(arg, p, &names)
+}
+
+/// [`fill`] with NAME one of `names`: the input topics and the `[[output_topics]]`
+/// ([`Scenario::topic_names`](super::Scenario::topic_names)).
+pub fn fill_topics(arg: &str, p: &Placeholders, names: &[&str]) -> Result<String, String> {
     let mut out = arg
         .replace("{checkpoint}", &p.checkpoint)
         .replace("{bootstrap_servers}", &p.bootstrap_servers)
@@ -27,11 +34,10 @@ pub fn fill(arg: &str, p: &Placeholders, topics: &[Topic]) -> Result<String, Str
             .map(|e| start + e)
             .ok_or_else(|| format!("unclosed placeholder in {arg:?}"))?;
         let name = &out[start + 7..end];
-        let topic = topics
-            .iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| format!("{arg:?} names topic {name:?}, which is not in [[topics]]"))?;
-        out = format!("{}{}{}", &out[..start], topic.name, &out[end + 1..]);
+        let topic = names.iter().find(|n| **n == name).ok_or_else(|| {
+            format!("{arg:?} names topic {name:?}, which is not in [[topics]] or [[output_topics]]")
+        })?;
+        out = format!("{}{}{}", &out[..start], topic, &out[end + 1..]);
     }
     Ok(out)
 }

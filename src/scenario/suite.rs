@@ -503,8 +503,9 @@ impl Suite {
     fn check_topics(&self) -> Result<(), String> {
         let mut seen: std::collections::HashMap<String, String> = Default::default();
         for group in self.groups(None) {
-            for topic in self.group_scenario(&group).topics {
-                let name = topic.name;
+            let scenario = self.group_scenario(&group);
+            for name in scenario.topic_names() {
+                let name = name.to_string();
                 if name.len() > MAX_TOPIC_NAME {
                     return Err(format!(
                         "topic {name:?} is {} characters, over Kafka's limit of {MAX_TOPIC_NAME} (the suite names each topic <suite>.<shape>.<provider>.<source>.<topic>); shorten the suite's `name`, the shape's `name` or the scenario's topic name",
@@ -606,9 +607,9 @@ impl Suite {
     }
 
     /// The scenario that generates `group`'s source checkpoint and restarts it: the shape's
-    /// scenario with the group's source version and provider, its topics renamed apart from
-    /// every other group's (`<suite>.<shape>.<provider>.<source>.<topic>`, so one Kafka broker
-    /// serves the whole suite), `{topic.NAME}` placeholders renamed to match, and the suite's
+    /// scenario with the group's source version and provider, its topics (input and output)
+    /// renamed apart from every other group's (`<suite>.<shape>.<provider>.<source>.<topic>`,
+    /// so one Kafka broker serves the whole suite), `{topic.NAME}` placeholders renamed to match, and the suite's
     /// timeout and expectations.
     pub fn group_scenario(&self, group: &Group) -> Scenario {
         let shape = &self.shapes[group.shape];
@@ -618,9 +619,9 @@ impl Suite {
             self.name, shape.name, group.provider, group.source
         );
         let renames: Vec<(String, String)> = s
-            .topics
-            .iter()
-            .map(|t| (t.name.clone(), format!("{prefix}.{}", t.name)))
+            .topic_names()
+            .into_iter()
+            .map(|name| (name.to_string(), format!("{prefix}.{name}")))
             .collect();
         let rename_args = |args: &mut Vec<String>| {
             for a in args.iter_mut() {
@@ -638,9 +639,13 @@ impl Suite {
             *spark = group.source.clone();
             rename_args(extra_args);
         }
-        for (t, (_, to)) in s.topics.iter_mut().zip(&renames) {
-            t.name = to.clone();
-        }
+        let rename = |name: &mut String| {
+            if let Some((_, to)) = renames.iter().find(|(from, _)| from == name) {
+                *name = to.clone();
+            }
+        };
+        s.topics.iter_mut().for_each(|t| rename(&mut t.name));
+        s.output_topics.iter_mut().for_each(|t| rename(&mut t.name));
         if let Some((_, Some(class), ..)) = PROVIDERS.iter().find(|(n, ..)| *n == group.provider) {
             s.conf.insert(PROVIDER_CONF.to_string(), class.to_string());
         }
@@ -675,7 +680,7 @@ mod tests {
         std::fs::write(dir.path().join("job.py"), "").unwrap();
         std::fs::write(
             dir.path().join("agg.toml"),
-            "targets = [\"3.5.3\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"--topic\", \"{topic.events}\"]\n[[topics]]\nname = \"events\"\n",
+            "targets = [\"3.5.3\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"--topic\", \"{topic.events}\", \"--out\", \"{topic.out}\"]\n[[topics]]\nname = \"events\"\n[[output_topics]]\nname = \"out\"\n",
         )
         .unwrap();
         let s = Suite::parse(text, &dir.path().join("suite.toml"));
@@ -759,9 +764,15 @@ mod tests {
         let groups = s.groups(None);
         let rocks = s.group_scenario(&groups[3]);
         assert_eq!(rocks.topics[0].name, "s.agg.rocksdb.4.0.1.events");
+        assert_eq!(rocks.output_topics[0].name, "s.agg.rocksdb.4.0.1.out");
         assert_eq!(
             rocks.args,
-            ["--topic", "{topic.s.agg.rocksdb.4.0.1.events}"]
+            [
+                "--topic",
+                "{topic.s.agg.rocksdb.4.0.1.events}",
+                "--out",
+                "{topic.s.agg.rocksdb.4.0.1.out}"
+            ]
         );
         assert_eq!(
             rocks.conf.get(PROVIDER_CONF).map(String::as_str),

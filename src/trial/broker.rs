@@ -110,17 +110,19 @@ pub async fn start_ready_kafka(
 }
 
 /// Seeds `kafka` for `inspection` (the checkpoint a restart will read): the scenario's topics,
-/// filled up to the checkpoint's offsets, plus the fresh records a resume must read.
+/// filled up to the checkpoint's offsets, plus the fresh records a resume must read, their
+/// `{timestamp_ms}` counted from the checkpoint's watermark.
 pub async fn seed(
     kafka: &KafkaBroker,
     inspection: &Inspection,
     scenario: &Scenario,
 ) -> Result<SeedingSummary, KafkaError> {
-    let plan = crate::kafka::plan(
+    let mut plan = crate::kafka::plan(
         &inspection.required_kafka_offsets(),
         &inspection.kafka_partition_counts(),
         &scenario.topics,
     );
+    plan.time_base_ms = crate::kafka::time_base_ms(inspection, crate::kafka::now_ms());
     crate::kafka::seed(&kafka.host_bootstrap, &plan).await
 }
 

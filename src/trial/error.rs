@@ -61,9 +61,8 @@ impl crate::exit::HasErrorKind for TrialError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
         use crate::exit::ErrorKind;
         match self {
-            TrialError::Runtime(_) | TrialError::Kafka(_) | TrialError::Generation { .. } => {
-                ErrorKind::Environment
-            }
+            TrialError::Kafka(e) => crate::exit::HasErrorKind::error_kind(e),
+            TrialError::Runtime(_) | TrialError::Generation { .. } => ErrorKind::Environment,
             TrialError::Sandbox(_)
             | TrialError::Args { .. }
             | TrialError::Stage { .. }

@@ -148,7 +148,7 @@ fn store(work: &Sandbox, key: &str, g: &Generate) -> Result<PathBuf, TrialError>
     Ok(dest.join("checkpoint"))
 }
 
-/// Creates the topics, produces the first round, and runs the generating job on `kafka` until
+/// Creates the topics (and the output topics, empty), produces the first round, and runs the generating job on `kafka` until
 /// `g.batches` data batches are committed; stops and removes the driver either way.
 async fn generate_with(
     scenario: &Scenario,
@@ -165,22 +165,29 @@ async fn generate_with(
         .map(|t| (t.name.clone(), t.partitions))
         .collect();
     crate::kafka::create_topics(&kafka.host_bootstrap, &topics).await?;
+    crate::kafka::ensure_output_topics(&kafka.host_bootstrap, &scenario.output_topics).await?;
+    // `{timestamp_ms}` counts from the generation's start: the restart's fresh records then
+    // count from the watermark this checkpoint ends with.
+    let base_ms = crate::kafka::now_ms();
+    let records = std::sync::Arc::new(
+        scenario
+            .topics
+            .iter()
+            .map(|t| {
+                crate::kafka::TopicRecords::of(&t.name, &t.records, Some(t), t.partitions, base_ms)
+                    .map(|r| (t.name.clone(), t.partitions, r))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    );
     let produce_round = |round: u64| {
         let bootstrap = kafka.host_bootstrap.clone();
-        let topics = scenario.topics.clone();
+        let records = records.clone();
         let per = g.records_per_batch;
         async move {
             tokio::task::spawn_blocking(move || {
-                for t in &topics {
-                    for p in 0..t.partitions {
-                        crate::kafka::produce(
-                            &bootstrap,
-                            &t.name,
-                            p,
-                            &t.records,
-                            round * per,
-                            per,
-                        )?;
+                for (name, partitions, records) in records.iter() {
+                    for p in 0..*partitions {
+                        crate::kafka::produce(&bootstrap, name, p, records, round * per, per)?;
                     }
                 }
                 Ok::<_, crate::kafka::KafkaError>(())
@@ -330,7 +337,22 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
     let topics: Vec<_> = scenario
         .topics
         .iter()
-        .map(|t| format!("{}:{}:{:?}", t.name, t.partitions, t.records))
+        .map(|t| {
+            let mut key = match &t.records {
+                // The records, not where the file lies.
+                crate::scenario::RecordSource::File(f) => {
+                    format!("{}:{}:File({:?})", t.name, t.partitions, f.records)
+                }
+                other => format!("{}:{}:{:?}", t.name, t.partitions, other),
+            };
+            // Written only when not the default, so keys of scenarios without them stay as
+            // they were (their cached checkpoints stay valid).
+            if t.time_step_ms != crate::scenario::DEFAULT_TIME_STEP_MS || t.kafka_timestamp {
+                key.push_str(&format!(":{}:{}", t.time_step_ms, t.kafka_timestamp));
+            }
+            key
+        })
+        .chain(scenario.output_topics.iter().map(|o| format!("out:{o:?}")))
         .collect();
     h.update(
         format!(

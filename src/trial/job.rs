@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::TrialError;
 use crate::runtime::KafkaBroker;
-use crate::scenario::{fill, Job, Placeholders, Scenario};
+use crate::scenario::{fill_topics, Job, Placeholders, Scenario};
 use crate::spark::{self, Submit};
 
 /// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/` and the
@@ -110,9 +110,10 @@ pub(super) fn submit(
         bootstrap_servers: kafka.internal_bootstrap.clone(),
         output: sandbox.join("output").to_string_lossy().into_owned(),
     };
+    let names = scenario.topic_names();
     let args = args
         .iter()
-        .map(|a| fill(a, &placeholders, &scenario.topics))
+        .map(|a| fill_topics(a, &placeholders, &names))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|message| TrialError::Args {
             scenario: scenario.file.clone(),

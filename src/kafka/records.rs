@@ -1,0 +1,295 @@
+//! The records seeding produces into one topic, once its partition count is known
+//! ([`TopicRecords`]): record `n` of a partition (its offset in the sandbox) is
+//!
+//! | source | key | value | headers | Kafka timestamp |
+//! |---|---|---|---|---|
+//! | `template` | `n` | the template, `{n}` `{partition}` `{timestamp_ms}` filled | none | `{timestamp_ms}` with `kafka_timestamp`, else the producer's clock |
+//! | `sample_file` | `n` | line `n` mod lines | none | as for a template |
+//! | `records_file` | the line's | the line's | the line's | the line's `timestamp_ms`, else the producer's clock |
+//!
+//! `{timestamp_ms}` = the time base + `n` × `time_step_ms`. The base is the checkpoint's event
+//! time when seeding for a restart ([`time_base_ms`]: its watermark, or its last batch's
+//! timestamp without one), so the fresh records at offsets past the checkpoint's carry event
+//! times past its watermark; a generation uses its start time.
+//!
+//! A `records_file`'s records are laid out per partition as a Java producer would have written
+//! them: a line's `partition`, else Kafka's default partitioner on its key
+//! ([`partition_for_key`]), else round-robin over the keyless lines. Record `n` of a partition is
+//! its `n mod count`-th record: a generation reads the first ones, the restart reads on from the
+//! checkpoint's offsets. A partition the file gives no record to cycles through the whole file
+//! (its keys then do not hash to that partition: say so with `partition` or more lines).
+
+use std::borrow::Cow;
+
+use super::partitioner::partition_for_key;
+use super::seed::KafkaError;
+use crate::checkpoint::Inspection;
+use crate::scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME_STEP_MS};
+
+/// One record to produce, borrowed from a records file or made from a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Key bytes (`None`: no key).
+    pub key: Option<Cow<'a, [u8]>>,
+    /// Value bytes (`None`: null value).
+    pub value: Option<Cow<'a, [u8]>>,
+    /// Headers (name, value).
+    pub headers: &'a [(String, Option<Vec<u8>>)],
+    /// Kafka timestamp in ms (`None`: the producer's clock).
+    pub timestamp_ms: Option<i64>,
+}
+
+/// How one topic's records are made, for a known partition count and time base.
+#[derive(Debug, Clone)]
+pub struct TopicRecords {
+    source: RecordSource,
+    /// Per partition, indices into the records file (records files only).
+    by_partition: Vec<Vec<usize>>,
+    base_ms: i64,
+    step_ms: u64,
+    kafka_timestamp: bool,
+}
+
+impl TopicRecords {
+    /// The records of `source` over `partitions` partitions, `{timestamp_ms}` = `base_ms` +
+    /// `n` × `step_ms`. A records-file line whose `partition` is not below `partitions` (the
+    /// checkpoint names fewer partitions than the file assumed) is an error naming the line.
+    pub fn new(
+        topic: &str,
+        source: &RecordSource,
+        partitions: u32,
+        base_ms: i64,
+        step_ms: u64,
+        kafka_timestamp: bool,
+    ) -> Result<TopicRecords, KafkaError> {
+        let by_partition = match source {
+            RecordSource::File(f) => {
+                layout(f, partitions).map_err(|message| KafkaError::Records {
+                    topic: topic.to_string(),
+                    message,
+                })?
+            }
+            _ => Vec::new(),
+        };
+        Ok(TopicRecords {
+            source: source.clone(),
+            by_partition,
+            base_ms,
+            step_ms,
+            kafka_timestamp,
+        })
+    }
+
+    /// [`TopicRecords::new`] with a scenario topic's step and timestamp choice (defaults for a
+    /// topic the scenario does not name).
+    pub fn of(
+        name: &str,
+        source: &RecordSource,
+        spec: Option<&Topic>,
+        partitions: u32,
+        base_ms: i64,
+    ) -> Result<TopicRecords, KafkaError> {
+        TopicRecords::new(
+            name,
+            source,
+            partitions,
+            base_ms,
+            spec.map_or(DEFAULT_TIME_STEP_MS, |t| t.time_step_ms),
+            spec.is_some_and(|t| t.kafka_timestamp),
+        )
+    }
+
+    /// `{timestamp_ms}` of record `n`.
+    pub fn timestamp_ms(&self, n: u64) -> i64 {
+        let step = i64::try_from(self.step_ms).unwrap_or(i64::MAX);
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        self.base_ms.saturating_add(n.saturating_mul(step))
+    }
+
+    /// Record `n` (its offset) of `partition`.
+    pub fn record(&self, partition: u32, n: u64) -> Record<'_> {
+        match &self.source {
+            RecordSource::File(f) => {
+                let i = match self.by_partition.get(partition as usize) {
+                    Some(v) if !v.is_empty() => v[(n as usize) % v.len()],
+                    _ => (n as usize) % f.records.len(),
+                };
+                file_record(&f.records[i])
+            }
+            other => {
+                let ts = self.timestamp_ms(n);
+                Record {
+                    key: Some(Cow::Owned(n.to_string().into_bytes())),
+                    value: Some(Cow::Owned(other.value_at(partition, n, ts).into_bytes())),
+                    headers: &[],
+                    timestamp_ms: self.kafka_timestamp.then_some(ts),
+                }
+            }
+        }
+    }
+}
+
+fn file_record(r: &FileRecord) -> Record<'_> {
+    Record {
+        key: r.key.as_deref().map(Cow::Borrowed),
+        value: r.value.as_deref().map(Cow::Borrowed),
+        headers: &r.headers,
+        timestamp_ms: r.timestamp_ms,
+    }
+}
+
+/// The records file's line indices per partition: the line's `partition`, the key's
+/// (murmur2), or round-robin over keyless lines.
+fn layout(f: &RecordsFile, partitions: u32) -> Result<Vec<Vec<usize>>, String> {
+    let partitions = partitions.max(1);
+    let mut out = vec![Vec::new(); partitions as usize];
+    let mut keyless = 0u32;
+    for (i, r) in f.records.iter().enumerate() {
+        let p = match (r.partition, &r.key) {
+            (Some(p), _) if p >= partitions => {
+                return Err(format!(
+                    "{}:{}: `partition` = {p}, but the topic has {partitions} partition(s) in the checkpoint\n(hint: fix the line, or leave `partition` out to partition by key)",
+                    f.path.display(),
+                    r.line
+                ))
+            }
+            (Some(p), _) => p,
+            (None, Some(k)) => partition_for_key(k, partitions),
+            (None, None) => {
+                keyless += 1;
+                (keyless - 1) % partitions
+            }
+        };
+        out[p as usize].push(i);
+    }
+    Ok(out)
+}
+
+/// The event-time base of records seeded for a restart of `inspection`'s checkpoint: the
+/// watermark it resumes with (`batchWatermarkMs` of the latest offset file, or the last
+/// commit's `nextBatchWatermarkMs` when later), else its last batch's `batchTimestampMs`
+/// (`OffsetSeqMetadata`, Spark's OffsetSeq.scala), else `now_ms`.
+pub fn time_base_ms(inspection: &Inspection, now_ms: i64) -> i64 {
+    let meta = inspection
+        .offset_log
+        .as_ref()
+        .and_then(|o| o.metadata.as_ref());
+    time_base(
+        meta.and_then(|m| m.batch_watermark_ms),
+        inspection
+            .commit_log
+            .as_ref()
+            .and_then(|c| c.next_batch_watermark_ms),
+        meta.and_then(|m| m.batch_timestamp_ms),
+        now_ms,
+    )
+}
+
+/// [`time_base_ms`] from its facts: Spark writes a watermark of 0 when the query has none.
+fn time_base(
+    watermark: Option<i64>,
+    next_watermark: Option<i64>,
+    batch_timestamp: Option<i64>,
+    now_ms: i64,
+) -> i64 {
+    watermark
+        .into_iter()
+        .chain(next_watermark)
+        .max()
+        .filter(|w| *w > 0)
+        .or(batch_timestamp.filter(|t| *t > 0))
+        .unwrap_or(now_ms)
+}
+
+/// Milliseconds since the epoch now (0 if the clock is before it).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn file(text: &str) -> RecordSource {
+        RecordSource::File(Arc::new(
+            RecordsFile::parse(text.as_bytes(), Path::new("r.jsonl"), None).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn keyed_lines_go_where_kafkas_partitioner_puts_them_keyless_round_robin() {
+        // Where "21" goes is the partitioner's answer, which its own test ties to Kafka's values.
+        let src = file(concat!(
+            "{\"key\":\"21\",\"value\":\"a\"}\n",
+            "{\"value\":\"k0\"}\n",
+            "{\"value\":\"k1\"}\n",
+            "{\"key\":\"abc\",\"value\":\"b\",\"partition\":2}\n",
+        ));
+        let r = TopicRecords::new("t", &src, 3, 0, 1000, false).unwrap();
+        let p21 = partition_for_key(b"21", 3) as usize;
+        assert!(r.by_partition[p21].contains(&0));
+        assert!(r.by_partition[0].contains(&1), "first keyless line → 0");
+        assert!(r.by_partition[1].contains(&2), "second keyless line → 1");
+        assert!(r.by_partition[2].contains(&3), "explicit partition kept");
+        let rec = r.record(2, 7);
+        assert_eq!(rec.key.as_deref(), Some(&b"abc"[..]));
+    }
+
+    #[test]
+    fn a_partition_past_the_checkpoints_count_is_bad_input_naming_the_line() {
+        let src = file("{\"value\":\"a\"}\n{\"value\":\"b\",\"partition\":4}\n");
+        let err = TopicRecords::new("t", &src, 2, 0, 1000, false).unwrap_err();
+        assert!(err.to_string().contains("r.jsonl:2"), "{err}");
+        assert_eq!(
+            crate::exit::HasErrorKind::error_kind(&err),
+            crate::exit::ErrorKind::BadInput
+        );
+    }
+
+    #[test]
+    fn file_records_keep_headers_and_timestamps_and_cycle_by_offset() {
+        let src = file(concat!(
+            "{\"key\":\"k\",\"value_base64\":\"AAE=\",\"headers\":{\"h\":\"x\"},\"timestamp_ms\":5,\"partition\":0}\n",
+            "{\"key\":\"k2\",\"value\":\"v\",\"partition\":0}\n",
+        ));
+        let r = TopicRecords::new("t", &src, 2, 0, 1000, true).unwrap();
+        let a = r.record(0, 0);
+        assert_eq!(a.value.as_deref(), Some(&[0u8, 1][..]));
+        assert_eq!(a.headers[0].0, "h");
+        assert_eq!(a.timestamp_ms, Some(5));
+        assert_eq!(r.record(0, 3).key.as_deref(), Some(&b"k2"[..]));
+        assert_eq!(
+            r.record(1, 0).key.as_deref(),
+            Some(&b"k"[..]),
+            "a partition the file gives nothing cycles through the whole file"
+        );
+    }
+
+    #[test]
+    fn the_time_base_is_the_watermark_else_the_batch_timestamp_else_now() {
+        assert_eq!(time_base(Some(10), Some(20), Some(99), 5), 20);
+        assert_eq!(time_base(Some(0), None, Some(99), 5), 99, "0: no watermark");
+        assert_eq!(time_base(None, None, None, 5), 5);
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/checkpoints/3.3.4/rocksdb-agg");
+        let inspection = crate::checkpoint::inspect(&dir).unwrap();
+        assert_eq!(time_base_ms(&inspection, 5), 1_704_067_860_000);
+    }
+
+    #[test]
+    fn templates_fill_timestamp_ms_from_the_base_and_step() {
+        let src = RecordSource::Template("{\"n\":{n},\"ts\":{timestamp_ms}}".into());
+        let r = TopicRecords::new("t", &src, 1, 1_000_000, 500, true).unwrap();
+        let rec = r.record(0, 4);
+        assert_eq!(rec.value.as_deref(), Some(&b"{\"n\":4,\"ts\":1002000}"[..]));
+        assert_eq!(rec.timestamp_ms, Some(1_002_000));
+        assert_eq!(rec.key.as_deref(), Some(&b"4"[..]));
+        let r = TopicRecords::new("t", &src, 1, 0, 500, false).unwrap();
+        assert_eq!(r.record(0, 1).timestamp_ms, None, "the producer's clock");
+    }
+}

@@ -1,0 +1,337 @@
+//! A topic's `records_file`: Kafka records as production has them (keys, headers, producer
+//! timestamps, binary values), one JSON object per line, read and checked whole at load so a
+//! bad line stops the run before any container starts. Parsing only: where a keyed record goes
+//! (Kafka's default partitioner) is decided when the partition count is known, in
+//! `kafka::partitioner`.
+//!
+//! One line:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `key` | string | the key, UTF-8 (absent with `key_base64` too: no key) |
+//! | `key_base64` | string | the key as bytes, standard base64 (RFC 4648, padded) |
+//! | `value` | string | the value, UTF-8 |
+//! | `value_base64` | string | the value as bytes (Confluent-framed Avro, Protobuf…), base64 |
+//! | `headers` | object | header name → string (UTF-8), `{"base64": "…"}` (bytes) or `null` |
+//! | `timestamp_ms` | integer | the record's Kafka timestamp (CreateTime), ms since the epoch, ≥ 0 |
+//! | `partition` | integer | the partition, else the key's (murmur2) or round-robin when keyless |
+//!
+//! A line with neither `value` nor `value_base64` is a record with a null value (a tombstone,
+//! as `ProducerRecord` allows). Blank lines are skipped. Unknown keys are errors (a misspelt
+//! `partiton` would otherwise be silently ignored).
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+/// Largest `records_file` read (bytes): records are loaded whole at load, like `sample_file`.
+pub const MAX_RECORDS_FILE_BYTES: u64 = 512 * 1024 * 1024;
+
+/// One Kafka record of a `records_file`, bytes as they will be produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    /// Key bytes; `None`: no key.
+    pub key: Option<Vec<u8>>,
+    /// Value bytes; `None`: a null value (tombstone).
+    pub value: Option<Vec<u8>>,
+    /// Headers in name order (a JSON object has no order; Kafka keeps the order given), value
+    /// `None`: a null header value.
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    /// Kafka timestamp (CreateTime) in ms; `None`: the producer's clock.
+    pub timestamp_ms: Option<i64>,
+    /// Partition given in the file; `None`: the key's, or round-robin.
+    pub partition: Option<u32>,
+    /// 1-based line of the file, for errors at seeding.
+    pub line: usize,
+}
+
+/// A `records_file`, read and checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordsFile {
+    /// The file (resolved against the scenario file).
+    pub path: PathBuf,
+    /// Its records in file order (at least one).
+    pub records: Vec<FileRecord>,
+}
+
+const KEYS: [&str; 7] = [
+    "key",
+    "key_base64",
+    "value",
+    "value_base64",
+    "headers",
+    "timestamp_ms",
+    "partition",
+];
+
+impl RecordsFile {
+    /// Reads and checks `path` (a regular file, at most [`MAX_RECORDS_FILE_BYTES`]). With
+    /// `partitions`, a line's `partition` must be below it. Errors name the file and line and
+    /// say how to fix it.
+    pub fn read(path: &Path, partitions: Option<u32>) -> Result<RecordsFile, String> {
+        let meta =
+            std::fs::metadata(path).map_err(|e| format!("records_file {}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "records_file {} is not a regular file\n(hint: give a JSON Lines file, one record object per line)",
+                path.display()
+            ));
+        }
+        if meta.len() > MAX_RECORDS_FILE_BYTES {
+            return Err(format!(
+                "records_file {} is {} bytes, over the {MAX_RECORDS_FILE_BYTES} bytes rehearse loads\n(hint: a rehearsal needs a few batches of records, not a topic's history: keep a sample)",
+                path.display(),
+                meta.len()
+            ));
+        }
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("records_file {}: {e}", path.display()))?;
+        RecordsFile::parse(&bytes, path, partitions)
+    }
+
+    /// Checks the text of a records file; `path` names it in errors.
+    pub fn parse(
+        bytes: &[u8],
+        path: &Path,
+        partitions: Option<u32>,
+    ) -> Result<RecordsFile, String> {
+        let mut records = Vec::new();
+        for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            let at = |m: String| format!("records_file {}:{}: {m}", path.display(), i + 1);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let text = std::str::from_utf8(line).map_err(|_| {
+                at("the line is not UTF-8\n(hint: JSON Lines is UTF-8 text; put binary keys and values in `key_base64` / `value_base64`)".into())
+            })?;
+            records.push(record(text, i + 1, partitions).map_err(at)?);
+        }
+        if records.is_empty() {
+            return Err(format!(
+                "records_file {} has no records\n(hint: one JSON object per line, e.g. {{\"key\":\"k1\",\"value\":\"{{}}\"}})",
+                path.display()
+            ));
+        }
+        Ok(RecordsFile {
+            path: path.to_path_buf(),
+            records,
+        })
+    }
+}
+
+/// One line: a JSON object with the keys of the module table.
+fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        format!("not JSON ({e})\n(hint: each line is one JSON object, e.g. {{\"key\":\"k1\",\"value\":\"v\"}}; a record over several lines is not JSON Lines)")
+    })?;
+    let Value::Object(obj) = value else {
+        return Err("not a JSON object\n(hint: each line is one object such as {\"key\":\"k1\",\"value\":\"v\"})".into());
+    };
+    if let Some(unknown) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key {unknown:?}\n(hint: a record has {})",
+            KEYS.join(", ")
+        ));
+    }
+    let key = bytes(&obj, "key", "key_base64")?;
+    let value = bytes(&obj, "value", "value_base64")?;
+    let headers = match obj.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(h)) => h
+            .iter()
+            .map(|(name, v)| header(name, v).map(|v| (name.clone(), v)))
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`headers` is not an object\n(hint: \"headers\": {\"name\": \"text\", \"bin\": {\"base64\": \"AAE=\"}})".into()),
+    };
+    let timestamp_ms = match obj.get("timestamp_ms") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().filter(|t| *t >= 0).ok_or_else(|| {
+            format!("`timestamp_ms` = {v} is not a non-negative integer\n(hint: milliseconds since the epoch, e.g. 1733050000000)")
+        })?),
+    };
+    let partition = match obj.get("partition") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let p = v
+                .as_u64()
+                .and_then(|p| u32::try_from(p).ok())
+                .ok_or_else(|| format!("`partition` = {v} is not a partition number\n(hint: 0 up to the topic's partitions − 1, or leave it out to partition by key)"))?;
+            if let Some(n) = partitions {
+                if p >= n {
+                    return Err(format!(
+                        "`partition` = {p} is out of range: the topic has {n} partition(s) (0..{})\n(hint: fix the line, raise the topic's `partitions`, or leave `partition` out to partition by key)",
+                        n - 1
+                    ));
+                }
+            }
+            Some(p)
+        }
+    };
+    Ok(FileRecord {
+        key,
+        value,
+        headers,
+        timestamp_ms,
+        partition,
+        line,
+    })
+}
+
+/// `text` (UTF-8) or `b64` (base64), at most one; neither: `None`.
+fn bytes(obj: &Map<String, Value>, text: &str, b64: &str) -> Result<Option<Vec<u8>>, String> {
+    match (obj.get(text), obj.get(b64)) {
+        (Some(t), Some(b)) if !t.is_null() && !b.is_null() => Err(format!(
+            "both `{text}` and `{b64}`\n(hint: keep `{text}` for UTF-8 text or `{b64}` for bytes, not both)"
+        )),
+        (Some(Value::String(s)), _) => Ok(Some(s.clone().into_bytes())),
+        (_, Some(Value::String(s))) => decode(s).map(Some).map_err(|e| {
+            format!("`{b64}` is not valid base64 ({e})\n(hint: standard base64 with padding, as `base64 -w0` writes it)")
+        }),
+        (Some(v), _) if !v.is_null() => Err(format!(
+            "`{text}` is not a string\n(hint: write it as a JSON string, or its bytes in `{b64}`)"
+        )),
+        (_, Some(v)) if !v.is_null() => Err(format!("`{b64}` is not a string")),
+        _ => Ok(None),
+    }
+}
+
+/// A header value: a string (UTF-8), `{"base64": "…"}` (bytes) or `null`.
+fn header(name: &str, v: &Value) -> Result<Option<Vec<u8>>, String> {
+    let hint = "(hint: a header value is a string, {\"base64\": \"…\"} for bytes, or null)";
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone().into_bytes())),
+        Value::Object(o) if o.len() == 1 => match o.get("base64") {
+            Some(Value::String(s)) => decode(s)
+                .map(Some)
+                .map_err(|e| format!("header {name:?}: not valid base64 ({e})\n{hint}")),
+            _ => Err(format!("header {name:?}: not a header value\n{hint}")),
+        },
+        _ => Err(format!("header {name:?}: not a header value\n{hint}")),
+    }
+}
+
+fn decode(s: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    base64::engine::general_purpose::STANDARD.decode(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, partitions: Option<u32>) -> Result<RecordsFile, String> {
+        RecordsFile::parse(text.as_bytes(), Path::new("r.jsonl"), partitions)
+    }
+
+    #[test]
+    fn a_line_keeps_keys_headers_timestamps_and_binary_values() {
+        let f = parse(
+            concat!(
+                r#"{"key":"k1","value":"v1","headers":{"trace":"t-1","bin":{"base64":"AAH/"},"none":null},"timestamp_ms":1733050000000}"#,
+                "\n\n",
+                r#"{"key_base64":"AAE=","value_base64":"AAAAAAEC","partition":1}"#,
+                "\r\n",
+                r#"{"key":"tomb"}"#,
+            ),
+            Some(2),
+        )
+        .unwrap();
+        assert_eq!(f.records.len(), 3);
+        let r = &f.records[0];
+        assert_eq!(r.key.as_deref(), Some(&b"k1"[..]));
+        assert_eq!(r.value.as_deref(), Some(&b"v1"[..]));
+        assert_eq!(r.timestamp_ms, Some(1_733_050_000_000));
+        assert_eq!(
+            r.headers,
+            vec![
+                ("bin".to_string(), Some(vec![0, 1, 255])),
+                ("none".to_string(), None),
+                ("trace".to_string(), Some(b"t-1".to_vec())),
+            ]
+        );
+        let r = &f.records[1];
+        assert_eq!(r.key.as_deref(), Some(&[0u8, 1][..]));
+        assert_eq!(r.value.as_deref(), Some(&[0u8, 0, 0, 0, 1, 2][..]));
+        assert_eq!((r.partition, r.line), (Some(1), 3));
+        assert_eq!(f.records[2].value, None, "no value: a tombstone");
+    }
+
+    #[test]
+    fn a_bad_line_is_refused_naming_file_line_and_fix() {
+        let cases = [
+            (
+                "{\"value\":\"a\"}\n{\"value\": \"b\"\n",
+                "r.jsonl:2: not JSON",
+            ),
+            ("[1,2]\n", "r.jsonl:1: not a JSON object"),
+            (
+                "{\"value_base64\":\"@@@\"}\n",
+                "`value_base64` is not valid base64",
+            ),
+            (
+                "{\"key_base64\":\"AAE\"}\n",
+                "`key_base64` is not valid base64",
+            ),
+            (
+                "{\"value\":\"a\",\"value_base64\":\"YQ==\"}\n",
+                "both `value` and `value_base64`",
+            ),
+            (
+                "{\"value\":\"a\",\"partition\":2}\n",
+                "out of range: the topic has 2 partition(s)",
+            ),
+            (
+                "{\"value\":\"a\",\"partition\":-1}\n",
+                "not a partition number",
+            ),
+            (
+                "{\"value\":\"a\",\"partiton\":1}\n",
+                "unknown key \"partiton\"",
+            ),
+            ("{\"value\":1}\n", "`value` is not a string"),
+            (
+                "{\"value\":\"a\",\"timestamp_ms\":-5}\n",
+                "not a non-negative integer",
+            ),
+            (
+                "{\"value\":\"a\",\"headers\":[1]}\n",
+                "`headers` is not an object",
+            ),
+            (
+                "{\"value\":\"a\",\"headers\":{\"h\":{\"base64\":\"!\"}}}\n",
+                "header \"h\": not valid base64",
+            ),
+            (
+                "{\"value\":\"a\",\"headers\":{\"h\":5}}\n",
+                "header \"h\": not a header value",
+            ),
+            ("\n  \n", "has no records"),
+        ];
+        for (text, needle) in cases {
+            let err = parse(text, Some(2)).unwrap_err();
+            assert!(err.contains(needle), "{needle:?} not in {err:?}");
+            assert!(err.contains("r.jsonl"), "{err:?} names no file");
+            assert!(
+                err.contains("hint") || needle == "`value_base64` is not a string",
+                "{err:?} has no fix"
+            );
+        }
+        let err =
+            RecordsFile::parse(b"{\"value\":\"\xff\"}\n", Path::new("r.jsonl"), None).unwrap_err();
+        assert!(err.contains("r.jsonl:1: the line is not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn without_a_partition_count_any_partition_passes_the_line_check() {
+        assert!(parse("{\"value\":\"a\",\"partition\":7}\n", None).is_ok());
+    }
+
+    #[test]
+    fn a_directory_is_not_a_records_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = RecordsFile::read(dir.path(), None).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+}
