@@ -38,6 +38,7 @@
 //! | `remedy`                    | string          | One sentence a data engineer can act on. |
 //! | `starting_offsets`          | string \| null  | The Kafka `startingOffsets` option value (itself JSON, kept as a string so it can be pasted as is) for a fresh start from the last committed offsets. |
 //! | `seeding`                   | object          | How the sandbox Kafka was seeded, below. |
+//! | `output`                    | array of object | Per `[[output_topics]]` entry, what the restarted job wrote there, below; `[]` when the scenario declares none. |
 //! | `sandbox`                   | string \| null  | Where the sandbox was kept (`--keep`); `null` when it was removed. |
 //! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
 //!
@@ -49,6 +50,14 @@
 //! | `fresh_records`  | integer         | Records produced after the checkpointed offsets (new work for the restart). |
 //! | `topics`         | array of object | Topics created: `{"name": string, "partitions": integer}`. |
 //! | `rebased`        | bool            | Whether offsets were rebased in the sandbox copy (too large to produce). |
+//!
+//! Each `output` entry:
+//!
+//! | key                     | type            | meaning |
+//! |-------------------------|-----------------|---------|
+//! | `topic`                 | string          | The output topic on the sandbox broker (in a suite, renamed per cell: `<topic>.<target>` with the version's dots as `_`). |
+//! | `records_after_restart` | integer         | Records written after the restart: the topic's end offsets once the job stopped minus before it started, summed over partitions. |
+//! | `sample`                | array of string | Up to 3 of them, `p<partition>@<offset> key=… value=… headers=[name=value, …]`, each part cut at 80 characters, controls removed, non-UTF-8 bytes as `base64:…`. |
 //!
 //! # Example
 //!
@@ -81,6 +90,9 @@
 //!         "topics": [{ "name": "events", "partitions": 1 }],
 //!         "rebased": false
 //!       },
+//!       "output": [
+//!         { "topic": "counts", "records_after_restart": 4, "sample": ["p0@12 key=user-1 value={\"count\":3}"] }
+//!       ],
 //!       "sandbox": null,
 //!       "notes": []
 //!     }
@@ -154,6 +166,8 @@ struct TrialDocument<'a> {
     starting_offsets: Option<&'a str>,
     /// How Kafka was seeded.
     seeding: SeedingDocument<'a>,
+    /// What the job wrote to each output topic.
+    output: Vec<OutputDocument<'a>>,
     /// Kept sandbox, lossily as UTF-8.
     sandbox: Option<Cow<'a, str>>,
     /// Notes.
@@ -181,6 +195,17 @@ struct TopicDocument<'a> {
     name: &'a str,
     /// Partition count, as the checkpoint names it.
     partitions: u32,
+}
+
+/// What the restarted job wrote to one output topic. Field order is the key order.
+#[derive(Serialize)]
+struct OutputDocument<'a> {
+    /// Topic name on the sandbox broker.
+    topic: &'a str,
+    /// Records written after the restart.
+    records_after_restart: u64,
+    /// A few of them, shown safely.
+    sample: &'a [String],
 }
 
 impl<'a> RunDocument<'a> {
@@ -215,6 +240,15 @@ impl<'a> TrialDocument<'a> {
             remedy: &trial.remedy,
             starting_offsets: trial.starting_offsets.as_deref(),
             seeding: SeedingDocument::new(&trial.seeding),
+            output: trial
+                .output
+                .iter()
+                .map(|o| OutputDocument {
+                    topic: &o.topic,
+                    records_after_restart: o.records_after_restart,
+                    sample: &o.sample,
+                })
+                .collect(),
             sandbox: trial.sandbox.as_deref().map(lossy),
             notes: &trial.notes,
         }
@@ -286,6 +320,7 @@ mod tests {
             "seconds_to_verdict",
             "source_untouched",
             "starting_offsets",
+            "output",
             "sandbox",
         ] {
             assert!(trial.get(key).is_some(), "missing key {key}");

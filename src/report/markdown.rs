@@ -57,6 +57,7 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
             write_failure(trial, out)?;
         }
     }
+    write_output(report, out)?;
     let kept: Vec<&TrialReport> = report
         .trials
         .iter()
@@ -83,6 +84,35 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
                     code(&sandbox.display().to_string())
                 )?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// `### Output topics`: per trial and `[[output_topics]]` entry, the records the restarted job
+/// wrote there and the first one shown; nothing when no trial has output topics.
+fn write_output(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    if report.trials.iter().all(|t| t.output.is_empty()) {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "### Output topics")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "| Target | Topic | Records after the restart | First record |"
+    )?;
+    writeln!(out, "| --- | --- | ---: | --- |")?;
+    for trial in &report.trials {
+        for o in &trial.output {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                escape(&trial.target_version),
+                code(&o.topic),
+                o.records_after_restart,
+                o.sample.first().map_or("-".to_owned(), |s| code(s)),
+            )?;
         }
     }
     Ok(())

@@ -13,6 +13,9 @@ use crate::verdict::{BatchId, Verdict};
 /// How the sandbox Kafka was seeded (the seeding step owns it; reports carry it as is).
 pub use crate::kafka::SeedingSummary;
 
+/// What the restarted job wrote to one output topic (the trial reads it back; reports carry it).
+pub use crate::kafka::OutputCount;
+
 /// Schema id written in the JSON report's `"schema"` field. Bump on breaking changes.
 pub const RUN_SCHEMA: &str = "rehearse.run/v1";
 
@@ -60,6 +63,9 @@ pub struct TrialReport {
     pub starting_offsets: Option<String>,
     /// How Kafka was seeded.
     pub seeding: SeedingSummary,
+    /// Per `[[output_topics]]` entry, the records the restarted job wrote there (empty when the
+    /// scenario declares none).
+    pub output: Vec<OutputCount>,
     /// Where the sandbox was kept (`--keep`), else `None` (removed).
     pub sandbox: Option<PathBuf>,
     /// Anything else the user should know (e.g. offsets were rebased in the sandbox copy).

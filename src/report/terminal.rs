@@ -276,6 +276,20 @@ fn write_notes_and_sandbox(
     out: &mut impl Write,
     style: TerminalStyle,
 ) -> io::Result<()> {
+    for o in &trial.output {
+        detail(
+            out,
+            "output",
+            &format!(
+                "{}: {} after the restart",
+                o.topic,
+                text::count(o.records_after_restart as usize, "record", "records")
+            ),
+        )?;
+        for line in &o.sample {
+            writeln!(out, "    {} {line}", style.paint(Paint::Dim, "│"))?;
+        }
+    }
     for note in &trial.notes {
         detail(out, "note", note)?;
     }

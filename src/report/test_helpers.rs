@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use regex::Regex;
 
-use super::model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+use super::model::{OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use crate::verdict::{BatchId, Verdict};
 
 /// The fixture set, by snapshot name: each writer renders every one of them.
@@ -60,6 +60,14 @@ fn resumed_trial() -> TrialReport {
         remedy: "None needed: the query resumed from the checkpoint.".to_owned(),
         starting_offsets: Some(STARTING_OFFSETS.to_owned()),
         seeding: seeding(),
+        output: vec![OutputCount {
+            topic: "orders-out".to_owned(),
+            records_after_restart: 2,
+            sample: vec![
+                "p0@41 key=user-1 value={\"user\":\"user-1\",\"count\":3} headers=[trace=t-17]".to_owned(),
+                "p0@42 key=base64:AAE= value=null".to_owned(),
+            ],
+        }],
         sandbox: None,
         notes: vec![],
     }
@@ -91,6 +99,7 @@ fn state_store_trial() -> TrialReport {
         remedy: "The stateful operator's key or value schema changed: restore the old grouping, or start on a fresh checkpoint from the offsets below.".to_owned(),
         starting_offsets: Some(STARTING_OFFSETS.to_owned()),
         seeding: SeedingSummary { rebased: true, ..seeding() },
+        output: vec![],
         sandbox: Some(PathBuf::from("/tmp/rehearse-sandbox-3.5.3-fixed")),
         notes: vec!["Kafka offsets were rebased by 1,000,000 per partition in the sandbox copy; batch-to-batch differences are kept.".to_owned()],
     }
@@ -111,6 +120,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         sandbox: None,
         notes: vec![],
         seeding: seeding(),
+        output: vec![],
         ..state_store_trial()
     };
     let offset_log = TrialReport {
@@ -129,6 +139,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         remedy: "The offset log was written by a newer Spark: restart on that version, or start on a fresh checkpoint from the offsets below.".to_owned(),
         starting_offsets: Some(STARTING_OFFSETS.to_owned()),
         seeding: seeding(),
+        output: vec![],
         sandbox: None,
         notes: vec![],
     };
@@ -148,6 +159,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         remedy: "The image lacks spark-sql-kafka for 4.1.0 (hint: rehearse images build --spark 4.1.0).".to_owned(),
         starting_offsets: Some(STARTING_OFFSETS.to_owned()),
         seeding: SeedingSummary::default(),
+        output: vec![],
         sandbox: None,
         notes: vec![],
     };
@@ -176,6 +188,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         remedy: "No outcome within 600 s: raise `timeout` in the scenario, or keep the sandbox (--keep) and read the driver log.".to_owned(),
         starting_offsets: None,
         seeding: SeedingSummary::default(),
+        output: vec![],
         sandbox: None,
         notes: vec![],
     };

@@ -1,8 +1,8 @@
 //! The trial itself, step by step: copy the source into a sandbox (hashed) → stage the job →
 //! rebase the copy's offsets when they are too large to produce (own broker only) → the broker
 //! (`broker.rs`) → seed it, or check the suite's seeding → start the Spark driver on the copy →
-//! watch it to a verdict (`watch.rs`) → stop it, release the broker → hash the source again and
-//! write the [`TrialReport`]. Reports progress as [`TrialEvent`]s; never prints.
+//! watch it to a verdict (`watch.rs`) → stop it, count what it wrote to the output topics →
+//! release the broker → hash the source again and write the [`TrialReport`]. Reports progress as [`TrialEvent`]s; never prints.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,7 +12,8 @@ use super::job::{redacted_argv, stage_job, submit};
 use super::watch::watch;
 use super::{kafka_short, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
-use crate::kafka::SeedingSummary;
+use crate::checkpoint::KafkaOffsets;
+use crate::kafka::{OutputCount, SeedingSummary};
 use crate::report::TrialReport;
 use crate::runtime::{self, KafkaBroker, TrialIds};
 use crate::sandbox::Sandbox;
@@ -46,6 +47,14 @@ pub async fn run_trial(
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<TrialReport, TrialError> {
+    let per_trial;
+    let scenario = match broker {
+        Broker::Shared { .. } if !scenario.output_topics.is_empty() => {
+            per_trial = output_topics_of_trial(scenario, target);
+            &per_trial
+        }
+        _ => scenario,
+    };
     let trial = Trial {
         scenario,
         source,
@@ -106,11 +115,12 @@ struct Restart<'a> {
     kafka: &'a KafkaBroker,
 }
 
-/// How Kafka was seeded for the restart, and the harness's evidence that it is short of the
-/// checkpoint, if it is.
+/// How Kafka was seeded for the restart, the harness's evidence that it is short of the
+/// checkpoint, if it is, and the output topics' end offsets before the job starts.
 struct Seeded {
     seeding: SeedingSummary,
     kafka_short: Option<String>,
+    output_before: KafkaOffsets,
 }
 
 /// What watching the restart gave.
@@ -118,6 +128,27 @@ struct Watched {
     classification: Classification,
     seconds: f64,
     seeding: SeedingSummary,
+    /// What the job wrote to each output topic after the restart.
+    output: Vec<OutputCount>,
+    /// Why the output topics could not be read back, if they could not.
+    output_error: Option<String>,
+}
+
+/// `scenario` with its output topics renamed for one trial on a suite's shared broker
+/// (`<topic>.<target>`, dots of the version as `_`): the cells of a group run at once against
+/// one broker, and each must count only what its own restart wrote. A Kafka sink's topic is
+/// not in the checkpoint, so the restart may write elsewhere than the generation did.
+fn output_topics_of_trial(scenario: &Scenario, target: &str) -> Scenario {
+    let mut s = scenario.clone();
+    let suffix = target.replace('.', "_");
+    for o in &mut s.output_topics {
+        let to = format!("{}.{suffix}", o.name);
+        for a in s.args.iter_mut().chain(s.restart_args.iter_mut()) {
+            *a = a.replace(&format!("{{topic.{}}}", o.name), &format!("{{topic.{to}}}"));
+        }
+        o.name = to;
+    }
+    s
 }
 
 impl Trial<'_> {
@@ -205,10 +236,23 @@ impl Trial<'_> {
         tracing::debug!(version = self.target, verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
         let _ = spark.stop(Duration::from_secs(5)).await;
         spark.remove().await?;
+        let (output, output_error) = match crate::kafka::read_output(
+            &r.kafka.host_bootstrap,
+            &scenario.output_topics,
+            &seeded.output_before,
+        )
+        .await
+        {
+            Ok(output) => (output, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+        tracing::debug!(?output, "output topics read back after the restart");
         Ok(Watched {
             classification,
             seconds,
             seeding: seeded.seeding,
+            output,
+            output_error,
         })
     }
 
@@ -236,7 +280,23 @@ impl Trial<'_> {
             classification,
             seconds,
             seeding,
+            output,
+            output_error,
         } = watched;
+        if let Some(e) = output_error {
+            notes.push(format!(
+                "the output topics could not be read back after the restart: {e}"
+            ));
+        }
+        for o in output.iter().filter(|o| o.records_after_restart == 0) {
+            notes.push(format!(
+                "no record was written to output topic {} after the restart before the verdict: \
+                 an append-mode aggregation writes a window only once the watermark passes its end \
+                 (give the fresh records later event times with {{timestamp_ms}} and time_step_ms, \
+                 or more fresh_records), and a filter may drop them all",
+                o.topic
+            ));
+        }
         Ok(TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
@@ -251,6 +311,7 @@ impl Trial<'_> {
             remedy: classification.remedy,
             starting_offsets: self.inspection.starting_offsets(),
             seeding,
+            output,
             sandbox: kept,
             notes,
         })
@@ -259,7 +320,8 @@ impl Trial<'_> {
 
 impl Restart<'_> {
     /// Seeds the broker for the checkpoint the restart reads, or, when the suite seeded it
-    /// already (`seeded`), only checks it is not short; records whether the copy was rebased.
+    /// already (`seeded`), only checks it is not short; records whether the copy was rebased;
+    /// creates the output topics (empty) and takes their end offsets.
     async fn seed(
         &self,
         scenario: &Scenario,
@@ -284,9 +346,15 @@ impl Restart<'_> {
             "kafka seeded for the restart"
         );
         on_event(TrialEvent::KafkaSeeded(seeding.clone()));
+        crate::kafka::ensure_output_topics(&self.kafka.host_bootstrap, &scenario.output_topics)
+            .await?;
+        let output_before =
+            crate::kafka::output_offsets(&self.kafka.host_bootstrap, &scenario.output_topics)
+                .await?;
         Ok(Seeded {
             seeding,
             kafka_short,
+            output_before,
         })
     }
 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use quick_junit::{NonSuccessKind, TestCaseStatus};
 use rehearse::exit::Outcome;
 use rehearse::report::{
-    outcome, write, ReportFormat, RunReport, SeedingSummary, TerminalStyle, TrialReport, RUN_SCHEMA,
+    outcome, write, OutputCount, ReportFormat, RunReport, SeedingSummary, TerminalStyle,
+    TrialReport, RUN_SCHEMA,
 };
 use rehearse::verdict::{BatchId, Verdict};
 use serde::Deserialize;
@@ -43,8 +44,17 @@ struct Trial {
     remedy: String,
     starting_offsets: Option<String>,
     seeding: Seeding,
+    output: Vec<Output>,
     sandbox: Option<String>,
     notes: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Output {
+    topic: String,
+    records_after_restart: u64,
+    sample: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +108,15 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
             topics: vec![("orders".to_owned(), 2)],
             rebased: false,
         },
+        output: vec![OutputCount {
+            topic: "orders-out".to_owned(),
+            records_after_restart: if resumed { 3 } else { 0 },
+            sample: if resumed {
+                vec!["p0@8 key=k value=v".to_owned()]
+            } else {
+                vec![]
+            },
+        }],
         sandbox: (!resumed).then(|| PathBuf::from("/tmp/rehearse-sandbox-kept")),
         notes: vec![],
     }
@@ -149,6 +168,8 @@ fn json_document_reads_back_into_consumer_types() {
     assert_eq!(resumed.first_batch_after_restart, Some(8));
     assert_eq!(resumed.start_offsets_match, Some(true));
     assert_eq!(resumed.sandbox, None);
+    assert_eq!(resumed.output[0].records_after_restart, 3);
+    assert_eq!(resumed.output[0].sample, ["p0@8 key=k value=v"]);
 
     assert_eq!(failed.verdict, "state-store-error");
     assert_eq!(failed.expected_verdict, None);
@@ -175,6 +196,9 @@ fn json_document_reads_back_into_consumer_types() {
     assert_eq!(failed.seeding.topics[0].name, "orders");
     assert_eq!(failed.seeding.topics[0].partitions, 2);
     assert!(!failed.seeding.rebased);
+    assert_eq!(failed.output[0].topic, "orders-out");
+    assert_eq!(failed.output[0].records_after_restart, 0);
+    assert!(failed.output[0].sample.is_empty());
     assert_eq!(
         failed.sandbox.as_deref(),
         Some("/tmp/rehearse-sandbox-kept")
