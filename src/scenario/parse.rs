@@ -616,4 +616,19 @@ template = "u{n}"
             assert!(err.to_string().contains(needle), "{needle:?} not in {err}");
         }
     }
+
+    #[test]
+    fn the_kafka_out_example_loads_with_its_records_file() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kafka-out/orders.toml");
+        let s = Scenario::load(&path).unwrap();
+        assert_eq!(s.output_topics[0].name, "orders-enriched");
+        let RecordSource::File(f) = &s.topics[0].records else {
+            panic!("not a records file")
+        };
+        assert_eq!(f.records.len(), 48);
+        assert!(f
+            .records
+            .iter()
+            .all(|r| r.key.is_some() && r.timestamp_ms.is_some()));
+    }
 }

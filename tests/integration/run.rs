@@ -29,6 +29,16 @@ struct Trial {
     start_offsets_match: Option<bool>,
     seconds_to_verdict: f64,
     source_untouched: bool,
+    #[serde(default)]
+    output: Vec<Output>,
+}
+
+/// One `output` entry of a trial.
+#[derive(Debug, Deserialize)]
+struct Output {
+    topic: String,
+    records_after_restart: u64,
+    sample: Vec<String>,
 }
 
 fn repo() -> PathBuf {
@@ -281,4 +291,49 @@ fn e2e_kafka_seeded_short_of_the_checkpoint_is_kafka_data_loss() {
         "fill_to_checkpoint = false",
     );
     assert_verdict(&t, "kafka-data-loss", &stderr);
+}
+
+/// Kafka → Spark → Kafka with records as production has them (`scenarios/kafka-out/orders.toml`):
+/// keyed records with headers, producer timestamps and Confluent-framed binary values from a
+/// `records_file`, deduplicated within a watermark on the Kafka timestamp and written to an
+/// `[[output_topics]]` topic; generated on 3.5.3, restarted on 4.0.1. The restarted job's output
+/// shows it decoded each key, its header and the binary value's schema id.
+#[test]
+fn e2e_kafka_to_kafka_with_a_records_file_resumes_and_writes_its_output_topic() {
+    if !docker_available() {
+        return;
+    }
+    let (mut report, code, stderr) = rehearse(&repo().join("scenarios/kafka-out/orders.toml"));
+    let t = report.trials.remove(0);
+    assert_verdict(&t, "resumed", &stderr);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(t.source_untouched);
+    assert_eq!(t.start_offsets_match, Some(true));
+    let [out] = &t.output[..] else {
+        panic!("one output topic expected: {:?}\n{stderr}", t.output);
+    };
+    assert_eq!(out.topic, "orders-enriched");
+    assert!(out.records_after_restart > 0, "{out:?}\n{stderr}");
+    assert!(!out.sample.is_empty(), "{out:?}");
+    for line in &out.sample {
+        // key=order-NNN value={"key":"order-NNN","trace":"t-NNN","schema_id":"1",…} headers=[…]
+        let n = line
+            .split("key=order-")
+            .nth(1)
+            .and_then(|r| r.get(..3))
+            .unwrap_or_else(|| panic!("no key in {line}"));
+        assert!(line.contains(&format!("\"key\":\"order-{n}\"")), "{line}");
+        assert!(
+            line.contains(&format!("\"trace\":\"t-{n}\"")),
+            "header not decoded: {line}"
+        );
+        assert!(
+            line.contains("\"schema_id\":\"1\""),
+            "frame not decoded: {line}"
+        );
+        assert!(
+            line.contains(&format!("headers=[source=pos, trace=t-{n}]")),
+            "{line}"
+        );
+    }
 }
