@@ -188,6 +188,7 @@ pub async fn source_checkpoint(
         }
     };
     let inspection = crate::checkpoint::inspect(&path)?;
+    crate::kafka::check_records_fit(&inspection, &scenario.topics).map_err(TrialError::from)?;
     tracing::debug!(path = %path.display(), generated_by = ?generated_by, latest_batch = ?inspection.latest_batch, "source checkpoint ready");
     Ok(SourceCheckpoint {
         path,

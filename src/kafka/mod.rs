@@ -26,7 +26,7 @@ pub use output::{
 };
 pub use partitioner::{murmur2, partition_for_key, to_positive};
 pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
-pub use records::{now_ms, time_base_ms, Record, TopicRecords};
+pub use records::{check_records_fit, now_ms, time_base_ms, Record, TopicRecords};
 
 pub use seed::{
     create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,

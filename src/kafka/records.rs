@@ -26,6 +26,19 @@ use super::seed::KafkaError;
 use crate::checkpoint::Inspection;
 use crate::scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME_STEP_MS};
 
+/// Checks, before any trial starts, that every `records_file` fits the topic as `inspection`'s
+/// checkpoint has it: a line's `partition` below the checkpoint's partition count (the scenario's
+/// `partitions` was checked at load; a checkpoint may name fewer). The error names the line.
+pub fn check_records_fit(inspection: &Inspection, topics: &[Topic]) -> Result<(), KafkaError> {
+    let counts = inspection.kafka_partition_counts();
+    for t in topics {
+        if let (RecordSource::File(_), Some(n)) = (&t.records, counts.get(&t.name)) {
+            TopicRecords::new(&t.name, &t.records, *n, 0, t.time_step_ms, false)?;
+        }
+    }
+    Ok(())
+}
+
 /// One record to produce, borrowed from a records file or made from a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record<'a> {
@@ -249,6 +262,33 @@ mod tests {
             crate::exit::HasErrorKind::error_kind(&err),
             crate::exit::ErrorKind::BadInput
         );
+    }
+
+    #[test]
+    fn records_files_are_checked_against_the_checkpoints_partition_counts() {
+        // kafka-agg reads one Kafka topic; a line for a partition it lacks is refused.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/checkpoints/3.3.4/kafka-agg");
+        let inspection = crate::checkpoint::inspect(&dir).unwrap();
+        let (name, count) = inspection
+            .kafka_partition_counts()
+            .into_iter()
+            .next()
+            .expect("a Kafka topic");
+        let topic = |line: String| Topic {
+            name: name.clone(),
+            partitions: 64,
+            records: file(&line),
+            fresh_records: 1,
+            fill_to_checkpoint: true,
+            time_step_ms: 1000,
+            kafka_timestamp: false,
+        };
+        let fits = topic(format!("{{\"value\":\"a\",\"partition\":{}}}", count - 1));
+        assert!(check_records_fit(&inspection, &[fits]).is_ok());
+        let past = topic(format!("{{\"value\":\"a\",\"partition\":{count}}}"));
+        let err = check_records_fit(&inspection, &[past]).unwrap_err();
+        assert!(err.to_string().contains("r.jsonl:1"), "{err}");
     }
 
     #[test]
