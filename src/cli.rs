@@ -45,7 +45,9 @@ pub enum Command {
 /// `rehearse inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The checkpoint directory (the query's checkpointLocation). Never written to.
+    /// The checkpoint (the query's checkpointLocation): a directory, or a URL (s3://, gs://,
+    /// az://, wasbs://, abfss://, hdfs://, webhdfs://, file://) read with the platform's standard
+    /// credentials. Only listed and read, never written to.
     pub checkpoint: PathBuf,
     /// Print the versioned JSON document (schema "rehearse.inspect/v1") instead of text.
     #[arg(long)]

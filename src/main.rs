@@ -95,6 +95,13 @@ fn init_trace(filter: Option<String>) {
         );
         tracing_subscriber::EnvFilter::new("rehearse=debug")
     });
+    // The cloud credential loaders (reqsign, under opendal) print the credentials they load at
+    // debug level (`StaticCredentialProvider { secret_access_key: "…" }`, seen with
+    // RUST_LOG=trace): never more than their warnings, whatever RUST_LOG says.
+    let filter = match "reqsign=warn".parse() {
+        Ok(cap) => filter.add_directive(cap),
+        Err(_) => filter,
+    };
     let ansi = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -104,12 +111,21 @@ fn init_trace(filter: Option<String>) {
 }
 
 /// Standard error for the trace, ignoring a closed stderr (`rehearse --verbose … 2>&1 | head`):
-/// a trace line is not worth a panic (exit 70).
+/// a trace line is not worth a panic (exit 70). Every secret value of the environment (the
+/// variables [`StoreEnv::secrets`](rehearse::store::StoreEnv::secrets) names: keys, secrets,
+/// tokens, passwords, connection strings) and signature-like URL parameters are masked in each
+/// line, whichever crate traced it.
 struct LossyStderr;
 
 impl io::Write for LossyStderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let _ = io::stderr().write_all(buf);
+        static REDACTOR: std::sync::OnceLock<rehearse::store::Redactor> =
+            std::sync::OnceLock::new();
+        let redactor = REDACTOR.get_or_init(|| {
+            rehearse::store::Redactor::new(rehearse::store::StoreEnv::from_process().secrets())
+        });
+        let line = redactor.redact(&String::from_utf8_lossy(buf));
+        let _ = io::stderr().write_all(line.as_bytes());
         Ok(buf.len())
     }
 
@@ -161,9 +177,24 @@ fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
 /// `rehearse inspect`: the checkpoint as text or JSON on stdout; findings of error severity
 /// decide the outcome.
 fn inspect(args: InspectArgs) -> anyhow::Result<Outcome> {
-    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+    let inspection = match inspect_location(&args.checkpoint) {
         Ok(inspection) => inspection,
-        Err(err) => return Ok(bad_input(&err, Some(err.hint()))),
+        // A store's message carries its own `(hint: …)`.
+        Err(LocationError::Checkpoint(rehearse::checkpoint::CheckpointError::Store(err))) => {
+            say!("error: {err}");
+            return Ok(match err.kind() {
+                rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
+                rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
+            });
+        }
+        Err(LocationError::Checkpoint(err)) => return Ok(bad_input(&err, Some(err.hint()))),
+        Err(LocationError::Store(err)) => {
+            say!("error: {err}");
+            return Ok(match err.kind() {
+                rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
+                rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
+            });
+        }
     };
     tracing::debug!(
         path = %inspection.path.display(),
@@ -182,6 +213,48 @@ fn inspect(args: InspectArgs) -> anyhow::Result<Outcome> {
         Outcome::Findings
     } else {
         Outcome::Success
+    })
+}
+
+/// Why a checkpoint given on the command line could not be inspected.
+enum LocationError {
+    /// The URL does not parse, or the store cannot be configured from the environment.
+    Store(rehearse::store::StoreError),
+    /// Listing or inspecting failed.
+    Checkpoint(rehearse::checkpoint::CheckpointError),
+}
+
+/// Inspects a checkpoint given as a path or a URL: a plain path (no `://`) as it always was, a
+/// URL through a read-only store client configured from this process's environment.
+fn inspect_location(
+    checkpoint: &std::path::Path,
+) -> Result<rehearse::checkpoint::Inspection, LocationError> {
+    let Some(text) = checkpoint.to_str().filter(|t| t.contains("://")) else {
+        return rehearse::checkpoint::inspect(checkpoint).map_err(LocationError::Checkpoint);
+    };
+    let location =
+        rehearse::store::CheckpointLocation::parse(text).map_err(LocationError::Store)?;
+    if let rehearse::store::CheckpointLocation::Local { path } = &location {
+        return rehearse::checkpoint::inspect(path).map_err(LocationError::Checkpoint);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            LocationError::Store(rehearse::store::StoreError::Io {
+                operation: "start the runtime for",
+                path: text.to_string(),
+                source: e,
+            })
+        })?;
+    runtime.block_on(async {
+        let env = rehearse::store::StoreEnv::from_process();
+        let store = rehearse::store::CheckpointStore::open(location, &env)
+            .await
+            .map_err(LocationError::Store)?;
+        rehearse::checkpoint::inspect_store(&store)
+            .await
+            .map_err(LocationError::Checkpoint)
     })
 }
 

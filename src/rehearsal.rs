@@ -83,6 +83,9 @@ impl crate::exit::HasErrorKind for RehearsalError {
             RehearsalError::Image(e) => e.error_kind(),
             RehearsalError::Runtime(e) => e.error_kind(),
             RehearsalError::PrepareStopped(_) => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Checkpoint(e) if e.is_environment() => {
+                crate::exit::ErrorKind::Environment
+            }
             RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Trial(e) => e.error_kind(),
             RehearsalError::RemoteNotYet { .. } => crate::exit::ErrorKind::BadInput,

@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use crate::store::{StoreError, StoreErrorKind};
+
 /// Why a checkpoint could not be inspected at all (the binary exits with code 3).
 ///
 /// Every other problem (a garbled log, a missing state file) becomes a finding instead.
@@ -56,6 +58,11 @@ pub enum CheckpointError {
         #[source]
         source: std::io::Error,
     },
+    /// A remote checkpoint could not be listed: no such bucket, nothing at the prefix, rejected
+    /// credentials, an unreachable endpoint. The message names the URL and carries its own hint;
+    /// [`StoreError::kind`] says whether it is bad input or the environment.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 impl CheckpointError {
@@ -77,7 +84,15 @@ impl CheckpointError {
             CheckpointError::Unreadable { .. } => {
                 "check that the directory and its subdirectories are readable by this user"
             }
+            // The store's message ends with its own `(hint: …)`.
+            CheckpointError::Store(_) => "",
         }
+    }
+
+    /// Whether the user's input is at fault (a missing or mistyped checkpoint: exit 3) or the
+    /// environment (credentials, permissions, network of a remote checkpoint: exit 4).
+    pub fn is_environment(&self) -> bool {
+        matches!(self, CheckpointError::Store(e) if e.kind() == StoreErrorKind::Environment)
     }
 }
 

@@ -48,6 +48,72 @@ pub fn inspect(path: &Path) -> Result<Inspection, CheckpointError> {
     inspect_listing(loader::list(path)?)
 }
 
+/// What inspecting a checkpoint through a store asked of it: one recursive listing, then the
+/// files read (relative path, bytes received), in the order read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreReads {
+    /// Recursive listings made (one per inspection).
+    pub listings: u32,
+    /// Every file read whole, with the bytes received.
+    pub files: Vec<(String, u64)>,
+}
+
+impl StoreReads {
+    /// Bytes received by all reads together (listings not counted).
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().map(|(_, n)| n).sum()
+    }
+}
+
+/// Inspects the checkpoint a store reads, read-only, giving the same [`Inspection`] as
+/// [`inspect`] of a local copy (its `path` is the URL). Async: it lists once through
+/// [`CheckpointStore::list`](crate::store::CheckpointStore::list), then runs the inspection on a
+/// blocking thread that reads, one at a time and capped at [`READ_CAP`](super::READ_CAP), only
+/// the files it parses (`metadata`, the newest [`LOG_WINDOW`] offset and commit files,
+/// `sources/<n>/0`, state `_metadata` and schema files) — never a state data file (`.delta`,
+/// `.snapshot`, `.zip`, `.sst`, `.changelog`). A local location is inspected by [`inspect`].
+///
+/// # Errors
+/// [`CheckpointError::Store`] when the location cannot be listed; the others as for
+/// [`inspect`].
+pub async fn inspect_store(
+    store: &crate::store::CheckpointStore,
+) -> Result<Inspection, CheckpointError> {
+    Ok(inspect_store_counted(store).await?.0)
+}
+
+/// [`inspect_store`], plus what it asked of the store.
+pub async fn inspect_store_counted(
+    store: &crate::store::CheckpointStore,
+) -> Result<(Inspection, StoreReads), CheckpointError> {
+    let blocking = |f: Box<dyn FnOnce() -> Result<Inspection, CheckpointError> + Send>| async {
+        tokio::task::spawn_blocking(f).await.map_err(|e| {
+            CheckpointError::Store(crate::store::StoreError::Io {
+                operation: "inspect",
+                path: store.location().to_string(),
+                source: std::io::Error::other(e.to_string()),
+            })
+        })?
+    };
+    if let crate::store::CheckpointLocation::Local { path } = store.location() {
+        let path = path.clone();
+        let inspection = blocking(Box::new(move || inspect(&path))).await?;
+        return Ok((inspection, StoreReads::default()));
+    }
+    let (listing, reads) = loader::list_store(store).await?;
+    let inspection = blocking(Box::new(move || inspect_listing(listing))).await?;
+    let files = reads.lock().map(|r| r.clone()).unwrap_or_default();
+    let reads = StoreReads { listings: 1, files };
+    tracing::debug!(
+        url = %store.location(),
+        listings = reads.listings,
+        reads = reads.files.len(),
+        bytes = reads.bytes(),
+        "checkpoint inspected through its store"
+    );
+    Ok((inspection, reads))
+}
+
 fn inspect_listing(mut listing: Listing) -> Result<Inspection, CheckpointError> {
     check_is_checkpoint(&listing)?;
     // Without the listing of a log, every batch finding would be false ("missing", "deleted"):
@@ -78,7 +144,11 @@ fn check_is_checkpoint(listing: &Listing) -> Result<(), CheckpointError> {
     }
     let nested = nested_checkpoints(listing);
     let what = if !nested.is_empty() {
-        let shown: Vec<String> = nested.iter().take(10).map(|d| format!("{d}/")).collect();
+        let shown: Vec<String> = nested
+            .iter()
+            .take(10)
+            .map(|d| listing.child_name(d))
+            .collect();
         let more = if nested.len() > 10 {
             format!(" and {} more", nested.len() - 10)
         } else {
@@ -210,7 +280,7 @@ impl Inspector {
 
     /// Reads a small text file; a problem becomes a finding of the given severity.
     pub(crate) fn read_text(&mut self, rel: &str, severity: Severity, why: &str) -> Option<String> {
-        let bytes = match loader::read_bounded(&self.listing.root, rel) {
+        let bytes = match self.listing.read(rel) {
             Ok(bytes) => bytes,
             Err(e) => {
                 let hint = match e {

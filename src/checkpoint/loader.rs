@@ -1,17 +1,24 @@
-//! The only code of the checkpoint model that touches the file system: list the tree once and
-//! read single files, bounded.
+//! The only code of the checkpoint model that touches the file system or a checkpoint store:
+//! list the tree once and read single files, bounded.
 //!
 //! Read-only: files are opened for reading, nothing is created, renamed or locked. A link inside
 //! the checkpoint is `stat`ed to learn what it points to: a link to a regular file is read like
 //! the file (Hadoop's local file system, and so Spark, reads through it); a link to a directory
 //! is never walked (it could lead out of the checkpoint, or in a circle). Nothing that is not a
 //! regular file (FIFO, socket, device) is ever opened: opening a FIFO for reading blocks.
-
+//!
+//! A remote checkpoint ([`list_store`]) is listed once through [`CheckpointStore::list`] (one
+//! recursive listing: sizes come with it) and each file the inspection parses is read whole
+//! through [`CheckpointStore::read_small`], capped at [`READ_CAP`]; a file the listing shows
+//! larger than that is never requested. The store client has no write operation.
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::error::CheckpointError;
+use crate::store::CheckpointStore;
 
 /// Cap on any file read, to bound memory: Spark has no such cap, and a Spark log or metadata file
 /// is a few KiB (a Kafka offset line with thousands of partitions stays well under 1 MiB), so a
@@ -74,9 +81,128 @@ pub(crate) struct Entry {
 /// Every entry under the checkpoint root, plus the directories that could not be listed.
 #[derive(Debug)]
 pub(crate) struct Listing {
+    /// The directory, or the URL of a remote checkpoint (as a path, for reports).
     pub root: PathBuf,
     pub entries: Vec<Entry>,
     pub unlisted: Vec<(String, io::Error)>,
+    /// Where the files are read from: the directory `root`, or a store.
+    pub source: Source,
+}
+
+/// Where a [`Listing`]'s files are read from.
+#[derive(Debug, Default)]
+pub(crate) enum Source {
+    /// The local directory `root`.
+    #[default]
+    Local,
+    /// A checkpoint store (a remote location).
+    Store(Box<StoreSource>),
+}
+
+/// A store to read through, from a blocking thread.
+#[derive(Debug)]
+pub(crate) struct StoreSource {
+    store: CheckpointStore,
+    handle: tokio::runtime::Handle,
+    /// Size of every listed file, by relative path.
+    sizes: HashMap<String, u64>,
+    /// Every read made: relative path and bytes received.
+    reads: Arc<Mutex<Vec<(String, u64)>>>,
+}
+
+impl Listing {
+    /// Reads one listed file, bounded by [`READ_CAP`]: from the directory, or through the store
+    /// (then from a blocking thread: [`tokio::runtime::Handle::block_on`]).
+    pub(crate) fn read(&self, rel: &str) -> Result<Vec<u8>, ReadError> {
+        let remote = match &self.source {
+            Source::Local => return read_bounded(&self.root, rel),
+            Source::Store(remote) => remote,
+        };
+        let Some(&size) = remote.sizes.get(rel) else {
+            return Err(ReadError::Io(io::Error::new(
+                io::ErrorKind::NotFound,
+                "not in the listing",
+            )));
+        };
+        if size > READ_CAP {
+            return Err(ReadError::TooLarge(size));
+        }
+        let bytes = remote
+            .handle
+            .block_on(remote.store.read_small(rel, READ_CAP))
+            .map_err(|e| {
+                // The message's first line: the hint is about the whole location, not one file.
+                let text = e.to_string();
+                let first = text.lines().next().unwrap_or_default().to_string();
+                ReadError::Io(io::Error::other(first))
+            })?;
+        if let Ok(mut reads) = remote.reads.lock() {
+            reads.push((rel.to_string(), bytes.len() as u64));
+        }
+        Ok(bytes)
+    }
+
+    /// How to name a directory below the root in a message: `a/b/` for a local checkpoint, the
+    /// full URL (`s3://bucket/prefix/a/b/`) for a remote one, so it can be passed on as is.
+    pub(crate) fn child_name(&self, rel: &str) -> String {
+        match self.source {
+            Source::Local => format!("{rel}/"),
+            Source::Store(_) => format!("{}/{rel}/", self.root.display()),
+        }
+    }
+}
+
+/// Lists a remote checkpoint once through `store` (recursively, sizes included). Directories
+/// are what the object paths imply (object stores have none of their own). Returns the listing,
+/// ready to be read from a blocking thread of the current tokio runtime, and the log its reads
+/// are recorded in.
+///
+/// # Errors
+/// [`CheckpointError::Store`] when the listing fails (no such bucket, nothing at the prefix,
+/// credentials, network).
+#[allow(clippy::type_complexity)]
+pub(crate) async fn list_store(
+    store: &CheckpointStore,
+) -> Result<(Listing, Arc<Mutex<Vec<(String, u64)>>>), CheckpointError> {
+    let objects = store.list().await?;
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut sizes = HashMap::with_capacity(objects.len());
+    for object in &objects {
+        let mut at = 0;
+        while let Some(i) = object.path[at..].find('/') {
+            dirs.insert(object.path[..at + i].to_string());
+            at += i + 1;
+        }
+        sizes.insert(object.path.clone(), object.size);
+    }
+    let mut entries: Vec<Entry> = dirs
+        .into_iter()
+        .map(|rel| Entry {
+            rel,
+            kind: EntryKind::Dir,
+        })
+        .chain(objects.into_iter().map(|o| Entry {
+            rel: o.path,
+            kind: EntryKind::File,
+        }))
+        .collect();
+    // As the local listing does: the entries of one directory contiguous (the `.crc` check
+    // compares a side file with its own directory's entries only).
+    let parent = |rel: &str| rel.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
+    entries.sort_by_cached_key(|e| (parent(&e.rel), e.rel.clone()));
+    let reads = Arc::new(Mutex::new(Vec::new()));
+    let listing = Listing {
+        root: PathBuf::from(store.location().to_string()),
+        entries,
+        unlisted: Vec::new(),
+        source: Source::Store(Box::new(StoreSource {
+            store: store.clone(),
+            handle: tokio::runtime::Handle::current(),
+            sizes,
+            reads: Arc::clone(&reads),
+        })),
+    };
+    Ok((listing, reads))
 }
 
 /// Why one file could not be read.
@@ -141,6 +267,7 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CheckpointError> {
         root: path.clone(),
         entries: Vec::new(),
         unlisted: Vec::new(),
+        source: Source::Local,
     };
     let top = fs::read_dir(root).map_err(|source| CheckpointError::Unreadable {
         path: path.clone(),

@@ -46,7 +46,7 @@ pub use commits::{parse_commit_log, CommitLogFile, COMMIT_LOG_MAX_VERSION};
 pub use error::{CheckpointError, ParseError, ParseErrorKind};
 pub use findings::{Finding, Severity};
 pub use fingerprint::{markers, ArtifactMarker, ConfKeyMarker, Evidence, Markers, WriterVersion};
-pub use inspect::{inspect, LOG_WINDOW};
+pub use inspect::{inspect, inspect_store, inspect_store_counted, StoreReads, LOG_WINDOW};
 pub use json::{to_json, InspectDocument, SCHEMA};
 pub use loader::READ_CAP;
 pub use metadata::{

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use super::commits::CommitLogFile;
 use super::findings::Severity;
 use super::inspect::{list_ids, Inspector};
-use super::loader;
 use super::metadata::{parse_operator_metadata, parse_state_schema, StateSchema};
 use super::model::{Operator, OperatorMetadataFile, SchemaFile};
 use super::state::{self, OperatorDir, Provider, StateTree, DEFAULT_STORE};
@@ -254,7 +253,7 @@ impl Inspector {
 
     /// One state schema file, or `None` (with an error finding) when it cannot be read or parsed.
     fn state_schema(&mut self, rel: &str) -> Option<StateSchema> {
-        match loader::read_bounded(&self.listing.root, rel) {
+        match self.listing.read(rel) {
             Ok(bytes) => match parse_state_schema(&bytes) {
                 Ok(s) => Some(s),
                 Err(e) => {

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use super::findings::Severity;
 use super::inspect::{Inspector, Parsed};
-use super::loader;
 use super::model::{SourceKind, SourceOffset};
 use super::offsets::{
     kafka_offsets_json, offset_problem, offset_shape, OffsetLogFile, OffsetProblem, OffsetShape,
@@ -214,7 +213,7 @@ impl Inspector {
         if !self.has_file(&rel) {
             return None;
         }
-        let bytes = match loader::read_bounded(&self.listing.root, &rel) {
+        let bytes = match self.listing.read(&rel) {
             Ok(b) => b,
             Err(e) => {
                 self.finding(
@@ -291,7 +290,7 @@ impl Inspector {
         if !self.has_file(&rel) {
             return false;
         }
-        let Ok(bytes) = loader::read_bounded(&self.listing.root, &rel) else {
+        let Ok(bytes) = self.listing.read(&rel) else {
             return false;
         };
         let text = String::from_utf8_lossy(&bytes);

@@ -7,6 +7,7 @@ mod init;
 mod inspect;
 mod local;
 mod matrix;
+mod remote;
 mod report;
 mod run;
 mod store;

@@ -20,7 +20,7 @@ use opendal::{services, Operator};
 use rehearse::store::{CheckpointLocation, CheckpointStore, StoreEnv, StoreError, StoreErrorKind};
 
 /// The servers' env file as a map, or `None` (with a printed reason) when absent outside CI.
-fn servers(test: &str) -> Option<BTreeMap<String, String>> {
+pub(crate) fn servers(test: &str) -> Option<BTreeMap<String, String>> {
     // The uploaders below use opendal's default HTTP client, which needs a rustls provider
     // (the store installs the same one for its own client).
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -47,7 +47,7 @@ fn servers(test: &str) -> Option<BTreeMap<String, String>> {
 }
 
 /// A prefix no other run used: reruns against the same servers never see old files.
-fn unique(name: &str) -> String {
+pub(crate) fn unique(name: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -90,11 +90,20 @@ fn checkpoint_files() -> Vec<(String, Vec<u8>)> {
     files
 }
 
-async fn upload(op: &Operator, prefix: &str, files: &[(String, Vec<u8>)]) {
+pub(crate) async fn upload(op: &Operator, prefix: &str, files: &[(String, Vec<u8>)]) {
     for (rel, bytes) in files {
-        op.write(&format!("{prefix}/{rel}"), bytes.clone())
-            .await
-            .unwrap_or_else(|e| panic!("upload {prefix}/{rel}: {e}"));
+        // A few tries: a test server busy with other tests' uploads may drop a connection.
+        let mut tries = 0;
+        loop {
+            match op.write(&format!("{prefix}/{rel}"), bytes.clone()).await {
+                Ok(_) => break,
+                Err(e) if e.is_temporary() && tries < 3 => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                }
+                Err(e) => panic!("upload {prefix}/{rel}: {e}"),
+            }
+        }
     }
 }
 
@@ -206,7 +215,7 @@ fn s3_env(s: &BTreeMap<String, String>, key: &str, secret: &str) -> StoreEnv {
     ])
 }
 
-fn s3_uploader(s: &BTreeMap<String, String>, bucket: &str) -> Operator {
+pub(crate) fn s3_uploader(s: &BTreeMap<String, String>, bucket: &str) -> Operator {
     Operator::new(
         services::S3::default()
             .root("/")
@@ -340,7 +349,7 @@ async fn s3_minio_read_only_key_reads_its_bucket_and_is_denied_elsewhere() {
     assert!(err.to_string().contains("s3:ListBucket"), "{err}");
 }
 
-fn azure_connection_string(endpoint: &str, account: &str, key: &str) -> String {
+pub(crate) fn azure_connection_string(endpoint: &str, account: &str, key: &str) -> String {
     format!(
         "DefaultEndpointsProtocol=http;AccountName={account};AccountKey={key};BlobEndpoint={endpoint};"
     )

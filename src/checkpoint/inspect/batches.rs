@@ -577,6 +577,7 @@ mod unreadable_log_tests {
                 "offsets".into(),
                 std::io::Error::from(std::io::ErrorKind::PermissionDenied),
             )],
+            source: Default::default(),
         };
         let err = inspect_listing(listing).unwrap_err();
         assert!(
