@@ -7,10 +7,12 @@
 //! | `sample_file` | `n` | line `n` mod lines | none | as for a template |
 //! | `records_file` | the line's | the line's | the line's | the line's `timestamp_ms`, else the producer's clock |
 //!
-//! `{timestamp_ms}` = the time base + `n` × `time_step_ms`. The base is the checkpoint's event
-//! time when seeding for a restart ([`time_base_ms`]: its watermark, or its last batch's
-//! timestamp without one), so the fresh records at offsets past the checkpoint's carry event
-//! times past its watermark; a generation uses its start time.
+//! `{timestamp_ms}` = the time base + (`n` − `c` + 1) × `time_step_ms`, `c` the partition's
+//! checkpointed offset: the first fresh record lies one step past the base, the next two steps…,
+//! the fillers before it (a re-run pending batch reads them) at or before it. The base is the
+//! checkpoint's event time when seeding for a restart ([`time_base_ms`]: its watermark, or its
+//! last batch's timestamp without one), so fresh records carry event times just past its
+//! watermark however large its offsets are; a generation uses its start time and `c` = 0.
 //!
 //! A `records_file`'s records are laid out per partition as a Java producer would have written
 //! them: a line's `partition`, else Kafka's default partitioner on its key
@@ -61,9 +63,17 @@ pub struct TopicRecords {
     base_ms: i64,
     step_ms: u64,
     kafka_timestamp: bool,
+    /// Per partition, the offset `{timestamp_ms}` counts from (absent: 0).
+    origins: std::collections::BTreeMap<u32, u64>,
 }
 
 impl TopicRecords {
+    /// These records with `{timestamp_ms}` counted from each partition's checkpointed offset.
+    pub fn counting_from(mut self, origins: std::collections::BTreeMap<u32, u64>) -> Self {
+        self.origins = origins;
+        self
+    }
+
     /// The records of `source` over `partitions` partitions, `{timestamp_ms}` = `base_ms` +
     /// `n` × `step_ms`. A records-file line whose `partition` is not below `partitions` (the
     /// checkpoint names fewer partitions than the file assumed) is an error naming the line.
@@ -90,6 +100,7 @@ impl TopicRecords {
             base_ms,
             step_ms,
             kafka_timestamp,
+            origins: Default::default(),
         })
     }
 
@@ -112,11 +123,16 @@ impl TopicRecords {
         )
     }
 
-    /// `{timestamp_ms}` of record `n`.
-    pub fn timestamp_ms(&self, n: u64) -> i64 {
+    /// `{timestamp_ms}` of record `n` of `partition`: base + (n − origin + 1) × step, never
+    /// below 0 (Kafka refuses negative timestamps).
+    pub fn timestamp_ms(&self, partition: u32, n: u64) -> i64 {
         let step = i64::try_from(self.step_ms).unwrap_or(i64::MAX);
-        let n = i64::try_from(n).unwrap_or(i64::MAX);
-        self.base_ms.saturating_add(n.saturating_mul(step))
+        let origin = self.origins.get(&partition).copied().unwrap_or(0);
+        let steps = i128::from(n) - i128::from(origin) + 1;
+        let steps = i64::try_from(steps).unwrap_or(if steps < 0 { i64::MIN } else { i64::MAX });
+        self.base_ms
+            .saturating_add(steps.saturating_mul(step))
+            .max(0)
     }
 
     /// Record `n` (its offset) of `partition`.
@@ -130,7 +146,7 @@ impl TopicRecords {
                 file_record(&f.records[i])
             }
             other => {
-                let ts = self.timestamp_ms(n);
+                let ts = self.timestamp_ms(partition, n);
                 Record {
                     key: Some(Cow::Owned(n.to_string().into_bytes())),
                     value: Some(Cow::Owned(other.value_at(partition, n, ts).into_bytes())),
@@ -326,9 +342,16 @@ mod tests {
         let src = RecordSource::Template("{\"n\":{n},\"ts\":{timestamp_ms}}".into());
         let r = TopicRecords::new("t", &src, 1, 1_000_000, 500, true).unwrap();
         let rec = r.record(0, 4);
-        assert_eq!(rec.value.as_deref(), Some(&b"{\"n\":4,\"ts\":1002000}"[..]));
-        assert_eq!(rec.timestamp_ms, Some(1_002_000));
+        assert_eq!(rec.value.as_deref(), Some(&b"{\"n\":4,\"ts\":1002500}"[..]));
+        assert_eq!(rec.timestamp_ms, Some(1_002_500));
         assert_eq!(rec.key.as_deref(), Some(&b"4"[..]));
+        // Counted from the checkpointed offset: the first fresh record is one step past the
+        // base (the watermark) however large the offsets, fillers at or before it.
+        let r = r.counting_from([(0, 2_000_000)].into());
+        assert_eq!(r.timestamp_ms(0, 2_000_000), 1_000_500);
+        assert_eq!(r.timestamp_ms(0, 2_000_003), 1_002_000);
+        assert_eq!(r.timestamp_ms(0, 1_999_999), 1_000_000);
+        assert_eq!(r.timestamp_ms(0, 0), 0, "never negative");
         let r = TopicRecords::new("t", &src, 1, 0, 500, false).unwrap();
         assert_eq!(r.record(0, 1).timestamp_ms, None, "the producer's clock");
     }

@@ -106,6 +106,9 @@ pub struct PartitionPlan {
     pub filler: u64,
     /// Fresh records after the filler.
     pub fresh: u64,
+    /// The checkpoint's offset in this partition (the highest any retained `offsets/N` names;
+    /// 0 when it names none): `{timestamp_ms}` counts steps from here.
+    pub checkpointed: u64,
 }
 
 /// What to create and produce for one topic.
@@ -126,16 +129,23 @@ pub struct TopicPlan {
 }
 
 impl TopicPlan {
-    /// The records of this topic with `{timestamp_ms}` counted from `base_ms`.
+    /// The records of this topic with `{timestamp_ms}` counted from `base_ms` at each
+    /// partition's checkpointed offset.
     pub fn records_from(&self, base_ms: i64) -> Result<TopicRecords, KafkaError> {
-        TopicRecords::new(
+        Ok(TopicRecords::new(
             &self.name,
             &self.records,
             self.partitions,
             base_ms,
             self.time_step_ms,
             self.kafka_timestamp,
-        )
+        )?
+        .counting_from(
+            self.per_partition
+                .iter()
+                .map(|p| (p.partition, p.checkpointed))
+                .collect(),
+        ))
     }
 }
 
@@ -191,6 +201,7 @@ pub fn plan(
                         partition: p,
                         filler: if fill { need } else { 0 },
                         fresh,
+                        checkpointed: need,
                     }
                 })
                 .collect();
@@ -497,12 +508,14 @@ mod tests {
                 PartitionPlan {
                     partition: 0,
                     filler: 12,
-                    fresh: 4
+                    fresh: 4,
+                    checkpointed: 12,
                 },
                 PartitionPlan {
                     partition: 1,
                     filler: 0,
-                    fresh: 4
+                    fresh: 4,
+                    checkpointed: 0,
                 }
             ]
         );

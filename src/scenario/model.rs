@@ -75,8 +75,9 @@ pub struct Topic {
     pub fresh_records: u64,
     /// Whether to fill partitions up to the checkpoint's offsets.
     pub fill_to_checkpoint: bool,
-    /// `{timestamp_ms}` of record `n` is a base + `n` × this (ms; default
-    /// [`DEFAULT_TIME_STEP_MS`]): fresh records move event time past the checkpoint's watermark.
+    /// `{timestamp_ms}` steps by this between records (ms; default [`DEFAULT_TIME_STEP_MS`]),
+    /// counted from the checkpoint's watermark at its offsets (`kafka::TopicRecords`): fresh
+    /// records move event time past it.
     pub time_step_ms: u64,
     /// Whether template and sample records carry their `{timestamp_ms}` as their Kafka
     /// timestamp (CreateTime); otherwise the producer's clock. `records_file` lines carry their
