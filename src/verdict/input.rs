@@ -203,8 +203,12 @@ fn is_mostly_text(line: &str) -> bool {
 /// Longest line handed to the classifier (bytes); longer lines are cut.
 const MAX_LINE: usize = 1 << 20;
 
-/// Calls `f` with every line (newline and `\r` stripped, decoded lossily) until it returns
-/// `true`; returns whether it did.
+/// Calls `f` with every line (decoded lossily) until it returns `true`; returns whether it did.
+///
+/// Lines end at `\n`, `\r\n` or a lone `\r`: a log saved with classic Mac line endings, or
+/// one where Spark's console progress bar (`ConsoleProgressBar`, which redraws with `\r`) ran
+/// into the log lines, is read line by line like any other — before, a CR-only log was one
+/// line, cut at [`MAX_LINE`], and got `no-outcome`. Empty pieces between `\r`s are skipped.
 fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, InputError> {
     if path.is_dir() {
         return Err(InputError::IsDirectory {
@@ -232,6 +236,8 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
         return for_each_utf16_line(path, r, big_endian, f);
     }
     let mut buf = Vec::with_capacity(4096);
+    // The piece after the last `\r` of a chunk cut at MAX_LINE: the start of the next line.
+    let mut carry: Vec<u8> = Vec::new();
     let mut line_no = 0usize;
     let read_err = |source| InputError::Read {
         path: path.to_path_buf(),
@@ -239,45 +245,60 @@ fn for_each_line(path: &Path, mut f: impl FnMut(&str) -> bool) -> Result<bool, I
     };
     loop {
         buf.clear();
+        buf.append(&mut carry);
         // Bounded: a line longer than MAX_LINE is cut there and the rest of it skipped, so a
-        // file without newlines cannot exhaust memory.
+        // file without line endings cannot exhaust memory.
         let n = (&mut r)
             .take(MAX_LINE as u64)
             .read_until(b'\n', &mut buf)
             .map_err(read_err)?;
-        if n == 0 {
+        if n == 0 && buf.is_empty() {
             return Ok(false);
         }
-        if buf.len() == MAX_LINE && buf.last() != Some(&b'\n') {
-            let mut skip = Vec::new();
-            loop {
-                skip.clear();
-                let m = (&mut r)
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', &mut skip)
-                    .map_err(read_err)?;
-                if m == 0 || skip.last() == Some(&b'\n') {
-                    break;
+        if n == MAX_LINE && buf.last() != Some(&b'\n') {
+            if let Some(cr) = buf.iter().rposition(|&b| b == b'\r') {
+                // CR-separated lines filled the chunk: keep the unfinished last one.
+                carry = buf.split_off(cr + 1);
+            } else {
+                let mut skip = Vec::new();
+                loop {
+                    skip.clear();
+                    let m = (&mut r)
+                        .take(MAX_LINE as u64)
+                        .read_until(b'\n', &mut skip)
+                        .map_err(read_err)?;
+                    if m == 0 || skip.last() == Some(&b'\n') {
+                        break;
+                    }
                 }
             }
         }
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
         }
-        line_no += 1;
-        if looks_like_utf16(&buf) {
-            return Err(InputError::MixedEncoding {
-                path: path.to_path_buf(),
-                line: line_no,
-                start: "UTF-8",
-            });
-        }
-        // Validating is much faster than the lossy decoder; decode lossily only when needed.
-        let stop = match std::str::from_utf8(&buf) {
-            Ok(line) => f(line),
-            Err(_) => f(&String::from_utf8_lossy(&buf)),
+        let mut feed = |piece: &[u8]| -> Result<bool, InputError> {
+            line_no += 1;
+            if looks_like_utf16(piece) {
+                return Err(InputError::MixedEncoding {
+                    path: path.to_path_buf(),
+                    line: line_no,
+                    start: "UTF-8",
+                });
+            }
+            // Validating is much faster than the lossy decoder; decode lossily only when needed.
+            Ok(match std::str::from_utf8(piece) {
+                Ok(line) => f(line),
+                Err(_) => f(&String::from_utf8_lossy(piece)),
+            })
         };
-        if stop {
+        // `contains` on bytes is a memchr: a log without `\r` pays one fast scan per line.
+        if buf.contains(&b'\r') {
+            for piece in buf.split(|&b| b == b'\r').filter(|p| !p.is_empty()) {
+                if feed(piece)? {
+                    return Ok(true);
+                }
+            }
+        } else if feed(&buf[..buf.len().min(MAX_LINE)])? {
             return Ok(true);
         }
     }
@@ -341,7 +362,8 @@ fn utf16_order(head: &[u8]) -> Option<bool> {
 
 /// [`for_each_line`] for a UTF-16 file: streamed a buffer at a time (memory bounded by the
 /// longest line, cut at [`MAX_LINE`] code units, not by the file: a 300 MB UTF-16 log was read
-/// whole and took 462 MB), each line decoded lossily.
+/// whole and took 462 MB), each line decoded lossily. Lines end as in the UTF-8 reader: `\n`,
+/// `\r\n` or a lone `\r`.
 fn for_each_utf16_line(
     path: &Path,
     mut r: impl BufRead,
@@ -361,6 +383,7 @@ fn for_each_utf16_line(
     let mut carry: Option<u8> = None;
     let mut line_no = 0usize;
     let mut first_unit = true;
+    let mut after_cr = false;
     loop {
         let buf = r.fill_buf().map_err(|source| InputError::Read {
             path: path.to_path_buf(),
@@ -384,7 +407,18 @@ fn for_each_utf16_line(
             if std::mem::take(&mut first_unit) && u == 0xFEFF {
                 continue;
             }
-            if u == u16::from(b'\n') {
+            // A `\r` ends a line: with the `\n` after it (CRLF) as one ending; alone (CR-only
+            // endings, a console progress bar) when the piece before it is not empty.
+            if std::mem::take(&mut after_cr) && u != u16::from(b'\n') && !line.is_empty() {
+                line_no += 1;
+                if utf16_line(path, &line, line_no, start, &mut f)? {
+                    return Ok(true);
+                }
+                line.clear();
+            }
+            if u == u16::from(b'\r') {
+                after_cr = true;
+            } else if u == u16::from(b'\n') {
                 line_no += 1;
                 if utf16_line(path, &line, line_no, start, &mut f)? {
                     return Ok(true);

@@ -475,12 +475,14 @@ fn cli_bad_input_exits_3() {
 fn cli_text_output_strips_terminal_escapes_and_json_keeps_the_line_without_colour() {
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("coloured.log");
-    // A failure line with colour, a window-title (OSC) sequence, a carriage return, a bell and
-    // an 8-bit CSI: the evidence is these very lines.
+    // A failure line with colour, a window-title (OSC) sequence, a bell and an 8-bit CSI: the
+    // evidence is these very lines. (A carriage return ends a line wherever it stands, see
+    // `every_restart_case_with_carriage_returns_gets_its_plain_verdict`: the output never holds
+    // one.)
     std::fs::write(
         &log,
         "26/11/30 13:16:10.800 ERROR MicroBatchExecution: Query q [id = a, runId = b] terminated with error\n\
-         java.lang.IllegalStateException: \x1b[31mFailed to read log file /c/offsets/3.\x1b[0m\x1b]0;owned\x07\r\u{9b}2J Incomplete log file\n",
+         java.lang.IllegalStateException: \x1b[31mFailed to read log file /c/offsets/3.\x1b[0m\x1b]0;owned\x07\u{9b}2J Incomplete log file\r\n",
     )
     .unwrap();
     let out = rehearse().arg("classify").arg(&log).output().unwrap();
@@ -506,6 +508,103 @@ fn cli_text_output_strips_terminal_escapes_and_json_keeps_the_line_without_colou
             .is_some_and(|e| e.contains("IllegalStateException: Failed"))),
         "JSON evidence is the line read without its colour escapes: {v}"
     );
+}
+
+/// The verdict and rule `rehearse classify --json` gives a log file.
+fn verdict_and_rule(path: &Path) -> (String, String) {
+    let out = rehearse()
+        .arg("classify")
+        .arg(path)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: no JSON on stdout ({e}): {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (v["verdict"].to_string(), v["rule"].to_string())
+}
+
+/// Issue 14: a driver log whose lines end in a lone `\r` (classic Mac line endings, or a tool
+/// that rewrote them) was one line to the reader, cut at 1 MiB: `no-outcome` for a log that
+/// resumed. The class: `\r` ends a line wherever it stands — CR-only logs, and Spark's console
+/// progress bar (ConsoleProgressBar redraws `[Stage N:> (a + b) / c]` with `\r`) running into
+/// the log lines of a CRLF log — in UTF-8 and UTF-16. Each case of the corpus, written each
+/// way, gets its plain verdict and rule.
+#[test]
+fn every_restart_case_with_carriage_returns_gets_its_plain_verdict() {
+    let Some(corpus) = corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for case in manifest(&corpus.join("restarts/MANIFEST.tsv")).keys() {
+        let plain = corpus.join("restarts").join(case).join("driver.log");
+        let text = String::from_utf8_lossy(&std::fs::read(&plain).unwrap()).into_owned();
+        let cr_only: String = text.lines().map(|l| format!("{l}\r")).collect();
+        let progress: String = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                if i % 4 == 0 {
+                    format!("\r[Stage {i}:>          (0 + 2) / 2]\r                    \r{l}\r\n")
+                } else {
+                    format!("{l}\r\n")
+                }
+            })
+            .collect();
+        // The same CR-only text in UTF-16LE with a BOM (a PowerShell redirect), whose reader
+        // is a separate one.
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(cr_only.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let expected = verdict_and_rule(&plain);
+        for (kind, body) in [
+            ("cr-only", cr_only.into_bytes()),
+            ("progress-bar", progress.into_bytes()),
+            ("utf-16-cr-only", utf16),
+        ] {
+            let log = tmp.path().join(format!("{case}.{kind}.log"));
+            std::fs::write(&log, body).unwrap();
+            assert_eq!(verdict_and_rule(&log), expected, "{case}, {kind} vs plain");
+        }
+        compared += 1;
+    }
+    assert!(compared >= 20, "only {compared} cases compared");
+}
+
+/// CR-only lines filling more than the reader's 1 MiB chunk: the line cut at the chunk's end
+/// is carried over, neither skipped nor dropped. The filler puts Spark's "Resuming at batch"
+/// line across the first chunk boundary (1 MiB into the file), and the resume after it must
+/// still be read.
+#[test]
+fn a_long_cr_only_log_is_read_to_its_end() {
+    let Some(corpus) = corpus() else { return };
+    let plain = corpus.join("restarts/x1-agg-3.5.3-to-3.5.3-control/driver.log");
+    let text = String::from_utf8_lossy(&std::fs::read(&plain).unwrap()).into_owned();
+    let resume = text
+        .find("Resuming at batch")
+        .expect("the control case resumes");
+    let (head, tail) = text.split_at(text[..resume].rfind('\n').map_or(0, |i| i + 1));
+    let mut body: String = head.lines().map(|l| format!("{l}\r")).collect();
+    // Filler up to 40 bytes before the 1 MiB boundary, in lines of at most 100 bytes.
+    let boundary = 1 << 20;
+    let filler =
+        "26/11/30 13:18:40.000 INFO BlockManagerInfo: Removed broadcast_0_piece0 in memory";
+    while body.len() + 100 < boundary - 40 {
+        body.push_str(filler);
+        body.push('\r');
+    }
+    let pad = boundary - 40 - body.len();
+    body.push_str(&format!("{}\r", "x".repeat(pad - 1)));
+    assert_eq!(body.len(), boundary - 40);
+    body.extend(tail.lines().map(|l| format!("{l}\r")));
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("long.log");
+    std::fs::write(&log, body).unwrap();
+    assert_eq!(verdict_and_rule(&log), verdict_and_rule(&plain));
 }
 
 /// log4j2's `%highlight{%m%n%throwable}` colours every line of a failure, stack frames
