@@ -15,6 +15,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 struct Report {
     schema: String,
+    source_checkpoint: PathBuf,
     trials: Vec<Trial>,
 }
 
@@ -334,6 +335,55 @@ fn e2e_kafka_to_kafka_with_a_records_file_resumes_and_writes_its_output_topic() 
         assert!(
             line.contains(&format!("headers=[source=pos, trace=t-{n}]")),
             "{line}"
+        );
+    }
+}
+
+/// `{timestamp_ms}` with `kafka_timestamp` (`scenarios/kafka-out/orders-event-time.toml`): the
+/// restart's fresh records carry the checkpoint's watermark + k minutes as their Kafka
+/// timestamp, k = 1.. past the checkpointed offset, so the deduplication (1 hour watermark)
+/// keeps them; the output shows the event time the restarted job read.
+#[test]
+fn e2e_fresh_records_carry_event_times_just_past_the_checkpoints_watermark() {
+    if !docker_available() {
+        return;
+    }
+    let (mut report, code, stderr) =
+        rehearse(&repo().join("scenarios/kafka-out/orders-event-time.toml"));
+    let t = report.trials.remove(0);
+    assert_verdict(&t, "resumed", &stderr);
+    assert_eq!(code, 0, "{stderr}");
+    // The base: the watermark the restart resumes with, as inspect reads it.
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(["inspect", "--json"])
+        .arg(&report.source_checkpoint)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let watermark = [
+        doc["offset_log"]["batch_watermark_ms"].as_i64(),
+        doc["commit_log"]["next_batch_watermark_ms"].as_i64(),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .expect("the checkpoint has a watermark");
+    assert!(watermark > 0, "{doc}");
+    let [o] = &t.output[..] else {
+        panic!("one output topic expected: {:?}", t.output);
+    };
+    assert!(o.records_after_restart > 0, "{o:?}\n{stderr}");
+    let expected: Vec<i64> = (1..=4).map(|k| (watermark + k * 60_000) / 1000).collect();
+    for line in &o.sample {
+        let seconds: i64 = line
+            .split("\"event_time_s\":")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("no event time in {line}"));
+        assert!(
+            expected.contains(&seconds),
+            "event time {seconds} s is not the watermark {watermark} ms + 1..4 minutes: {line}"
         );
     }
 }
