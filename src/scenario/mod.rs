@@ -19,8 +19,8 @@ pub mod suite;
 
 pub use file::{CheckpointSpec, GenerateSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec};
 pub use model::{
-    CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError, Topic,
-    DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
+    trial_output_topic, CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError,
+    Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
 pub use parse::check_version;

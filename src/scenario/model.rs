@@ -85,6 +85,12 @@ pub struct Topic {
     pub kafka_timestamp: bool,
 }
 
+/// The name output topic `name` takes for one trial on `target` on a suite's shared broker,
+/// where the cells of a group run at once: `<name>.<target>`, the version's dots as `_`.
+pub fn trial_output_topic(name: &str, target: &str) -> String {
+    format!("{name}.{}", target.replace('.', "_"))
+}
+
 /// Default `time_step_ms`: one second of event time per record.
 pub const DEFAULT_TIME_STEP_MS: u64 = 1000;
 

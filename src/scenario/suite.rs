@@ -497,18 +497,30 @@ impl Suite {
     }
 
     /// The topics the suite creates on its one broker (`<suite>.<shape>.<provider>.<source>.
-    /// <topic>`) must be valid for Kafka before any container starts: at most
+    /// <topic>`, and `….<topic>.<target>` for each trial's output topics) must be valid for Kafka before any container starts: at most
     /// [`MAX_TOPIC_NAME`] characters, and no two equal once `.` is read as `_` (Kafka refuses
     /// a topic that "collides" with an existing one, `Topic.hasCollision`).
     fn check_topics(&self) -> Result<(), String> {
         let mut seen: std::collections::HashMap<String, String> = Default::default();
         for group in self.groups(None) {
             let scenario = self.group_scenario(&group);
-            for name in scenario.topic_names() {
-                let name = name.to_string();
+            // Output topics as the trials name them on the shared broker (one per target).
+            let per_trial = scenario.output_topics.iter().flat_map(|o| {
+                group
+                    .targets
+                    .iter()
+                    .map(|t| super::model::trial_output_topic(&o.name, t))
+            });
+            let names: Vec<String> = scenario
+                .topic_names()
+                .into_iter()
+                .map(str::to_string)
+                .chain(per_trial)
+                .collect();
+            for name in names {
                 if name.len() > MAX_TOPIC_NAME {
                     return Err(format!(
-                        "topic {name:?} is {} characters, over Kafka's limit of {MAX_TOPIC_NAME} (the suite names each topic <suite>.<shape>.<provider>.<source>.<topic>); shorten the suite's `name`, the shape's `name` or the scenario's topic name",
+                        "topic {name:?} is {} characters, over Kafka's limit of {MAX_TOPIC_NAME} (the suite names each topic <suite>.<shape>.<provider>.<source>.<topic>, and each trial's output topics <…>.<topic>.<target>); shorten the suite's `name`, the shape's `name` or the scenario's topic name",
                         name.len()
                     ));
                 }
@@ -828,9 +840,15 @@ mod tests {
         let e = suite(&format!("name = \"{long}\"\n{}", &BASIC[10..])).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("249") && msg.contains("shorten"), "{msg}");
-        // 224 + ".agg.rocksdb.4.0.1.events" (25) = 249: the longest that Kafka takes.
-        let fits = "a".repeat(224);
+        // 221 + ".agg.rocksdb.4.0.1.out.4_0_1" (28, the output topic of a trial on 4.0.1) =
+        // 249: the longest that Kafka takes.
+        let fits = "a".repeat(221);
         suite(&format!("name = \"{fits}\"\n{}", &BASIC[10..])).unwrap();
+        let e = suite(&format!("name = \"{}\"\n{}", "a".repeat(222), &BASIC[10..])).unwrap_err();
+        assert!(
+            e.to_string().contains(".out.3_5_3\" is 250 characters"),
+            "{e}"
+        );
         let e = suite(&format!(
             "{BASIC}name = \"x_y\"\n[[shapes]]\nscenario = \"agg.toml\"\nname = \"x.y\"\n"
         ))

@@ -140,9 +140,8 @@ struct Watched {
 /// not in the checkpoint, so the restart may write elsewhere than the generation did.
 fn output_topics_of_trial(scenario: &Scenario, target: &str) -> Scenario {
     let mut s = scenario.clone();
-    let suffix = target.replace('.', "_");
     for o in &mut s.output_topics {
-        let to = format!("{}.{suffix}", o.name);
+        let to = crate::scenario::trial_output_topic(&o.name, target);
         for a in s.args.iter_mut().chain(s.restart_args.iter_mut()) {
             *a = a.replace(&format!("{{topic.{}}}", o.name), &format!("{{topic.{to}}}"));
         }
