@@ -27,5 +27,6 @@ pub mod spark;
 pub mod store;
 pub mod text;
 pub mod trial;
+pub mod userfile;
 pub mod verdict;
 pub mod versions;

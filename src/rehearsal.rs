@@ -72,6 +72,9 @@ pub enum RehearsalError {
         /// The checkpoint's URL.
         url: String,
     },
+    /// The scenario does not fit its source checkpoint (a topic the checkpoint does not read).
+    #[error(transparent)]
+    Scenario(#[from] crate::scenario::ScenarioError),
 }
 
 /// The kind of the error it wraps. A checkpoint that cannot be inspected is bad input; so is a
@@ -87,6 +90,7 @@ impl crate::exit::HasErrorKind for RehearsalError {
                 crate::exit::ErrorKind::Environment
             }
             RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Scenario(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Trial(e) => e.error_kind(),
             RehearsalError::RemoteNotYet { .. } => crate::exit::ErrorKind::BadInput,
         }
@@ -111,6 +115,17 @@ pub async fn run_scenario(
     settings: &TrialSettings,
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<RunReport, RehearsalError> {
+    // A given checkpoint is inspected (and its topics checked against the scenario's) before
+    // any image is built: bad input is refused first (issue 15).
+    let given = match &scenario.checkpoint {
+        CheckpointSource::Path(_) | CheckpointSource::Remote(_) => {
+            let source =
+                source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
+            scenario.check_topics_named(&source.inspection)?;
+            Some(source)
+        }
+        CheckpointSource::Generate { .. } => None,
+    };
     prepare_runtime_async(
         settings.runtime,
         spark_versions(scenario),
@@ -118,7 +133,10 @@ pub async fn run_scenario(
         on_event,
     )
     .await?;
-    let source = source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
+    let source = match given {
+        Some(source) => source,
+        None => source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?,
+    };
     let mut trials = Vec::new();
     for target in &scenario.targets {
         on_event(RehearsalEvent::TrialStarted {

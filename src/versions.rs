@@ -273,6 +273,45 @@ impl SparkVersion {
         }
     }
 
+    /// A Spark release rehearse can rehearse on or generate with, as targets, sources,
+    /// `checkpoint.generate.spark` and `--target` take it: a [`release`](Self::release) written
+    /// plainly (`3.5.3`, not `03.5.3`: the text becomes an image tag and a PyPI version) of a
+    /// line in `spark-lines.toml`, between that line's `first` and `last` releases. So `2.4.8`
+    /// (before the table), `4.9.9` and `9.9.9` (lines the table does not know) and `3.1.0`
+    /// (never published) are refused here, before an image build or a download would fail on
+    /// them. `Err` is the message, with the fix.
+    pub fn known_release(text: &str) -> Result<SparkVersion, String> {
+        let v = SparkVersion::release(text)?;
+        if let Some(plain) = without_leading_zeros(text) {
+            return Err(format!(
+                "{text:?} is not written as Spark writes its versions (no leading zeros): write it {plain}"
+            ));
+        }
+        let lines = SparkLine::all();
+        let (first, last) = (&lines[0], &lines[lines.len() - 1]);
+        let known = format!(
+            "rehearse knows Spark {} to {} (src/versions/spark-lines.toml)",
+            first.first, last.last
+        );
+        let Some(row) = v.line().and_then(|l| lines.iter().find(|r| r.line == l)) else {
+            if v < first.first {
+                return Err(format!(
+                    "Spark {text} is not supported: {known}, and Structured Streaming checkpoints of Spark 2.x differ (offset log v1, no state schema); rehearse a 3.x or 4.x target"
+                ));
+            }
+            return Err(format!(
+                "Spark {text} is not a release rehearse knows: {known}; check the version (`pip index versions pyspark` lists them), or if it was released after this rehearse, add its line to src/versions/spark-lines.toml"
+            ));
+        };
+        if v < row.first || v > row.last {
+            return Err(format!(
+                "Spark {text} is not a release rehearse knows: the {}.{} line runs {} to {} ({known}); check the version, or if it was released after this rehearse, raise `last` of that line in src/versions/spark-lines.toml",
+                row.line.0, row.line.1, row.first, row.last
+            ));
+        }
+        Ok(v)
+    }
+
     /// The compatibility row of this version's line; see [`SparkLine::of`].
     pub fn spark_line(&self) -> Option<&'static SparkLine> {
         SparkLine::of(self)
@@ -333,6 +372,22 @@ pub fn parse_line(text: &str) -> Result<(u32, u32), VersionError> {
     ))
 }
 
+/// A release's text with leading zeros dropped from its parts (`3.5.3` for `03.5.3`), when it
+/// has any: such text parses, but is no image tag, PyPI or Maven version.
+fn without_leading_zeros(text: &str) -> Option<String> {
+    if !text.split('.').any(|p| p.len() > 1 && p.starts_with('0')) {
+        return None;
+    }
+    let plain: Vec<&str> = text
+        .split('.')
+        .map(|p| match p.trim_start_matches('0') {
+            "" => "0",
+            p => p,
+        })
+        .collect();
+    Some(plain.join("."))
+}
+
 /// A Kafka broker version (`3.9.1`), by the same rule as [`SparkVersion`].
 #[derive(Debug, Clone)]
 pub struct KafkaVersion(Release);
@@ -340,13 +395,29 @@ pub struct KafkaVersion(Release);
 version_type!(KafkaVersion);
 
 impl KafkaVersion {
-    /// A Kafka release as `kafka_version` in a scenario takes it. `Err` is the message the
-    /// scenario check prints; it says "Spark version", as it always has.
+    /// A Kafka release as `kafka_version` in a scenario takes it: a release written plainly,
+    /// of major [`MIN_KAFKA_MAJOR`] or later (the images and the local runtime install no older
+    /// broker). `Err` is the message the scenario check prints.
     pub fn release(text: &str) -> Result<KafkaVersion, String> {
-        match KafkaVersion::parse(text) {
-            Ok(v) if v.is_release() => Ok(v),
-            _ => Err(format!("{text:?} is not a Spark version like 3.5.3")),
+        let v = match KafkaVersion::parse(text) {
+            Ok(v) if v.is_release() => v,
+            _ => {
+                return Err(format!(
+                    "{text:?} is not a Kafka version like {DEFAULT_KAFKA_VERSION}"
+                ))
+            }
+        };
+        if let Some(plain) = without_leading_zeros(text) {
+            return Err(format!(
+                "{text:?} is not written as Kafka writes its versions (no leading zeros): write it {plain}"
+            ));
         }
+        if v.major().is_none_or(|m| m < MIN_KAFKA_MAJOR) {
+            return Err(format!(
+                "Kafka {text} is older than the brokers rehearse runs (Kafka {MIN_KAFKA_MAJOR}.x and later; a {DEFAULT_KAFKA_VERSION} broker serves every Kafka client Spark 3.0+ ships): use {DEFAULT_KAFKA_VERSION}, or leave kafka_version out"
+            ));
+        }
+        Ok(v)
     }
 }
 
@@ -595,6 +666,43 @@ mod tests {
         assert!(all
             .iter()
             .all(|l| !l.source.is_empty() && !l.java.is_empty()));
+    }
+
+    #[test]
+    fn known_release_refuses_versions_outside_the_table_before_any_build() {
+        for (bad, needle) in [
+            ("03.5.3", "write it 3.5.3"),
+            ("3.05.3", "write it 3.5.3"),
+            ("4.9.9", "not a release rehearse knows"),
+            ("9.9.9", "add its line"),
+            ("2.4.8", "not supported"),
+            ("3.1.0", "3.1 line runs 3.1.1"),
+            ("3.5.99", "raise `last`"),
+            ("99999999999999999999.0.0", "not a release rehearse knows"),
+            ("3.5", "not a Spark version"),
+            ("4.0.0-preview2", "not a Spark version"),
+        ] {
+            let e = SparkVersion::known_release(bad).unwrap_err();
+            assert!(e.contains(needle), "{bad}: {e}");
+        }
+        for line in SparkLine::all() {
+            for v in [&line.first, &line.last] {
+                SparkVersion::known_release(v.as_str()).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn kafka_release_names_kafka_and_the_oldest_broker() {
+        let e = KafkaVersion::release("2.8.0").unwrap_err();
+        assert!(e.contains("Kafka 2.8.0") && e.contains("3.x"), "{e}");
+        let e = KafkaVersion::release("3.9").unwrap_err();
+        assert!(e.contains("Kafka version") && !e.contains("Spark"), "{e}");
+        assert!(KafkaVersion::release("03.9.1")
+            .unwrap_err()
+            .contains("leading zeros"));
+        KafkaVersion::release("3.9.1").unwrap();
+        KafkaVersion::release("4.1.0").unwrap();
     }
 
     #[test]

@@ -23,6 +23,6 @@ pub use model::{
     Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
-pub use parse::check_version;
+pub use parse::{check_release, check_timeout, check_version, MAX_TIMEOUT_SECONDS};
 pub use placeholders::{fill, fill_topics, Placeholders};
 pub use records::{FileRecord, RecordsFile, MAX_RECORDS_FILE_BYTES};

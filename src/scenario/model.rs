@@ -181,15 +181,10 @@ pub struct Scenario {
 /// Why a scenario file was rejected. Messages name the file and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    /// The file could not be read.
-    #[error("cannot read scenario {path}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file could not be read: missing, not a regular file, too big, not UTF-8 (the
+    /// message names the file and the fix).
+    #[error(transparent)]
+    Read(#[from] crate::userfile::UserFileError),
     /// The TOML is malformed or has unknown/mistyped keys.
     #[error(
         "scenario {path} is not valid: {message}\n(hint: see scenarios/README.md for the format)"

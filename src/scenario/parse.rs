@@ -13,25 +13,51 @@ use super::model::{
     DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
-use super::placeholders::{fill_topics, Placeholders};
+use super::placeholders;
 use super::records::RecordsFile;
+use crate::checkpoint::Inspection;
 use crate::store::CheckpointLocation;
+use crate::userfile;
 use crate::verdict::Verdict;
 use crate::versions::{KafkaVersion, SparkVersion};
 
-/// A Spark release as scenario and suite files and `--target` take it: `3.5.3`, no
-/// pre-release suffix ([`SparkVersion::release`], the rule in `src/versions.rs`).
+/// A Spark version as written (`3.5.3`, no pre-release suffix: [`SparkVersion::release`], the
+/// rule in `src/versions.rs`): the syntax `min_spark` and merged reports take.
 pub fn check_version(v: &str) -> Result<(), String> {
     SparkVersion::release(v).map(|_| ())
+}
+
+/// A Spark release rehearse can run, as targets, sources, `checkpoint.generate.spark` and
+/// `--target` take it ([`SparkVersion::known_release`]: plainly written, its line and patch in
+/// `src/versions/spark-lines.toml`). Checked at load so that no image build or PyPI download
+/// starts for a version that does not exist.
+pub fn check_release(v: &str) -> Result<(), String> {
+    SparkVersion::known_release(v).map(|_| ())
+}
+
+/// Most seconds a trial may be given (`timeout_seconds`): one day. A restart that has not
+/// resumed in a day will not, and a larger value (up to `u64::MAX`) would overflow the
+/// trial's clock with containers running.
+pub const MAX_TIMEOUT_SECONDS: u64 = 86_400;
+
+/// `timeout_seconds` of a scenario or suite: 1 to [`MAX_TIMEOUT_SECONDS`]; `what` says what
+/// leaving it out means.
+pub fn check_timeout(seconds: Option<u64>, when_left_out: &str) -> Result<(), String> {
+    match seconds {
+        Some(0) => Err(format!(
+            "`timeout_seconds = 0` would time out every trial at once: give the seconds per trial from submit to verdict (e.g. 300), or leave it out to use {when_left_out}"
+        )),
+        Some(s) if s > MAX_TIMEOUT_SECONDS => Err(format!(
+            "`timeout_seconds = {s}` is over rehearse's limit of {MAX_TIMEOUT_SECONDS} (one day) per trial: give the seconds per trial from submit to verdict (e.g. 300), or leave it out to use {when_left_out}"
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl Scenario {
     /// Reads and validates a scenario file.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = userfile::read_text(path, "scenario", userfile::MAX_CONFIG_BYTES)?;
         Scenario::parse(&text, path)
     }
 
@@ -50,9 +76,14 @@ impl Scenario {
         let job = job(&file.job, &dir).map_err(invalid)?;
         check_checkpoint_dir(&checkpoint).map_err(invalid)?;
         check_targets(&file.targets).map_err(invalid)?;
+        check_timeout(
+            file.timeout_seconds,
+            &format!("the default of {DEFAULT_TIMEOUT_SECONDS}"),
+        )
+        .map_err(invalid)?;
         let topics = topics(&file.topics, &dir).map_err(invalid)?;
         let output_topics = output_topics(&file.output_topics, &topics).map_err(invalid)?;
-        let expect = expectations(&file.expect).map_err(invalid)?;
+        let expect = expectations(&file.expect, &file.targets).map_err(invalid)?;
         if let Some(k) = &file.kafka_version {
             KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
         }
@@ -81,6 +112,41 @@ impl Scenario {
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
         })
+    }
+}
+
+impl Scenario {
+    /// Checks `[[topics]]` against the source checkpoint: when its offset log names Kafka
+    /// topics (`{"topic":{"partition":offset}}`, KafkaSourceOffset.scala), every scenario topic
+    /// must be one of them — a misspelt topic would be created and seeded, and the job would
+    /// read another. Called on a given checkpoint before any image is built; a generated one is
+    /// written by the scenario's own job. A checkpoint that names no Kafka topic (a file or rate
+    /// source, no batch yet) checks nothing.
+    pub fn check_topics_named(&self, inspection: &Inspection) -> Result<(), ScenarioError> {
+        let named: std::collections::BTreeSet<&str> = inspection
+            .sources
+            .iter()
+            .filter_map(|s| s.kafka.as_ref())
+            .flat_map(|k| k.keys().map(String::as_str))
+            .collect();
+        if named.is_empty() {
+            return Ok(());
+        }
+        for t in &self.topics {
+            if !named.contains(t.name.as_str()) {
+                let list: Vec<&str> = named.iter().copied().collect();
+                return Err(ScenarioError::Invalid {
+                    path: self.file.clone(),
+                    message: format!(
+                        "[[topics]] names {:?}, which the checkpoint {} does not read: its offset log names {}; fix the topic name (it must be the topic the job subscribes to), or remove the entry",
+                        t.name,
+                        inspection.path.display(),
+                        list.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -115,14 +181,17 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
     match (&spec.path, &spec.generate) {
         (Some(p), None) => checkpoint_path(p, dir),
         (None, Some(g)) => {
-            check_version(&g.spark).map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
+            check_release(&g.spark).map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
             if g.batches == 0 {
                 return Err("checkpoint.generate.batches must be at least 1".into());
+            }
+            if g.records_per_batch == Some(0) {
+                return Err("checkpoint.generate.records_per_batch = 0 would commit batches with no data: give at least 1 (default 5), or leave it out".into());
             }
             Ok(CheckpointSource::Generate {
                 spark: g.spark.clone(),
                 batches: g.batches,
-                records_per_batch: g.records_per_batch.unwrap_or(5).max(1),
+                records_per_batch: g.records_per_batch.unwrap_or(5),
                 extra_args: g.extra_args.clone(),
             })
         }
@@ -143,7 +212,8 @@ fn checkpoint_path(p: &Path, dir: &Relative) -> Result<CheckpointSource, String>
     }
 }
 
-/// `[job]`: a PySpark `file`, or a `jar` with its `main_class`; the file must exist.
+/// `[job]`: a PySpark `file` (`.py`), or a `jar` (`.jar`) with its `main_class`; the file must
+/// be a regular file (spark-submit decides by the extension how to run it).
 fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
     let job = match (&spec.file, &spec.jar, &spec.main_class) {
         (Some(f), None, None) => Job::Python {
@@ -160,24 +230,51 @@ fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
         Job::Python { file } => file,
         Job::Jar { jar, .. } => jar,
     };
-    if !job_path.is_file() {
+    let (key, ext, other) = match &job {
+        Job::Python { .. } => ("file", "py", "a jar goes in `jar` with `main_class`"),
+        Job::Jar { .. } => ("jar", "jar", "a PySpark file goes in `file`"),
+    };
+    if job_path.extension().and_then(|e| e.to_str()) != Some(ext) {
         return Err(format!(
-            "job file {} does not exist or is not a file",
+            "[job] {key} = {}: spark-submit runs a .{ext} file here and decides by the extension; rename the file to end in .{ext} ({other})",
             job_path.display()
         ));
     }
+    userfile::check_regular(job_path, &format!("[job] {key}"), u64::MAX)
+        .map_err(|e| e.to_string())?;
     Ok(job)
 }
 
-/// `checkpoint.path` must be a directory.
+/// What a Structured Streaming checkpoint directory holds once its query ran: the query id
+/// (`metadata`, StreamMetadata.scala), the offset and commit logs (`offsets/`, `commits/`,
+/// MicroBatchExecution.scala), source metadata (`sources/`) and state (`state/`).
+const CHECKPOINT_ENTRIES: &[&str] = &["metadata", "offsets", "commits", "sources", "state"];
+
+/// `checkpoint.path` must be a directory that holds a checkpoint: at least one of
+/// [`CHECKPOINT_ENTRIES`]. An empty directory, `/` or a parent of the checkpoint is refused
+/// here, before any image is built.
 fn check_checkpoint_dir(checkpoint: &CheckpointSource) -> Result<(), String> {
-    match checkpoint {
-        CheckpointSource::Path(p) if !p.is_dir() => Err(format!(
+    let CheckpointSource::Path(p) = checkpoint else {
+        return Ok(());
+    };
+    if !p.is_dir() {
+        return Err(format!(
             "checkpoint.path {} is not a directory\n(hint: give the query's checkpointLocation, copied locally)",
             p.display()
-        )),
-        _ => Ok(()),
+        ));
     }
+    if CHECKPOINT_ENTRIES
+        .iter()
+        .any(|e| std::fs::symlink_metadata(p.join(e)).is_ok())
+    {
+        return Ok(());
+    }
+    let empty = std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none());
+    Err(format!(
+        "checkpoint.path {} {}: a Structured Streaming checkpoint holds offsets/, commits/ and metadata\n(hint: give the query's checkpointLocation itself — the directory with offsets/ in it — copied locally)",
+        p.display(),
+        if empty { "is an empty directory" } else { "holds no checkpoint (no offsets/, commits/, metadata, sources/ or state/)" }
+    ))
 }
 
 /// `targets`: at least one, each a Spark release.
@@ -188,14 +285,27 @@ fn check_targets(targets: &[String]) -> Result<(), String> {
                 .into(),
         );
     }
-    for t in targets {
-        check_version(t).map_err(|m| format!("targets: {m}"))?;
+    for (i, t) in targets.iter().enumerate() {
+        check_release(t).map_err(|m| format!("targets: {m}"))?;
+        if targets[..i].contains(t) {
+            return Err(format!(
+                "targets names {t:?} twice: each target is rehearsed once; remove the repeat"
+            ));
+        }
     }
     Ok(())
 }
 
 /// `[[topics]]`, in file order.
 fn topics(specs: &[TopicSpec], dir: &Relative) -> Result<Vec<Topic>, String> {
+    for (i, t) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|o| o.name == t.name) {
+            return Err(format!(
+                "[[topics]] names {:?} twice: give each topic one entry",
+                t.name
+            ));
+        }
+    }
     specs.iter().map(|t| topic(t, dir)).collect()
 }
 
@@ -222,9 +332,15 @@ fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
             t.name
         ));
     }
+    if t.partitions == Some(0) {
+        return Err(format!(
+            "topic {}: partitions = 0: a Kafka topic has at least 1 partition; give the count the job's topic has, or leave it out (default 2; a checkpoint's own count wins)",
+            t.name
+        ));
+    }
     Ok(Topic {
         name: t.name.clone(),
-        partitions: t.partitions.unwrap_or(2).max(1),
+        partitions: t.partitions.unwrap_or(2),
         records: records(t, dir)?,
         fresh_records: t.fresh_records.unwrap_or(DEFAULT_FRESH_RECORDS),
         fill_to_checkpoint: t.fill_to_checkpoint.unwrap_or(true),
@@ -258,8 +374,8 @@ fn records(t: &TopicSpec, dir: &Relative) -> Result<RecordSource, String> {
         (Some(tpl), None) => Ok(RecordSource::Template(tpl.clone())),
         (None, Some(f)) => {
             let f = dir.resolve(f);
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| format!("topic {}: sample_file {}: {e}", t.name, f.display()))?;
+            let text = userfile::read_text(&f, "sample_file", userfile::MAX_SAMPLE_BYTES)
+                .map_err(|e| format!("topic {}: {e}", t.name))?;
             let lines: Vec<String> = text
                 .lines()
                 .filter(|l| !l.is_empty())
@@ -337,10 +453,19 @@ fn output_topics(specs: &[OutputTopicSpec], inputs: &[Topic]) -> Result<Vec<Outp
     Ok(out)
 }
 
-/// `[expect]`: each value a verdict name.
-fn expectations(expect: &BTreeMap<String, String>) -> Result<BTreeMap<String, Verdict>, String> {
+/// `[expect]`: each key one of `targets`, each value a verdict name.
+fn expectations(
+    expect: &BTreeMap<String, String>,
+    targets: &[String],
+) -> Result<BTreeMap<String, Verdict>, String> {
     let mut out = BTreeMap::new();
     for (target, name) in expect {
+        if !targets.contains(target) {
+            return Err(format!(
+                "expect.\"{target}\": {target:?} is not one of `targets` ({}), so the expectation would never be checked; add it to `targets` or fix the version",
+                targets.join(", ")
+            ));
+        }
         let v = Verdict::from_name(name).ok_or_else(|| {
             let names: Vec<_> = Verdict::ALL.iter().map(|v| v.name()).collect();
             format!(
@@ -366,11 +491,6 @@ fn check_placeholders(
         .map(|t| t.name.as_str())
         .chain(outputs.iter().map(|t| t.name.as_str()))
         .collect();
-    let probe = Placeholders {
-        checkpoint: String::new(),
-        bootstrap_servers: String::new(),
-        output: String::new(),
-    };
     let generate_args = match checkpoint {
         CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
         CheckpointSource::Path(_) | CheckpointSource::Remote(_) => &[],
@@ -381,7 +501,7 @@ fn check_placeholders(
         .chain(&job.restart_args)
         .chain(generate_args)
     {
-        fill_topics(arg, &probe, &names).map_err(|m| format!("[job] args: {m}"))?;
+        placeholders::check(arg, &names).map_err(|m| format!("[job] args: {m}"))?;
     }
     Ok(())
 }
@@ -389,7 +509,7 @@ fn check_placeholders(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::fill;
+    use crate::scenario::{fill, Placeholders};
 
     fn write_job(dir: &Path) {
         std::fs::write(dir.join("job.py"), "print(1)").unwrap();
@@ -484,7 +604,7 @@ template = "u{n}"
     fn rejects_bad_scenarios_with_the_key_named() {
         let dir = tempfile::tempdir().unwrap();
         write_job(dir.path());
-        std::fs::create_dir(dir.path().join("x")).unwrap();
+        std::fs::create_dir_all(dir.path().join("x/offsets")).unwrap();
         let path = dir.path().join("s.toml");
         let cases = [
             // Found by the breaker: these passed load and failed minutes later, or with exit 4.
@@ -492,7 +612,7 @@ template = "u{n}"
             ("targets = [\"4.0.1\"]\nkafka_version = \"3.9;rm\"\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "kafka_version"),
             ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\nargs = [\"{topic.evnets}\"]\n", "evnets"),
             ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"nope\"\n[job]\nfile = \"job.py\"\n", "checkpoint.path"),
-            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"x\"\n", "not a file"),
+            ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"x\"\n", "rename the file to end in .py"),
             ("targets = []\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "targets"),
             ("targets = [\"4.0.1\"]\n[checkpoint]\n[job]\nfile = \"job.py\"\n", "exactly one"),
             ("targets = [\"4.0.1\"]\nbogus = 1\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "bogus"),
@@ -630,5 +750,231 @@ template = "u{n}"
             .records
             .iter()
             .all(|r| r.key.is_some() && r.timestamp_ms.is_some()));
+    }
+}
+
+#[cfg(test)]
+mod load_time_refusals {
+    //! Issue 15: inputs that passed load and failed minutes later — after image builds, a PyPI
+    //! download or containers — or were silently changed. Each is refused by `Scenario::parse`
+    //! with the key and the fix.
+    use super::*;
+
+    /// A scenario directory: `job.py`, `job.jar`, `job.txt`, a checkpoint `ck/` (with
+    /// `offsets/`), an empty directory `empty/`, a plain file `plain`.
+    fn dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["job.py", "job.jar", "job.txt", "plain"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("ck/offsets")).unwrap();
+        std::fs::create_dir(dir.path().join("empty")).unwrap();
+        dir
+    }
+
+    /// A scenario with `extra` at top level, the checkpoint `ck`, `job.py` and topic `events`.
+    fn scenario(extra: &str) -> String {
+        format!(
+            "targets = [\"4.0.1\"]\n{extra}\n[checkpoint]\npath = \"ck\"\n[job]\nfile = \"job.py\"\nargs = [\"{{topic.events}}\"]\n[[topics]]\nname = \"events\"\n"
+        )
+    }
+
+    fn refused(text: &str, needles: &[&str]) {
+        let dir = dir();
+        let path = dir.path().join("s.toml");
+        let err = match Scenario::parse(text, &path) {
+            Ok(_) => panic!("accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        };
+        for n in needles {
+            assert!(err.contains(n), "{n:?} not in {err:?} for\n{text}");
+        }
+        assert!(err.contains("s.toml"), "the file is not named: {err}");
+    }
+
+    #[test]
+    fn placeholder_typos_in_any_job_argument_are_refused() {
+        let s = scenario("").replace("{topic.events}", "{outptu}");
+        refused(&s, &["[job] args", "{outptu}", "did you mean {output}"]);
+        let s = scenario("").replace("args = [", "restart_args = [\"{checkpint}\"]\nargs = [");
+        refused(&s, &["{checkpint}", "did you mean {checkpoint}"]);
+        let s = scenario("").replace("{topic.events}", "{bootstrap_server}");
+        refused(&s, &["did you mean {bootstrap_servers}"]);
+    }
+
+    #[test]
+    fn timeouts_of_zero_or_beyond_a_day_are_refused() {
+        refused(
+            &scenario("timeout_seconds = 0"),
+            &["timeout_seconds = 0", "e.g. 300"],
+        );
+        refused(
+            &scenario("timeout_seconds = 18446744073709551615"),
+            &["timeout_seconds = 18446744073709551615", "limit of 86400"],
+        );
+        refused(&scenario("timeout_seconds = 86401"), &["limit"]);
+        let dir = dir();
+        Scenario::parse(
+            &scenario("timeout_seconds = 86400"),
+            &dir.path().join("s.toml"),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_path_that_holds_no_checkpoint_is_refused() {
+        refused(
+            &scenario("").replace("path = \"ck\"", "path = \"/\""),
+            &[
+                "checkpoint.path /",
+                "holds no checkpoint",
+                "checkpointLocation",
+            ],
+        );
+        refused(
+            &scenario("").replace("path = \"ck\"", "path = \"empty\""),
+            &["empty directory"],
+        );
+        refused(
+            &scenario("").replace("path = \"ck\"", "path = \"plain\""),
+            &["not a directory"],
+        );
+    }
+
+    #[test]
+    fn versions_rehearse_cannot_run_are_refused() {
+        for (v, needle) in [
+            ("03.5.3", "write it 3.5.3"),
+            ("4.9.9", "not a release rehearse knows"),
+            ("9.9.9", "not a release rehearse knows"),
+            ("2.4.8", "not supported"),
+        ] {
+            refused(
+                &scenario("").replace("\"4.0.1\"", &format!("{v:?}")),
+                &["targets", needle],
+            );
+        }
+        refused(
+            &scenario("").replace("\"4.0.1\"]", "\"4.0.1\", \"4.0.1\"]"),
+            &["targets names \"4.0.1\" twice"],
+        );
+        let generate = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"9.9.9\"\nbatches = 1\n[job]\nfile = \"job.py\"\n";
+        refused(generate, &["checkpoint.generate.spark", "9.9.9"]);
+    }
+
+    #[test]
+    fn kafka_version_2_8_names_the_key_the_file_and_the_oldest_broker() {
+        refused(
+            &scenario("kafka_version = \"2.8.0\""),
+            &["kafka_version", "Kafka 2.8.0", "3.x"],
+        );
+    }
+
+    #[test]
+    fn an_expectation_for_a_version_that_is_not_a_target_is_refused() {
+        refused(
+            &format!("{}[expect]\n\"3.5.3\" = \"resumed\"\n", scenario("")),
+            &["expect.\"3.5.3\"", "not one of `targets`"],
+        );
+    }
+
+    #[test]
+    fn duplicate_topics_and_zero_counts_are_refused_not_rounded_up() {
+        refused(
+            &format!("{}[[topics]]\nname = \"events\"\n", scenario("")),
+            &["\"events\" twice"],
+        );
+        refused(
+            &scenario("").replace("name = \"events\"", "name = \"events\"\npartitions = 0"),
+            &["partitions = 0"],
+        );
+        let generate = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\nrecords_per_batch = 0\n[job]\nfile = \"job.py\"\n";
+        refused(generate, &["records_per_batch = 0"]);
+    }
+
+    #[test]
+    fn a_job_that_is_neither_py_nor_jar_is_refused() {
+        refused(
+            &scenario("").replace("job.py", "job.txt"),
+            &["[job] file", "end in .py"],
+        );
+        refused(
+            &scenario("").replace("file = \"job.py\"", "jar = \"job.py\"\nmain_class = \"A\""),
+            &["[job] jar", "end in .jar"],
+        );
+        let dir = dir();
+        let jar =
+            scenario("").replace("file = \"job.py\"", "jar = \"job.jar\"\nmain_class = \"A\"");
+        Scenario::parse(&jar, &dir.path().join("s.toml")).unwrap();
+    }
+
+    #[test]
+    fn a_fifo_as_scenario_sample_file_or_job_is_refused_without_blocking() {
+        let dir = dir();
+        let fifo = dir.path().join("fifo.toml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Scenario::load(&fifo).unwrap_err().to_string();
+        assert!(e.contains("FIFO") && e.contains("fifo.toml"), "{e}");
+        let s = scenario("").replace(
+            "name = \"events\"",
+            "name = \"events\"\nsample_file = \"fifo.toml\"",
+        );
+        let e = Scenario::parse(&s, &dir.path().join("s.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sample_file") && e.contains("FIFO"), "{e}");
+        let e = Scenario::load(Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("character device"), "{e}");
+    }
+
+    #[test]
+    fn a_topic_the_checkpoint_does_not_read_is_refused() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
+        let inspection = crate::checkpoint::inspect(&fixture).unwrap();
+        let dir = dir();
+        let path = dir.path().join("s.toml");
+        let s = Scenario::parse(&scenario(""), &path).unwrap();
+        s.check_topics_named(&inspection).unwrap();
+        let typo = scenario("").replace("events", "evnets");
+        let e = Scenario::parse(&typo, &path)
+            .unwrap()
+            .check_topics_named(&inspection)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("\"evnets\"") && e.contains("names events") && e.contains("s.toml"),
+            "{e}"
+        );
+        // A checkpoint that names no Kafka topic (a rate source) checks nothing.
+        let rate = crate::checkpoint::inspect(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/checkpoints/3.5.3/rate-agg"),
+        )
+        .unwrap();
+        Scenario::parse(&typo, &path)
+            .unwrap()
+            .check_topics_named(&rate)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_utf16_scenario_gets_the_save_as_utf8_hint() {
+        let dir = dir();
+        let path = dir.path().join("s.toml");
+        let bytes: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(scenario("").encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        std::fs::write(&path, bytes).unwrap();
+        let e = Scenario::load(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("UTF-16") && e.contains("save it as UTF-8"),
+            "{e}"
+        );
     }
 }

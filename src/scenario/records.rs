@@ -70,23 +70,10 @@ impl RecordsFile {
     /// `partitions`, a line's `partition` must be below it. Errors name the file and line and
     /// say how to fix it.
     pub fn read(path: &Path, partitions: Option<u32>) -> Result<RecordsFile, String> {
-        let meta =
-            std::fs::metadata(path).map_err(|e| format!("records_file {}: {e}", path.display()))?;
-        if !meta.is_file() {
-            return Err(format!(
-                "records_file {} is not a regular file\n(hint: give a JSON Lines file, one record object per line)",
-                path.display()
-            ));
-        }
-        if meta.len() > MAX_RECORDS_FILE_BYTES {
-            return Err(format!(
-                "records_file {} is {} bytes, over the {MAX_RECORDS_FILE_BYTES} bytes rehearse loads\n(hint: a rehearsal needs a few batches of records, not a topic's history: keep a sample)",
-                path.display(),
-                meta.len()
-            ));
-        }
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("records_file {}: {e}", path.display()))?;
+        // Through userfile, the one reader of user files: a regular file (a FIFO must not hang
+        // the load), at most the bound even if it grows while read.
+        let bytes = crate::userfile::read_bytes(path, "records_file", MAX_RECORDS_FILE_BYTES)
+            .map_err(|e| e.to_string())?;
         RecordsFile::parse(&bytes, path, partitions)
     }
 
@@ -332,6 +319,12 @@ mod tests {
     fn a_directory_is_not_a_records_file() {
         let dir = tempfile::tempdir().unwrap();
         let err = RecordsFile::read(dir.path(), None).unwrap_err();
-        assert!(err.contains("not a regular file"), "{err}");
+        assert!(err.contains("is a directory"), "{err}");
+        let fifo = dir.path().join("records.jsonl");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = RecordsFile::read(&fifo, None).unwrap_err();
+        assert!(err.contains("FIFO"), "{err}");
     }
 }

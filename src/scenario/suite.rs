@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::scenario::{check_version, CheckpointSource, Scenario, ScenarioError};
+use crate::scenario::{
+    check_release, check_timeout, check_version, CheckpointSource, Scenario, ScenarioError,
+};
 use crate::verdict::Verdict;
 use crate::versions::SparkVersion;
 
@@ -177,15 +179,10 @@ pub struct Group {
 /// Why a suite file was rejected. Messages name the file and the key.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
-    /// The file could not be read. (The cause is the error's source, not in this message:
-    /// `error: {:#}` prints the chain, and would print it twice.)
-    #[error("cannot read suite {path}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    /// The file could not be read: missing, not a regular file, too big, not UTF-8 (the
+    /// message names the file and the fix).
+    #[error(transparent)]
+    Read(#[from] crate::userfile::UserFileError),
     /// Malformed TOML or unknown keys.
     #[error("suite {path} is not valid: {message}\n(hint: see scenarios/suites/README.md for the format)")]
     Parse {
@@ -256,7 +253,8 @@ pub fn version_lt(a: &str, b: &str) -> bool {
 /// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`, clients/.../internals/Topic.java).
 pub const MAX_TOPIC_NAME: usize = 249;
 
-/// `sources` or `targets`: at least one Spark release; repeats dropped, file order kept.
+/// `sources` or `targets`: at least one Spark release rehearse knows ([`check_release`]), none
+/// named twice (a repeat is a typo for another version more often than not), file order kept.
 fn versions(key: &str, list: &[String]) -> Result<Vec<String>, String> {
     if list.is_empty() {
         return Err(format!(
@@ -265,10 +263,11 @@ fn versions(key: &str, list: &[String]) -> Result<Vec<String>, String> {
     }
     let mut out: Vec<String> = Vec::new();
     for v in list {
-        check_version(v).map_err(|m| format!("{key}: {m}"))?;
-        if !out.contains(v) {
-            out.push(v.clone());
+        check_release(v).map_err(|m| format!("{key}: {m}"))?;
+        if out.contains(v) {
+            return Err(format!("`{key}` names {v:?} twice: name each version once"));
         }
+        out.push(v.clone());
     }
     Ok(out)
 }
@@ -445,10 +444,7 @@ fn suite_name(name: Option<&str>, path: &Path) -> Result<String, String> {
 impl Suite {
     /// Reads and validates a suite file and every shape scenario it names.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::userfile::read_text(path, "suite", crate::userfile::MAX_CONFIG_BYTES)?;
         Suite::parse(&text, path)
     }
 
@@ -468,11 +464,7 @@ impl Suite {
         let targets =
             versions("targets", file.targets.as_ref().unwrap_or(&file.sources)).map_err(invalid)?;
         let providers = providers(file.providers.as_deref()).map_err(invalid)?;
-        if file.timeout_seconds == Some(0) {
-            return Err(invalid(
-                "`timeout_seconds = 0` would time out every trial at once: give the seconds per trial from submit to verdict (e.g. 300), or leave it out to use each shape scenario's".into(),
-            ));
-        }
+        check_timeout(file.timeout_seconds, "each shape scenario's").map_err(invalid)?;
         let shapes = shapes(&file.shapes, path)?;
         check_one_kafka(&shapes).map_err(invalid)?;
         let axes = Axes {
@@ -873,11 +865,46 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = anyhow::Error::from(Suite::load(dir.path()).unwrap_err());
         let msg = format!("{e:#}");
-        assert_eq!(msg.matches("os error").count(), 1, "{msg}");
+        assert_eq!(msg.matches("is a directory").count(), 1, "{msg}");
         let e = anyhow::Error::from(
             suite("sources = [\"3.5.3\"]\n[[shapes]]\nscenario = \"missing.toml\"\n").unwrap_err(),
         );
         let msg = format!("{e:#}");
-        assert_eq!(msg.matches("os error").count(), 1, "{msg}");
+        assert_eq!(msg.matches("does not exist").count(), 1, "{msg}");
+    }
+
+    #[test]
+    fn suite_refusals_of_issue_15() {
+        let e = suite("sources = [\"3.5.3\"]\ntimeout_seconds = 18446744073709551615\n[[shapes]]\nscenario = \"agg.toml\"\n").unwrap_err();
+        assert!(e.to_string().contains("limit of 86400"), "{e}");
+        for (v, needle) in [
+            ("9.9.9", "not a release"),
+            ("2.4.8", "not supported"),
+            ("03.5.3", "write it 3.5.3"),
+        ] {
+            let e = suite(&format!(
+                "sources = [\"{v}\"]\n[[shapes]]\nscenario = \"agg.toml\"\n"
+            ))
+            .unwrap_err();
+            assert!(e.to_string().contains(needle), "{v}: {e}");
+            let e = suite(&format!(
+                "sources = [\"3.5.3\"]\ntargets = [\"{v}\"]\n[[shapes]]\nscenario = \"agg.toml\"\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("targets") && e.to_string().contains(needle),
+                "{v}: {e}"
+            );
+        }
+        let e = suite("sources = [\"3.5.3\", \"3.5.3\"]\n[[shapes]]\nscenario = \"agg.toml\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("twice"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("suite.toml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Suite::load(&fifo).unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
     }
 }

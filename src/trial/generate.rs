@@ -314,7 +314,12 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
         Job::Python { file } => file,
         Job::Jar { jar, .. } => jar,
     };
-    let bytes = std::fs::read(job).map_err(|source| TrialError::Stage {
+    // Through userfile: a job (or a `.py` beside it) that is a FIFO must not hang the key.
+    let read = |p: &Path| {
+        crate::userfile::read_bytes(p, "job file", crate::userfile::MAX_JOB_BYTES)
+            .map_err(std::io::Error::other)
+    };
+    let bytes = read(job).map_err(|source| TrialError::Stage {
         path: job.clone(),
         source,
     })?;
@@ -324,14 +329,14 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
             .map(|rd| {
                 rd.flatten()
                     .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "py"))
+                    .filter(|p| p.extension().is_some_and(|e| e == "py") && p.is_file())
                     .collect()
             })
             .unwrap_or_default();
         siblings.sort();
         for s in siblings {
             h.update(s.file_name().unwrap_or_default().as_encoded_bytes());
-            h.update(&std::fs::read(&s).unwrap_or_default());
+            h.update(&read(&s).unwrap_or_default());
         }
     }
     let topics: Vec<_> = scenario
@@ -399,7 +404,7 @@ mod tests {
     fn generation_waits_for_the_offsets_of_every_round() {
         let scenario_dir = tempfile::tempdir().unwrap();
         std::fs::write(scenario_dir.path().join("job.py"), "").unwrap();
-        std::fs::create_dir(scenario_dir.path().join("x")).unwrap();
+        std::fs::create_dir_all(scenario_dir.path().join("x/offsets")).unwrap();
         let text = "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n[[topics]]\nname = \"a\"\npartitions = 3\n";
         let s = Scenario::parse(text, &scenario_dir.path().join("s.toml")).unwrap();
         assert_eq!(

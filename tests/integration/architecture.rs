@@ -12,6 +12,7 @@ const LAYERS: &[(&str, u32, &[&str])] = &[
     ("cache", 0, &[]),
     ("versions", 0, &[]),
     ("store", 0, &[]),
+    ("userfile", 0, &[]),
     ("checkpoint", 1, &[]),
     ("verdict", 2, &[]),
     ("exit", 3, &[]),
