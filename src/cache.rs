@@ -39,6 +39,40 @@ fn root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
         .join(".cache/rehearse")
 }
 
+/// Checks that the cache roots ([`root`], [`images_root`]) are directories or do not exist yet:
+/// a root that is a file (`REHEARSE_CACHE=~/notes.txt`) would throw away a finished generation
+/// when it is stored, and fail image builds. `Err` names the path, the variables that choose it
+/// and the fix.
+pub fn check_roots() -> Result<(), String> {
+    check_roots_in(&|var| std::env::var_os(var))
+}
+
+fn check_roots_in(env: &dyn Fn(&str) -> Option<OsString>) -> Result<(), String> {
+    for (root, vars) in [
+        (
+            root_in(env),
+            "$REHEARSE_CACHE_DIR, else $REHEARSE_CACHE, else $XDG_CACHE_HOME/rehearse",
+        ),
+        (
+            images_root_in(env),
+            "$REHEARSE_CACHE, else $XDG_CACHE_HOME/rehearse",
+        ),
+    ] {
+        if let Some(blocker) = root
+            .ancestors()
+            .find(|a| a.exists())
+            .filter(|a| !a.is_dir())
+        {
+            return Err(format!(
+                "the cache directory {} cannot be used: {} is not a directory (the cache is {vars}, else ~/.cache/rehearse)\n  hint: point REHEARSE_CACHE (or REHEARSE_CACHE_DIR) at a directory, or unset it",
+                root.display(),
+                blocker.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Generated source checkpoints: `<root>/checkpoints`, one `<scenario>-<version>-<key>/` each.
 pub fn checkpoints() -> PathBuf {
     root().join("checkpoints")
@@ -73,6 +107,24 @@ pub fn build_logs() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cache_root_that_is_a_file_is_refused_with_the_variable_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "x").unwrap();
+        let f = file.to_str().unwrap();
+        let e = check_roots_in(&env(&[("REHEARSE_CACHE", f)])).unwrap_err();
+        assert!(
+            e.contains("notes.txt") && e.contains("REHEARSE_CACHE"),
+            "{e}"
+        );
+        let under = format!("{f}/cache");
+        let e = check_roots_in(&env(&[("REHEARSE_CACHE_DIR", &under)])).unwrap_err();
+        assert!(e.contains("notes.txt is not a directory"), "{e}");
+        let ok = dir.path().join("new").to_str().unwrap().to_string();
+        check_roots_in(&env(&[("REHEARSE_CACHE", &ok)])).unwrap();
+    }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
         move |name| {

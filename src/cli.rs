@@ -272,6 +272,38 @@ mod tests {
         assert_eq!(err.exit_code(), rehearse::exit::Outcome::Usage.code());
     }
 
+    /// Every subcommand's `--help` exits 0 (clap prints it) and an unknown flag exits with
+    /// the usage code, 2 (issue 15).
+    #[test]
+    fn every_subcommand_help_exits_0_and_an_unknown_flag_exits_2() {
+        for sub in [
+            &["inspect"][..],
+            &["run"],
+            &["matrix"],
+            &["matrix", "merge"],
+            &["classify"],
+            &["images"],
+            &["images", "build"],
+            &["images", "list"],
+            &["gc"],
+        ] {
+            let line = |extra: &'static str| {
+                std::iter::once("rehearse")
+                    .chain(sub.iter().copied())
+                    .chain(std::iter::once(extra))
+                    .collect::<Vec<_>>()
+            };
+            let help = Cli::try_parse_from(line("--help")).unwrap_err();
+            assert_eq!(help.exit_code(), 0, "{sub:?} --help");
+            let bad = Cli::try_parse_from(line("--no-such-flag")).unwrap_err();
+            assert_eq!(
+                bad.exit_code(),
+                rehearse::exit::Outcome::Usage.code(),
+                "{sub:?} --no-such-flag"
+            );
+        }
+    }
+
     /// `--verbose` is global: before or after the subcommand, including `matrix merge`.
     #[test]
     fn verbose_parses_anywhere() {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use rehearse::exit::Outcome;
@@ -37,6 +37,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Usage);
     }
+    crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
     let suite = Suite::load(path)?;
     let options = options(&args);
     let mut progress = Progress::new(mode, std::io::stderr());
@@ -159,7 +160,37 @@ impl Grids {
     }
 }
 
+/// The report files a matrix command writes, with their flags.
+fn output_files(output: &MatrixOutput) -> [(&'static str, &Option<PathBuf>); 3] {
+    [
+        ("--junit", &output.junit),
+        ("--markdown", &output.markdown),
+        ("--html", &output.html),
+    ]
+}
+
+/// Whether `a` and `b` name the same file (the same device and inode, through links).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+    let outputs = output_files(&args.output);
+    crate::run_command::check_outputs(None, &outputs)?;
+    for (flag, out) in outputs {
+        let Some(out) = out else { continue };
+        if let Some(input) = args.reports.iter().find(|r| same_file(r, out)) {
+            anyhow::bail!(
+                "{flag} {} is the input report {}: writing it would overwrite a shard's report\n  hint: write the merged report to another file",
+                out.display(),
+                input.display()
+            );
+        }
+    }
     let mut inputs = Vec::new();
     for path in &args.reports {
         inputs.push((path.display().to_string(), read_report(path)?));
@@ -170,8 +201,8 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
 }
 
 fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read matrix report {}", path.display()))?;
+    let text =
+        rehearse::userfile::read_text(path, "matrix report", rehearse::userfile::MAX_REPORT_BYTES)?;
     // Another rehearse document (a `rehearse run --json` report, a newer matrix schema): say so
     // before serde complains about a missing field.
     if let Ok(serde_json::Value::Object(doc)) = serde_json::from_str::<serde_json::Value>(&text) {

@@ -2,6 +2,7 @@
 //! called, its events rendered as progress on stderr (`progress_render.rs`), the report written.
 
 use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use rehearse::exit::Outcome;
@@ -16,10 +17,17 @@ use crate::progress_render::Progress;
 
 /// `rehearse run SCENARIO`.
 pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
+    check_outputs(
+        args.report_dir.as_deref(),
+        &[("--junit", &args.junit), ("--markdown", &args.markdown)],
+    )?;
     let mut scenario = Scenario::load(&args.scenario)?;
     if !args.targets.is_empty() {
-        for t in &args.targets {
-            rehearse::scenario::check_version(t).map_err(|m| anyhow::anyhow!("--target: {m}"))?;
+        for (i, t) in args.targets.iter().enumerate() {
+            rehearse::scenario::check_release(t).map_err(|m| anyhow::anyhow!("--target: {m}"))?;
+            if args.targets[..i].contains(t) {
+                anyhow::bail!("--target {t} is given twice: each target is rehearsed once");
+            }
         }
         scenario.targets = args.targets.clone();
     }
@@ -89,4 +97,54 @@ pub fn gc() -> anyhow::Result<Outcome> {
         println!("removed {r}");
     }
     Ok(Outcome::Success)
+}
+
+/// Checks, before anything runs, where a command will write: the sandbox directory
+/// (`--report-dir`: a directory, or creatable — its first existing ancestor a directory), each
+/// report file (`--junit` …: not a directory, in a directory that exists) and the cache roots
+/// (`$REHEARSE_CACHE` …: not a file). Otherwise these were found only after every trial ran —
+/// or a finished generation was thrown away.
+pub fn check_outputs(
+    report_dir: Option<&Path>,
+    files: &[(&str, &Option<PathBuf>)],
+) -> anyhow::Result<()> {
+    if let Some(dir) = report_dir {
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!(
+                "--report-dir {} is not a directory: sandboxes are created inside it\n  hint: name a directory (it is created if missing), or leave --report-dir out to use the temp dir",
+                dir.display()
+            );
+        }
+        if let Some(blocker) = dir.ancestors().find(|a| a.exists()).filter(|a| !a.is_dir()) {
+            anyhow::bail!(
+                "--report-dir {} cannot be created: {} is a file\n  hint: name a directory (it is created if missing)",
+                dir.display(),
+                blocker.display()
+            );
+        }
+    }
+    for (flag, path) in files {
+        let Some(path) = path else { continue };
+        if path.is_dir() {
+            anyhow::bail!(
+                "{flag} {} is a directory: give the file to write, e.g. {flag} {}",
+                path.display(),
+                path.join("report").display()
+            );
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() {
+            anyhow::bail!(
+                "{flag} {}: the directory {} does not exist, so the report could be written only after every trial, and would fail then\n  hint: create it first (mkdir -p {}), or write the file elsewhere",
+                path.display(),
+                parent.display(),
+                parent.display()
+            );
+        }
+    }
+    rehearse::cache::check_roots().map_err(|m| anyhow::anyhow!(m))?;
+    Ok(())
 }

@@ -166,6 +166,7 @@ pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
         seconds: 0.0,
         jobs: options.jobs,
         incomplete: false,
+        merged: false,
     }
 }
 

@@ -217,10 +217,14 @@ fn merge_joins_shards_lists_differences_first_and_exits_1() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("line &lt;4.0.1&gt;"));
 
+    // One shard merged alone lacks the other shard of its split: exit 1, as README says.
     let (code, stdout, _) = rehearse(&["matrix", "merge", &a.display().to_string(), "--json"]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
     let merged: Report = serde_json::from_str(&stdout).unwrap();
     assert_eq!(merged.shards, ["1/2"]);
+    let (code, stdout, _) = rehearse(&["matrix", "merge", &a.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("shards 2/2 are missing"), "{stdout}");
 
     let (code, _, stderr) = rehearse(&[
         "matrix",
@@ -238,6 +242,108 @@ fn merge_joins_shards_lists_differences_first_and_exits_1() {
         stderr.contains("junk.json") && stderr.contains("not a rehearse matrix report"),
         "{stderr}"
     );
+}
+
+#[test]
+fn merge_refuses_an_output_that_is_an_input_mixed_splits_and_a_fifo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = shard_report(
+        tmp.path(),
+        "a.json",
+        "1/2",
+        &[("3.5.3", "3.5.3", "resumed", "resumed")],
+    );
+    let b = shard_report(
+        tmp.path(),
+        "b.json",
+        "2/2",
+        &[("4.0.1", "4.0.1", "resumed", "resumed")],
+    );
+    let before = std::fs::read(&a).unwrap();
+    for flag in ["--junit", "--html", "--markdown"] {
+        let (code, _, stderr) = rehearse(&[
+            "matrix",
+            "merge",
+            &a.display().to_string(),
+            &b.display().to_string(),
+            flag,
+            &a.display().to_string(),
+        ]);
+        assert_eq!(code, 3, "{stderr}");
+        assert!(
+            stderr.contains("overwrite") && stderr.contains("a.json"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(&a).unwrap(),
+            before,
+            "{flag} overwrote an input"
+        );
+    }
+    // Through another name of the same file too.
+    let link = tmp.path().join("link.json");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &a.display().to_string(),
+        &b.display().to_string(),
+        "--junit",
+        &link.display().to_string(),
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    // 1/2 + 1/3 with disjoint cells merged to "all as expected", exit 0.
+    let c = shard_report(
+        tmp.path(),
+        "c.json",
+        "1/3",
+        &[("4.0.1", "4.0.1", "resumed", "resumed")],
+    );
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &a.display().to_string(),
+        &c.display().to_string(),
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("split into 3") && stderr.contains("c.json"),
+        "{stderr}"
+    );
+    let d = shard_report(
+        tmp.path(),
+        "d.json",
+        "1/2",
+        &[("4.0.1", "4.0.1", "resumed", "resumed")],
+    );
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &a.display().to_string(),
+        &d.display().to_string(),
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("shard 1/2 is also in"), "{stderr}");
+    // A report into a directory that does not exist: refused before reading anything.
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        "merge",
+        &a.display().to_string(),
+        "--junit",
+        "/nonexistent/dir/m.xml",
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    // A FIFO as input: refused at once, not read forever.
+    let fifo = tmp.path().join("fifo.json");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (code, _, stderr) = rehearse(&["matrix", "merge", &fifo.display().to_string()]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("FIFO"), "{stderr}");
 }
 
 #[test]

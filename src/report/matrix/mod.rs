@@ -104,6 +104,7 @@ pub(crate) mod test_helpers {
             seconds: 100.0,
             jobs: 2,
             incomplete: false,
+            merged: false,
         }
     }
 
@@ -141,6 +142,114 @@ pub(crate) mod test_helpers {
         let e = merge(vec![("a".into(), a), ("o.json".into(), other)]).unwrap_err();
         assert!(e.to_string().contains("o.json"), "{e}");
         assert!(matches!(merge(vec![]), Err(MergeError::Empty)));
+    }
+
+    #[test]
+    fn a_merge_of_mixed_or_repeated_splits_is_refused() {
+        let whole = report();
+        let shard = |cells: &[usize], label: &str| {
+            let mut r = whole.clone();
+            r.cells = cells.iter().map(|&i| whole.cells[i].clone()).collect();
+            r.shards = vec![label.into()];
+            r
+        };
+        // 1/2 + 1/3 with disjoint cells merged green before (issue 15).
+        let e = merge(vec![
+            ("a.json".into(), shard(&[0, 1], "1/2")),
+            ("b.json".into(), shard(&[2, 3], "1/3")),
+        ])
+        .unwrap_err();
+        assert!(matches!(e, MergeError::MixedSplits { .. }), "{e}");
+        assert!(
+            e.to_string().contains("split into 3") && e.to_string().contains("b.json"),
+            "{e}"
+        );
+        // Two files both labelled 1/2.
+        let e = merge(vec![
+            ("a.json".into(), shard(&[0, 1], "1/2")),
+            ("b.json".into(), shard(&[2, 3], "1/2")),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().contains("also in a.json"), "{e}");
+        // A whole-suite report beside a shard.
+        let e = merge(vec![
+            ("all.json".into(), shard(&[], "1/2")).clone(),
+            ("whole.json".into(), {
+                let mut w = whole.clone();
+                w.cells.clear();
+                w
+            }),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().contains("whole suite"), "{e}");
+    }
+
+    #[test]
+    fn one_shard_merged_alone_is_incomplete_as_the_readme_says() {
+        let whole = report();
+        let mut a = whole.clone();
+        a.cells = vec![whole.cells[1].clone()];
+        a.shards = vec!["1/2".into()];
+        assert_eq!(outcome(&a).code(), 0, "the shard's own report");
+        let merged = merge(vec![("a.json".into(), a)]).unwrap();
+        assert!(merged.incomplete);
+        assert!(
+            merged.incompleteness().unwrap().contains("2/2"),
+            "{:?}",
+            merged.incompleteness()
+        );
+        assert_eq!(outcome(&merged).code(), 1);
+        // A whole-suite report merged alone is complete.
+        let mut ok = whole.clone();
+        ok.cells.remove(2);
+        assert_eq!(
+            outcome(&merge(vec![("w.json".into(), ok)]).unwrap()).code(),
+            0
+        );
+    }
+
+    #[test]
+    fn merging_50_000_cells_is_linear() {
+        // 50 shapes × 1 provider × 20 sources × 50 targets, in 4 shards.
+        let mut base = report();
+        base.shapes = (0..50).map(|i| format!("s{i}")).collect();
+        base.sources = (0..20).map(|i| format!("3.{i}.0")).collect();
+        base.targets = (0..50).map(|i| format!("4.{i}.0")).collect();
+        let template = base.cells[1].clone();
+        let mut shards: Vec<MatrixReport> = (1..=4)
+            .map(|i| {
+                let mut r = base.clone();
+                r.cells.clear();
+                r.shards = vec![format!("{i}/4")];
+                r
+            })
+            .collect();
+        let mut n = 0;
+        for shape in &base.shapes {
+            for source in &base.sources {
+                for target in &base.targets {
+                    let mut c = template.clone();
+                    c.shape = shape.clone();
+                    c.source = source.clone();
+                    c.target = target.clone();
+                    shards[n % 4].cells.push(c);
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(n, 50_000);
+        let started = std::time::Instant::now();
+        let inputs = shards
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (format!("{i}.json"), r))
+            .collect();
+        let merged = merge(inputs).unwrap();
+        let took = started.elapsed();
+        assert_eq!(merged.cells.len(), 50_000);
+        // Quadratic, this took minutes in a debug build; linear, well under a second in release
+        // and a few seconds in debug.
+        assert!(took < std::time::Duration::from_secs(20), "{took:?}");
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub struct MatrixReport {
     /// The run was interrupted: cells it did not finish are missing.
     #[serde(default)]
     pub incomplete: bool,
+    /// Made by [`merge`] (not written to JSON): its missing shards make it incomplete even
+    /// when it holds one shard, while one shard's own report is not incomplete for lacking the
+    /// others.
+    #[serde(skip)]
+    pub merged: bool,
 }
 
 /// What happened to a cell.
@@ -239,7 +244,7 @@ impl MatrixReport {
     /// interrupted run. `None` when complete.
     pub fn incompleteness(&self) -> Option<String> {
         let missing = self.missing_shards();
-        if !missing.is_empty() && self.shards.len() > 1 {
+        if !missing.is_empty() && (self.shards.len() > 1 || self.merged) {
             Some(format!(
                 "INCOMPLETE: shards {} are missing from the merge (their cells show as ·)",
                 missing.join(", ")
@@ -310,6 +315,15 @@ pub enum MergeError {
         /// The file.
         file: String,
         /// What is wrong.
+        message: String,
+    },
+    /// Reports of different splits (`1/2` and `1/3`), a shard given twice, or a whole-suite
+    /// report with shard reports: their cells cannot be told complete.
+    #[error("{file}: {message}; merge the reports of one split only (every I/N with the same N, each once)")]
+    MixedSplits {
+        /// The file.
+        file: String,
+        /// What is mixed.
         message: String,
     },
     /// Two reports hold the same cell.
@@ -392,6 +406,10 @@ impl MatrixReport {
 /// ([`MatrixReport::validate`]); same suite and axes required; every cell at most once; cells in
 /// grid order; seconds summed.
 pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, MergeError> {
+    let splits: Vec<(String, Vec<String>)> = reports
+        .iter()
+        .map(|(file, r)| (file.clone(), r.shards.clone()))
+        .collect();
     for (file, r) in &reports {
         r.validate().map_err(|message| MergeError::Invalid {
             file: file.clone(),
@@ -400,6 +418,13 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
     }
     let mut iter = reports.into_iter();
     let (first, mut merged) = iter.next().ok_or(MergeError::Empty)?;
+    // Cell ids seen so far, and the shards of the report each came from: a set, so a merge of
+    // 50,000 cells stays linear.
+    let mut seen: std::collections::HashMap<String, String> = merged
+        .cells
+        .iter()
+        .map(|c| (c.id(), merged.shards.join(",")))
+        .collect();
     for (file, r) in iter {
         let differs = [
             ("suite", vec![merged.suite.clone()], vec![r.suite.clone()]),
@@ -419,14 +444,17 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
                 first,
             });
         }
+        let shards = r.shards.join(",");
         for c in r.cells {
-            if merged.cells.iter().any(|m| m.id() == c.id()) {
+            let id = c.id();
+            if let Some(first) = seen.get(&id) {
                 return Err(MergeError::Duplicate {
-                    cell: c.id(),
-                    first: merged.shards.join(","),
-                    second: r.shards.join(","),
+                    cell: id,
+                    first: first.clone(),
+                    second: shards,
                 });
             }
+            seen.insert(id, shards.clone());
             merged.cells.push(c);
         }
         merged.shards.extend(r.shards);
@@ -434,12 +462,77 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
         merged.jobs = merged.jobs.max(r.jobs);
         merged.incomplete |= r.incomplete;
     }
-    // A merge of some shards of a split is incomplete: its exit code must not say "all agree".
-    if !merged.missing_shards().is_empty() && merged.shards.len() > 1 {
+    // A merge of some shards of a split is incomplete — one shard merged alone too: its exit
+    // code must not say "all agree".
+    check_one_split(&splits)?;
+    merged.merged = true;
+    if !merged.missing_shards().is_empty() {
         merged.incomplete = true;
     }
     merged.sort();
     Ok(merged)
+}
+
+/// The reports are of one split: every shard `I/N` with the same N, no shard twice, and no
+/// whole-suite report (no shards) beside shard reports. Reports were validated, so each shard
+/// parses.
+fn check_one_split(reports: &[(String, Vec<String>)]) -> Result<(), MergeError> {
+    let mut split: Option<(usize, &str)> = None;
+    let mut seen: std::collections::HashMap<&str, &str> = Default::default();
+    let whole = reports.iter().find(|(_, shards)| shards.is_empty());
+    let sharded = reports.iter().find(|(_, shards)| !shards.is_empty());
+    if let (Some((whole, _)), Some((file, shards))) = (whole, sharded) {
+        return Err(MergeError::MixedSplits {
+            file: file.clone(),
+            message: format!(
+                "shard {} merged with {whole}, a report of the whole suite (no --shard)",
+                shards.join(",")
+            ),
+        });
+    }
+    if let Some((file, _)) = reports
+        .iter()
+        .filter(|(_, shards)| shards.is_empty())
+        .nth(1)
+    {
+        return Err(MergeError::MixedSplits {
+            file: file.clone(),
+            message: format!(
+                "a second report of the whole suite (no --shard) after {}",
+                reports[0].0
+            ),
+        });
+    }
+    for (file, shards) in reports {
+        for shard in shards {
+            let count = shard
+                .parse::<crate::scenario::suite::Shard>()
+                .map(|s| s.count)
+                .map_err(|message| MergeError::Invalid {
+                    file: file.clone(),
+                    message,
+                })?;
+            match split {
+                None => split = Some((count, file)),
+                Some((n, other)) if n != count => {
+                    return Err(MergeError::MixedSplits {
+                        file: file.clone(),
+                        message: format!(
+                            "shard {shard} is of a split into {count}, but {other} is of a split into {n}"
+                        ),
+                    })
+                }
+                Some(_) => {}
+            }
+            if let Some(other) = seen.insert(shard, file) {
+                return Err(MergeError::MixedSplits {
+                    file: file.clone(),
+                    message: format!("shard {shard} is also in {other}: was a shard run twice?"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
