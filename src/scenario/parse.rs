@@ -559,7 +559,7 @@ template = "u{n}"
     fn checkpoint_paths_may_be_urls_and_relative_paths_still_resolve() {
         let dir = tempfile::tempdir().unwrap();
         write_job(dir.path());
-        std::fs::create_dir(dir.path().join("ckpt")).unwrap();
+        std::fs::create_dir_all(dir.path().join("ckpt/offsets")).unwrap();
         let path = dir.path().join("s.toml");
         let load = |p: &str| {
             Scenario::parse(
