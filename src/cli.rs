@@ -38,8 +38,19 @@ pub enum Command {
     #[command(subcommand)]
     Images(ImagesCommand),
     /// Remove containers, networks and local-runtime processes (and their broker data) left
-    /// behind by interrupted trials (those of rehearse processes still running are kept).
-    Gc,
+    /// behind by interrupted trials (those of rehearse processes still running are kept), and
+    /// name the sandboxes a killed rehearsal left in the temp dir.
+    Gc(GcArgs),
+}
+
+/// `rehearse gc`.
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Also delete the sandboxes (checkpoint copies, logs) that rehearsals killed with SIGKILL
+    /// left in the temp dir; without it they are only listed. Kept sandboxes (`--keep`) and
+    /// those of running rehearsals are never touched.
+    #[arg(long)]
+    pub sandboxes: bool,
 }
 
 /// `rehearse inspect`.

@@ -168,7 +168,7 @@ fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
         Command::Init(args) => init_command::run(args),
         Command::Run(args) => run_command::run(args, progress),
         Command::Matrix(args) => matrix_command::run(args, progress),
-        Command::Gc => run_command::gc(),
+        Command::Gc(args) => run_command::gc(args),
         Command::Classify(args) => classify(args),
         Command::Images(cmd) => images_cmd::run(cmd),
     }

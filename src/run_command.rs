@@ -86,15 +86,33 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `rehearse gc`.
-pub fn gc() -> anyhow::Result<Outcome> {
+/// `rehearse gc`: what was removed or skipped, one line each, then the sandboxes killed
+/// rehearsals left in the temp dir (deleted with `--sandboxes`, else listed with the command).
+pub fn gc(args: crate::cli::GcArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let removed = runtime.block_on(rehearse::runtime::gc(rehearse::runtime::GcScope::Orphans))?;
-    if removed.is_empty() {
+    let lines = runtime.block_on(rehearse::runtime::gc(rehearse::runtime::GcScope::Orphans))?;
+    let sandboxes = rehearse::runtime::left_sandboxes(&std::env::temp_dir());
+    if lines.is_empty() && sandboxes.is_empty() {
         println!("nothing to remove");
     }
-    for r in removed {
-        println!("removed {r}");
+    for line in lines {
+        println!("{line}");
+    }
+    for s in &sandboxes {
+        if args.sandboxes {
+            match std::fs::remove_dir_all(s) {
+                Ok(()) => println!("removed sandbox {}", s.display()),
+                Err(e) => println!("skipped sandbox {}: {e}", s.display()),
+            }
+        } else {
+            println!(
+                "left behind by a rehearsal that was killed: sandbox {}",
+                s.display()
+            );
+        }
+    }
+    if !sandboxes.is_empty() && !args.sandboxes {
+        println!("(delete these sandboxes with `rehearse gc --sandboxes`)");
     }
     Ok(Outcome::Success)
 }

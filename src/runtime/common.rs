@@ -252,6 +252,80 @@ pub(super) async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
     }
 }
 
+/// The start time of process `pid`: field 22 of `/proc/<pid>/stat` (clock ticks since boot,
+/// proc(5)). With the pid it names one process: a pid reused by another process has another
+/// start time. `None` when no such process is visible.
+pub fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state …`: comm may hold spaces and parentheses, so split after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the process recorded as `pid` (started at `start`, when recorded) still runs: the
+/// pid is alive and, when a start time was recorded, has that start time — a recycled pid is
+/// another process.
+pub fn still_runs(pid: u32, start: Option<u64>) -> bool {
+    match start {
+        Some(start) => process_start(pid) == Some(start),
+        None => std::path::Path::new("/proc").join(pid.to_string()).exists(),
+    }
+}
+
+/// The marker file in a sandbox naming the rehearse process that made it
+/// ([`mark_sandbox`]), so `rehearse gc` can tell a sandbox left by a killed rehearsal
+/// ([`left_sandboxes`]) from one in use or kept.
+pub const SANDBOX_OWNER: &str = ".rehearse-owner";
+
+/// Writes [`SANDBOX_OWNER`] into `sandbox`: this process's pid and start time, and whether the
+/// sandbox is kept on purpose (`--keep`: never offered for removal).
+pub fn mark_sandbox(sandbox: &std::path::Path, keep: bool) -> std::io::Result<()> {
+    let me = std::process::id();
+    let start = process_start(me).map(|s| s.to_string()).unwrap_or_default();
+    std::fs::write(
+        sandbox.join(SANDBOX_OWNER),
+        format!("owner={me}\nowner_start={start}\nkeep={keep}\n"),
+    )
+}
+
+/// Sandboxes (`rehearse-*` directories with a [`SANDBOX_OWNER`] marker, directly under `base`)
+/// whose rehearse process is gone — SIGKILLed, or the machine's OOM killer — and that were not
+/// kept on purpose. Only directories of this user, never through a link.
+pub fn left_sandboxes(base: &std::path::Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rehearse-"))
+                && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() && m.uid() == uid)
+        })
+        .filter(|p| {
+            let Ok(text) = std::fs::read_to_string(p.join(SANDBOX_OWNER)) else {
+                return false;
+            };
+            let field = |k: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+                    .map(str::to_string)
+            };
+            let Some(owner) = field("owner").and_then(|o| o.parse().ok()) else {
+                return false;
+            };
+            let start = field("owner_start").and_then(|s| s.parse().ok());
+            field("keep").as_deref() != Some("true") && !still_runs(owner, start)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// Which leftovers [`gc`](super::gc) removes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcScope {
@@ -265,6 +339,53 @@ pub enum GcScope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gc_offers_sandboxes_of_killed_rehearsals_only() {
+        let base = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let start = process_start(me).unwrap();
+        let sandbox = |name: &str, marker: Option<String>| {
+            let p = base.path().join(name);
+            std::fs::create_dir(&p).unwrap();
+            if let Some(m) = marker {
+                std::fs::write(p.join(SANDBOX_OWNER), m).unwrap();
+            }
+            p
+        };
+        // SIGKILLed: its owner pid is gone, or was recycled by another process.
+        let killed = sandbox(
+            "rehearse-demo-4.0.1-a",
+            Some(format!(
+                "owner={me}\nowner_start={}\nkeep=false\n",
+                start + 1
+            )),
+        );
+        sandbox(
+            "rehearse-demo-4.0.1-running",
+            Some(format!("owner={me}\nowner_start={start}\nkeep=false\n")),
+        );
+        sandbox(
+            "rehearse-demo-4.0.1-kept",
+            Some(format!(
+                "owner={me}\nowner_start={}\nkeep=true\n",
+                start + 1
+            )),
+        );
+        sandbox("rehearse-no-marker", None);
+        sandbox(
+            "other-dir",
+            Some(format!(
+                "owner={me}\nowner_start={}\nkeep=false\n",
+                start + 1
+            )),
+        );
+        assert_eq!(left_sandboxes(base.path()), vec![killed]);
+        // The marker this process writes says it runs.
+        let fresh = sandbox("rehearse-fresh", None);
+        mark_sandbox(&fresh, false).unwrap();
+        assert_eq!(left_sandboxes(base.path()).len(), 1);
+    }
 
     #[test]
     fn the_job_sees_the_sandbox_where_the_runtime_puts_it() {

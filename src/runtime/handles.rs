@@ -189,11 +189,12 @@ pub fn prepare_local(
 
 /// Removes rehearse's leftovers in `scope`: local process groups (and their Kafka data), then
 /// containers and empty `rehearse-*` networks. A host with no Docker engine at all (no socket)
-/// has no containers to remove: that is not an error. Returns what was removed.
+/// has no containers to remove: that is not an error. Returns one line per leftover: what was
+/// removed (`removed …`), or what was skipped and why (`skipped …`).
 pub async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
     let mut removed = local::gc(scope == GcScope::ThisProcess);
     match containers::gc(scope).await {
-        Ok(more) => removed.extend(more),
+        Ok(more) => removed.extend(more.into_iter().map(|m| format!("removed {m}"))),
         Err(e) => {
             // DOCKER_HOST unset: the default socket; a unix:// one: that socket; tcp: an engine.
             let socket = match std::env::var("DOCKER_HOST") {

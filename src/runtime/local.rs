@@ -295,12 +295,22 @@ impl Group {
         let pgid = child.id().map(|p| p as i32).unwrap_or(0);
         let dir = run_dir();
         let pidfile = dir.join(format!("{pgid}.pid"));
-        let _ = std::fs::create_dir_all(&dir);
+        if std::fs::create_dir(&dir).is_ok() {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        let me = std::process::id();
+        let start = |pid: u32| {
+            super::common::process_start(pid)
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+        };
         let _ = std::fs::write(
             &pidfile,
             format!(
-                "owner={}\ntrial={}\nrole={role}\n{extra}",
-                std::process::id(),
+                "owner={me}\nowner_start={}\nstart={}\ntrial={}\nrole={role}\n{extra}",
+                start(me),
+                start(u32::try_from(pgid).unwrap_or(0)),
                 ids.trial
             ),
         );
@@ -432,6 +442,8 @@ fn spawn_kafka(ids: &TrialIds, home: &Path) -> Result<(LocalKafka, KafkaPorts), 
         internal: free_port()?,
         controller: free_port()?,
     };
+    // The marker `rehearse gc` checks before it deletes this directory.
+    let _ = std::fs::write(dir.path().join(KAFKA_DIR_MARKER), &ids.trial);
     let log_path = dir.path().join("kafka.log");
     let log = std::fs::File::create(&log_path).map_err(|source| RuntimeError::LocalIo {
         action: format!("create {}", log_path.display()),
@@ -660,10 +672,18 @@ where
 // ---------------------------------------------------------------------------------------------
 // gc
 
+/// The file in a local broker's data directory holding its trial id: `rehearse gc` deletes a
+/// directory a pid file names only when it holds this marker with the pid file's trial.
+const KAFKA_DIR_MARKER: &str = ".rehearse-trial";
+
 /// One pid file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PidFile {
     owner: u32,
+    /// The owner's start time ([`process_start`](super::common::process_start)), when recorded.
+    owner_start: Option<u64>,
+    /// The group leader's start time, when recorded.
+    start: Option<u64>,
     trial: String,
     role: String,
     dir: Option<PathBuf>,
@@ -671,12 +691,16 @@ struct PidFile {
 
 fn parse_pid_file(text: &str) -> Option<PidFile> {
     let mut owner = None;
+    let mut owner_start = None;
+    let mut start = None;
     let mut trial = None;
     let mut role = String::new();
     let mut dir = None;
     for line in text.lines() {
         match line.split_once('=') {
             Some(("owner", v)) => owner = v.parse().ok(),
+            Some(("owner_start", v)) => owner_start = v.parse().ok(),
+            Some(("start", v)) => start = v.parse().ok(),
             Some(("trial", v)) => trial = Some(v.to_string()),
             Some(("role", v)) => role = v.to_string(),
             Some(("dir", v)) => dir = Some(PathBuf::from(v)),
@@ -685,6 +709,8 @@ fn parse_pid_file(text: &str) -> Option<PidFile> {
     }
     Some(PidFile {
         owner: owner?,
+        owner_start,
+        start,
         trial: trial?,
         role,
         dir,
@@ -699,14 +725,64 @@ fn runs_trial(pid: i32, trial: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether `dir`, named by a pid file of `trial`, is a broker data directory rehearse created
+/// for that trial: directly under the temp dir, named `rehearse-kafka-*`, a directory (not a
+/// link) of this user, holding [`KAFKA_DIR_MARKER`] with the trial id. A stale or planted pid
+/// file naming any other directory gets nothing deleted.
+fn our_kafka_dir(dir: &Path, trial: &str) -> Result<(), &'static str> {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = std::env::temp_dir();
+    let tmp = tmp.canonicalize().unwrap_or(tmp);
+    let parent_ok = dir
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .is_some_and(|p| p == tmp);
+    let name_ok = dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("rehearse-kafka-"));
+    if !parent_ok || !name_ok {
+        return Err("not a rehearse-kafka-* directory of the temp dir");
+    }
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() && m.uid() == uid => {}
+        Ok(_) => return Err("not a directory of this user"),
+        Err(_) => return Err("already gone"),
+    }
+    match std::fs::read_to_string(dir.join(KAFKA_DIR_MARKER)) {
+        Ok(t) if t == trial => Ok(()),
+        _ => Err("it holds no marker of the trial"),
+    }
+}
+
 /// Kills the local process groups in scope (`this_process`: owned by this rehearse process;
-/// else: owned by rehearse processes that are gone) and removes their Kafka data. Returns what
-/// was removed, one line each.
+/// else: owned by rehearse processes that are gone) and removes their Kafka data. Trusts no pid
+/// file blindly: the run dir must be this user's and not writable by others; an owner counts
+/// as running only with its recorded start time (a recycled pid is another process); a group is
+/// killed only when its leader has the trial's `REHEARSE_TRIAL` marker and recorded start time;
+/// a data directory is deleted only when [`our_kafka_dir`] says rehearse made it. Returns one
+/// line per group: what was removed, or what was skipped and why.
 pub(crate) fn gc(this_process: bool) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
     let me = std::process::id();
-    let mut removed = Vec::new();
-    let Ok(entries) = std::fs::read_dir(run_dir()) else {
-        return removed;
+    let mut lines = Vec::new();
+    let dir = run_dir();
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() && m.uid() == uid && m.mode() & 0o022 == 0 => {}
+        Ok(_) => {
+            lines.push(format!(
+                "skipped {}: not a directory of this user closed to others, so its pid files cannot be trusted (remove it by hand)",
+                dir.display()
+            ));
+            return lines;
+        }
+        Err(_) => return lines,
+    }
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return lines;
     };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -718,13 +794,15 @@ pub(crate) fn gc(this_process: bool) -> Vec<String> {
         else {
             continue;
         };
-        let Some(pid_file) = std::fs::read_to_string(&path)
+        let Some(pid_file) = std::fs::symlink_metadata(&path)
             .ok()
+            .filter(|m| m.is_file() && m.uid() == uid)
+            .and_then(|_| std::fs::read_to_string(&path).ok())
             .and_then(|t| parse_pid_file(&t))
         else {
             continue;
         };
-        let owner_alive = Path::new("/proc").join(pid_file.owner.to_string()).exists();
+        let owner_alive = super::common::still_runs(pid_file.owner, pid_file.owner_start);
         let wanted = if this_process {
             pid_file.owner == me
         } else {
@@ -733,25 +811,47 @@ pub(crate) fn gc(this_process: bool) -> Vec<String> {
         if !wanted {
             continue;
         }
-        if pgid > 0 && runs_trial(pgid, &pid_file.trial) {
-            // SAFETY: kill has no memory effects; the group was started by rehearse (checked above).
+        let what = format!(
+            "local {} process group {pgid} (trial {})",
+            pid_file.role, pid_file.trial
+        );
+        let leader = u32::try_from(pgid).unwrap_or(0);
+        let ours = pgid > 0
+            && runs_trial(pgid, &pid_file.trial)
+            && pid_file
+                .start
+                .is_none_or(|s| super::common::process_start(leader) == Some(s));
+        if ours {
+            // SAFETY: kill has no memory effects; the group leader carries the trial's marker
+            // and recorded start time (checked above).
             unsafe {
                 libc::kill(-pgid, libc::SIGKILL);
             }
+            lines.push(format!("removed {what}"));
+        } else if Path::new("/proc").join(pgid.to_string()).exists() {
+            lines.push(format!(
+                "skipped killing {what}: pid {pgid} now belongs to another process (no REHEARSE_TRIAL={} marker or another start time); its pid file is removed",
+                pid_file.trial
+            ));
+        } else {
+            lines.push(format!("removed the pid file of {what} (it had ended)"));
         }
-        if let Some(dir) = pid_file.dir.as_ref().filter(|d| {
-            d.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("rehearse-kafka-"))
-        }) {
-            let _ = std::fs::remove_dir_all(dir);
+        if let Some(data) = &pid_file.dir {
+            match our_kafka_dir(data, &pid_file.trial) {
+                Ok(()) => {
+                    let _ = std::fs::remove_dir_all(data);
+                    lines.push(format!("removed Kafka data {}", data.display()));
+                }
+                Err("already gone") => {}
+                Err(why) => lines.push(format!(
+                    "skipped deleting {} named by the pid file of {what}: {why}",
+                    data.display()
+                )),
+            }
         }
         let _ = std::fs::remove_file(&path);
-        removed.push(format!(
-            "local {} process group {pgid} (trial {})",
-            pid_file.role, pid_file.trial
-        ));
     }
-    removed
+    lines
 }
 
 #[cfg(test)]
@@ -809,6 +909,55 @@ mod tests {
         assert_eq!(p.dir, Some(PathBuf::from("/tmp/rehearse-kafka-x")));
         assert_eq!(parse_pid_file("owner=x\ntrial=abc\n"), None);
         assert_eq!(parse_pid_file("trial=abc\n"), None);
+    }
+
+    #[test]
+    fn gc_deletes_only_kafka_dirs_rehearse_made_for_the_trial() {
+        let planted = tempfile::tempdir().unwrap();
+        let outside = planted.path().join("rehearse-kafka-precious");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join(KAFKA_DIR_MARKER), "t1").unwrap();
+        assert!(
+            our_kafka_dir(&outside, "t1").is_err(),
+            "outside the temp dir"
+        );
+        let ours = tempfile::Builder::new()
+            .prefix("rehearse-kafka-")
+            .tempdir()
+            .unwrap();
+        assert_eq!(
+            our_kafka_dir(ours.path(), "t1"),
+            Err("it holds no marker of the trial")
+        );
+        std::fs::write(ours.path().join(KAFKA_DIR_MARKER), "t2").unwrap();
+        assert!(our_kafka_dir(ours.path(), "t1").is_err(), "another trial's");
+        std::fs::write(ours.path().join(KAFKA_DIR_MARKER), "t1").unwrap();
+        assert_eq!(our_kafka_dir(ours.path(), "t1"), Ok(()));
+        let other = tempfile::Builder::new().prefix("other-").tempdir().unwrap();
+        std::fs::write(other.path().join(KAFKA_DIR_MARKER), "t1").unwrap();
+        assert!(
+            our_kafka_dir(other.path(), "t1").is_err(),
+            "not rehearse-kafka-*"
+        );
+    }
+
+    #[test]
+    fn a_recycled_owner_pid_is_not_the_owner() {
+        use super::super::common::{process_start, still_runs};
+        let me = std::process::id();
+        let start = process_start(me).expect("our own start time");
+        assert!(still_runs(me, Some(start)));
+        assert!(
+            !still_runs(me, Some(start + 1)),
+            "same pid, other start: recycled"
+        );
+        let p = parse_pid_file(&format!(
+            "owner={me}\nowner_start={}\nstart=7\ntrial=t\nrole=kafka\n",
+            start + 1
+        ))
+        .unwrap();
+        assert_eq!(p.start, Some(7));
+        assert!(!still_runs(p.owner, p.owner_start));
     }
 
     #[test]

@@ -14,6 +14,9 @@ mod containers;
 mod handles;
 pub mod local;
 
-pub use common::{free_port, GcScope, LogLine, RuntimeError, RuntimeKind, Stream, TrialIds};
+pub use common::{
+    free_port, left_sandboxes, mark_sandbox, process_start, still_runs, GcScope, LogLine,
+    RuntimeError, RuntimeKind, Stream, TrialIds, SANDBOX_OWNER,
+};
 pub use containers::{LABEL_MANAGED, LABEL_PID, LABEL_TRIAL};
 pub use handles::{gc, prepare_local, start_kafka, start_spark, KafkaBroker, SparkDriver};

@@ -161,6 +161,8 @@ impl Trial<'_> {
             self.settings.report_dir.as_deref(),
             &format!("{}-{}", self.scenario.name, self.target),
         )?;
+        // Names this process, so `rehearse gc` can offer the sandbox if this process is killed.
+        let _ = crate::runtime::mark_sandbox(sandbox.path(), self.settings.keep);
         tracing::debug!(sandbox = %sandbox.path().display(), files = sandbox.source_hashes.files.len(), "sandbox created: the source copied and hashed");
         on_event(TrialEvent::SandboxCreated {
             path: sandbox.path().to_path_buf(),

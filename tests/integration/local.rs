@@ -317,3 +317,82 @@ fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
     assert!(!data.exists(), "gc left {}", data.display());
     assert!(pid_files_of(owner).is_empty());
 }
+
+/// `rehearse gc` trusts no pid file blindly (issue 15): a planted pid file naming a live
+/// process without the trial's marker (a recycled pid) and a `rehearse-kafka-*` directory
+/// outside the temp dir gets nothing killed or deleted, and says what it skipped; a sandbox a
+/// SIGKILLed rehearsal left is named, and deleted with `--sandboxes`.
+#[test]
+fn gc_skips_recycled_pids_and_planted_dirs_and_offers_killed_sandboxes() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let run_dir = tmp.path().join(format!("rehearse-procs-{uid}"));
+    std::fs::create_dir(&run_dir).unwrap();
+    std::fs::set_permissions(&run_dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A process group leader that even carries the trial's marker, but started at another
+    // time than the pid file records: the pid was recycled.
+    let mut bystander = {
+        use std::os::unix::process::CommandExt;
+        std::process::Command::new("sleep")
+            .arg("60")
+            .env("REHEARSE_TRIAL", "t1")
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    let precious = elsewhere.path().join("rehearse-kafka-precious");
+    std::fs::create_dir(&precious).unwrap();
+    std::fs::write(precious.join(".rehearse-trial"), "t1").unwrap();
+    std::fs::write(
+        run_dir.join(format!("{}.pid", bystander.id())),
+        format!(
+            "owner=999999999\nstart=1\ntrial=t1\nrole=kafka\ndir={}\n",
+            precious.display()
+        ),
+    )
+    .unwrap();
+    let sandbox = tmp.path().join("rehearse-demo-4.0.1-Ab12");
+    std::fs::create_dir(&sandbox).unwrap();
+    std::fs::write(
+        sandbox.join(".rehearse-owner"),
+        "owner=999999999\nowner_start=1\nkeep=false\n",
+    )
+    .unwrap();
+    let gc = |extra: &[&str]| {
+        let out = rehearse()
+            .arg("gc")
+            .args(extra)
+            .env("TMPDIR", tmp.path())
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let stdout = gc(&[]);
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "gc killed a process that was not rehearse's: {stdout}"
+    );
+    assert!(
+        precious.exists(),
+        "gc deleted a directory outside its own: {stdout}"
+    );
+    assert!(stdout.contains("skipped killing"), "{stdout}");
+    assert!(stdout.contains("skipped deleting"), "{stdout}");
+    assert!(
+        stdout.contains("left behind by a rehearsal that was killed")
+            && stdout.contains("rehearse-demo-4.0.1-Ab12")
+            && stdout.contains("--sandboxes"),
+        "{stdout}"
+    );
+    assert!(sandbox.exists());
+    let stdout = gc(&["--sandboxes"]);
+    assert!(!sandbox.exists(), "{stdout}");
+    assert!(stdout.contains("removed sandbox"), "{stdout}");
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
