@@ -908,3 +908,29 @@ mod tests {
         assert!(e.to_string().contains("FIFO"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod shipped {
+    use super::*;
+
+    /// Every scenario and suite shipped in `scenarios/` passes today's load-time checks (a
+    /// new refusal must not break an example users copy).
+    #[test]
+    fn every_shipped_scenario_and_suite_loads() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut loaded = 0;
+        for entry in walkdir::WalkDir::new(&root) {
+            let path = entry.unwrap().into_path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            if path.parent().is_some_and(|p| p.ends_with("suites")) {
+                Suite::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            } else {
+                Scenario::load(&path).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            }
+            loaded += 1;
+        }
+        assert!(loaded >= 9, "{loaded}");
+    }
+}
