@@ -116,6 +116,10 @@ pub struct RunArgs {
     /// Where Kafka and Spark run, for the source checkpoint's generation and every trial.
     #[arg(long, value_enum, default_value_t = RuntimeChoice::Docker, env = "REHEARSE_RUNTIME")]
     pub runtime: RuntimeChoice,
+    /// Fail (exit 19) when a target resumed with a semantic warning — a removed watermark,
+    /// state read under other field names — as the scenario's `deny_warnings = true` does.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 /// Where a rehearsal runs Kafka and Spark (`--runtime`).

@@ -41,6 +41,9 @@ pub enum Outcome {
     Environment,
     /// `inspect` ran and reported at least one error-severity finding.
     Findings,
+    /// `run --deny-warnings` (or `deny_warnings = true`): every target passed, but one resumed
+    /// with a semantic warning (its meaning may have changed).
+    WarningsDenied,
     /// A bug in rehearse (a panic).
     Internal,
     /// The source checkpoint changed during a rehearsal: rehearse must never write it.
@@ -52,7 +55,8 @@ pub enum Outcome {
 impl Outcome {
     /// The exit code: the one table.
     ///
-    /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 19
+    /// (warnings denied) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -70,6 +74,7 @@ impl Outcome {
                 Verdict::StateStoreError => 17,
                 Verdict::NoOutcome => 18,
             },
+            Outcome::WarningsDenied => 19,
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
             Outcome::Usage => 2,
             Outcome::BadInput => 3,
@@ -104,6 +109,9 @@ impl Outcome {
                 "environment: Docker down, image missing, port taken, Kafka not answering".into()
             }
             Outcome::Findings => "inspect found error-severity findings".into(),
+            Outcome::WarningsDenied => "run --deny-warnings: a target resumed with a semantic \
+                warning (watermark removed, state schema names changed)"
+                .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
             Outcome::Interrupted => {
@@ -114,7 +122,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 19] = [
+    pub const DOCUMENTED: [Outcome; 20] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -131,6 +139,7 @@ impl Outcome {
         Outcome::Verdict(Verdict::OffsetLogError),
         Outcome::Verdict(Verdict::StateStoreError),
         Outcome::Verdict(Verdict::NoOutcome),
+        Outcome::WarningsDenied,
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -243,6 +252,7 @@ mod tests {
             (Outcome::BadInput, 3),
             (Outcome::Environment, 4),
             (Outcome::Findings, 5),
+            (Outcome::WarningsDenied, 19),
             (Outcome::Internal, 70),
             (Outcome::SourceChanged, 71),
             (Outcome::Interrupted, 130),
@@ -266,6 +276,7 @@ mod tests {
             | Outcome::BadInput
             | Outcome::Environment
             | Outcome::Findings
+            | Outcome::WarningsDenied
             | Outcome::Internal
             | Outcome::SourceChanged
             | Outcome::Interrupted => Outcome::DOCUMENTED.contains(&outcome),
@@ -282,6 +293,7 @@ mod tests {
             Outcome::BadInput,
             Outcome::Environment,
             Outcome::Findings,
+            Outcome::WarningsDenied,
             Outcome::Internal,
             Outcome::SourceChanged,
             Outcome::Interrupted,

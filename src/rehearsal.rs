@@ -162,6 +162,7 @@ pub async fn run_scenario(
         source_checkpoint: source.path,
         source_version: source.generated_by,
         trials,
+        deny_warnings: scenario.deny_warnings,
     })
 }
 

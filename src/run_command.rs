@@ -22,6 +22,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         &[("--junit", &args.junit), ("--markdown", &args.markdown)],
     )?;
     let mut scenario = Scenario::load(&args.scenario)?;
+    scenario.deny_warnings |= args.deny_warnings;
     if !args.targets.is_empty() {
         for (i, t) in args.targets.iter().enumerate() {
             rehearse::scenario::check_release(t).map_err(|m| anyhow::anyhow!("--target: {m}"))?;

@@ -16,6 +16,12 @@ def parse_args(description, topics=("--topic",)):
     p.add_argument("--extra-key", action="store_true",
                    help="add the Kafka partition as a grouping key (a changed query for rehearsals)")
     p.add_argument("--trigger-seconds", type=int, default=1)
+    # Changed queries Spark restarts without an error, for rehearsing semantic warnings:
+    p.add_argument("--no-watermark", action="store_true",
+                   help="drop the withWatermark call (state is then never evicted)")
+    p.add_argument("--dedup-on-topic", action="store_true",
+                   help="dedup: key on the Kafka topic instead of the value (same type, "
+                        "another meaning)")
     return p.parse_args()
 
 

@@ -242,6 +242,22 @@ impl Inspection {
         self.worst() == Some(Severity::Error)
     }
 
+    /// The event-time watermark the query had reached, in ms since the epoch: the larger of
+    /// the newest offset file's `batchWatermarkMs` and the last commit's `nextBatchWatermarkMs`.
+    /// `None` when neither file says (Spark 2.0 logs, 2.2–2.3 commits).
+    pub fn watermark_ms(&self) -> Option<i64> {
+        let offsets = self
+            .offset_log
+            .as_ref()
+            .and_then(|o| o.metadata.as_ref())
+            .and_then(|m| m.batch_watermark_ms);
+        let commits = self
+            .commit_log
+            .as_ref()
+            .and_then(|c| c.next_batch_watermark_ms);
+        offsets.max(commits)
+    }
+
     /// Per source, the offset JSON in `offsets/<last committed batch>`; `None` for `-`. Empty when
     /// no batch is committed. When that file is missing or damaged (an error finding), these are
     /// the offsets of the newest committed batch before it whose file parses (see

@@ -41,6 +41,7 @@
 //! | `output`                    | array of object | Per `[[output_topics]]` entry, what the restarted job wrote there, below; `[]` when the scenario declares none. |
 //! | `sandbox`                   | string \| null  | Where the sandbox was kept (`--keep`); `null` when it was removed. |
 //! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
+//! | `warnings`                  | array of object | Semantic warnings: the restart resumed but its meaning may have changed. Each `{"code": string, "message": string, "evidence": [string]}`; codes `watermark-removed`, `state-schema-names-changed` (src/verdict/warning-rules.toml). With `deny_warnings` any warning fails the run (exit 19). |
 //!
 //! `seeding`:
 //!
@@ -94,7 +95,8 @@
 //!         { "topic": "counts", "records_after_restart": 4, "sample": ["p0@12 key=user-1 value={\"count\":3}"] }
 //!       ],
 //!       "sandbox": null,
-//!       "notes": []
+//!       "notes": [],
+//!       "warnings": []
 //!     }
 //!   ]
 //! }
@@ -108,6 +110,7 @@ use serde::Serialize;
 
 use super::model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use super::outcome::outcome;
+use crate::verdict::Warning;
 
 /// Writes `report` as the `rehearse.run/v1` document (see the module docs for the format).
 pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
@@ -172,6 +175,8 @@ struct TrialDocument<'a> {
     sandbox: Option<Cow<'a, str>>,
     /// Notes.
     notes: &'a [String],
+    /// Semantic warnings.
+    warnings: &'a [Warning],
 }
 
 /// How Kafka was seeded. Field order is the key order.
@@ -251,6 +256,7 @@ impl<'a> TrialDocument<'a> {
                 .collect(),
             sandbox: trial.sandbox.as_deref().map(lossy),
             notes: &trial.notes,
+            warnings: &trial.warnings,
         }
     }
 }

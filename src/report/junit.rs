@@ -137,6 +137,12 @@ fn system_out(trial: &TrialReport) -> String {
     for note in &trial.notes {
         out.push_str(&format!("note: {note}\n"));
     }
+    for warning in &trial.warnings {
+        out.push_str(&format!("warning: {}: {}\n", warning.code, warning.message));
+        for line in &warning.evidence {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if let Some(sandbox) = &trial.sandbox {
         out.push_str(&format!("sandbox (kept): {}\n", sandbox.display()));
     }

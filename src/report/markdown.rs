@@ -61,13 +61,25 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
     let kept: Vec<&TrialReport> = report
         .trials
         .iter()
-        .filter(|t| t.passed() && (t.sandbox.is_some() || !t.notes.is_empty()))
+        .filter(|t| {
+            t.passed() && (t.sandbox.is_some() || !t.notes.is_empty() || !t.warnings.is_empty())
+        })
         .collect();
     if !kept.is_empty() {
         writeln!(out)?;
         writeln!(out, "### Notes on passing targets")?;
         writeln!(out)?;
         for trial in kept {
+            for warning in &trial.warnings {
+                writeln!(
+                    out,
+                    "- spark-{}: **warning {}**: {} ({})",
+                    escape(&trial.target_version),
+                    code(&warning.code),
+                    escape(&warning.message),
+                    escape(&warning.evidence.join("; "))
+                )?;
+            }
             for note in &trial.notes {
                 writeln!(
                     out,
@@ -165,6 +177,14 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "- **Remedy:** {}", escape(&trial.remedy))?;
     for note in &trial.notes {
         writeln!(out, "- **Note:** {}", escape(note))?;
+    }
+    for warning in &trial.warnings {
+        writeln!(
+            out,
+            "- **Warning {}:** {}",
+            code(&warning.code),
+            escape(&warning.message)
+        )?;
     }
     if let Some(sandbox) = &trial.sandbox {
         writeln!(

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::verdict::{BatchId, Verdict};
+use crate::verdict::{BatchId, Verdict, Warning};
 
 /// How the sandbox Kafka was seeded (the seeding step owns it; reports carry it as is).
 pub use crate::kafka::SeedingSummary;
@@ -32,6 +32,9 @@ pub struct RunReport {
     pub source_version: Option<String>,
     /// One entry per target version, in the order run.
     pub trials: Vec<TrialReport>,
+    /// Whether semantic warnings fail the run (`--deny-warnings`, or the scenario's
+    /// `deny_warnings = true`): a target that resumed with a warning then exits 19.
+    pub deny_warnings: bool,
 }
 
 /// One trial: the checkpoint restarted on one target Spark version.
@@ -70,6 +73,9 @@ pub struct TrialReport {
     pub sandbox: Option<PathBuf>,
     /// Anything else the user should know (e.g. offsets were rebased in the sandbox copy).
     pub notes: Vec<String>,
+    /// Semantic warnings: the restart resumed but its meaning may have changed (a watermark
+    /// removed, state read under other field names). `rehearse run --deny-warnings` fails on them.
+    pub warnings: Vec<Warning>,
 }
 
 impl TrialReport {

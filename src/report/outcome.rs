@@ -11,6 +11,7 @@ use crate::verdict::Verdict;
 ///
 /// | trials that did not pass                          | outcome                            |
 /// |---------------------------------------------------|------------------------------------|
+/// | none, and a warning with `deny_warnings`          | [`Outcome::WarningsDenied`] (19)   |
 /// | none (also: a run with no trials)                 | [`Outcome::Success`] (0)           |
 /// | all with the same verdict `v`, and `v` ≠ resumed  | [`Outcome::Verdict`]`(v)` (10–17)  |
 /// | all `resumed` (each expected another verdict)     | [`Outcome::VerdictsDiffer`] (1)    |
@@ -28,6 +29,9 @@ pub fn outcome(report: &RunReport) -> Outcome {
         .filter(|trial| !trial.passed())
         .map(|trial| trial.verdict);
     let Some(first) = failing.next() else {
+        if report.deny_warnings && report.trials.iter().any(|t| !t.warnings.is_empty()) {
+            return Outcome::WarningsDenied;
+        }
         return Outcome::Success;
     };
     if first == Verdict::Resumed || failing.any(|verdict| verdict != first) {
@@ -60,6 +64,26 @@ mod tests {
     fn every_trial_resumed_is_success() {
         let report = with_verdicts(&[(Verdict::Resumed, None), (Verdict::Resumed, None)]);
         assert_eq!(outcome(&report), Outcome::Success);
+    }
+
+    #[test]
+    fn a_warning_fails_the_run_only_when_warnings_are_denied() {
+        let mut report = test_helpers::resumed_with_warning();
+        assert_eq!(outcome(&report), Outcome::Success);
+        report.deny_warnings = true;
+        assert_eq!(outcome(&report), Outcome::WarningsDenied);
+        assert_eq!(outcome(&report).code(), 19);
+        let mut clean = test_helpers::resumed();
+        clean.deny_warnings = true;
+        assert_eq!(outcome(&clean), Outcome::Success);
+        // A failing trial keeps its own outcome: the verdict is the news.
+        let mut failing = test_helpers::state_store_error();
+        failing.deny_warnings = true;
+        failing.trials[0].warnings = report.trials[0].warnings.clone();
+        assert_eq!(
+            outcome(&failing),
+            Outcome::Verdict(Verdict::StateStoreError)
+        );
     }
 
     #[test]

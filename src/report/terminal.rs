@@ -26,6 +26,7 @@ enum Paint {
     Bold,
     Green,
     Red,
+    Yellow,
     Dim,
 }
 
@@ -35,6 +36,7 @@ impl Paint {
             Paint::Bold => "\x1b[1m",
             Paint::Green => "\x1b[1;32m",
             Paint::Red => "\x1b[1;31m",
+            Paint::Yellow => "\x1b[1;33m",
             Paint::Dim => "\x1b[2m",
         }
     }
@@ -69,7 +71,7 @@ pub fn write_summary(
         if !trial.passed() {
             writeln!(out)?;
             write_failure(trial, out, style)?;
-        } else if trial.sandbox.is_some() || !trial.notes.is_empty() {
+        } else if trial.sandbox.is_some() || !trial.notes.is_empty() || !trial.warnings.is_empty() {
             writeln!(out)?;
             write_pass_notes(trial, out, style)?;
         }
@@ -292,6 +294,17 @@ fn write_notes_and_sandbox(
     }
     for note in &trial.notes {
         detail(out, "note", note)?;
+    }
+    for warning in &trial.warnings {
+        writeln!(
+            out,
+            "  {} {}",
+            style.paint(Paint::Yellow, &format!("warning: {}:", warning.code)),
+            warning.message
+        )?;
+        for line in text::evidence_lines(&warning.evidence) {
+            writeln!(out, "      {line}")?;
+        }
     }
     if !trial.source_untouched {
         writeln!(

@@ -17,6 +17,7 @@ pub(crate) fn fixtures() -> Vec<(&'static str, RunReport)> {
         ("state_store_error", state_store_error()),
         ("mixed_with_expected", mixed_with_expected()),
         ("empty_evidence", empty_evidence()),
+        ("resumed_with_warning", resumed_with_warning()),
     ]
 }
 
@@ -38,6 +39,7 @@ fn report(trials: Vec<TrialReport>) -> RunReport {
         source_checkpoint: PathBuf::from("/data/prod/checkpoints/windowed-counts"),
         source_version: Some("3.5.3".to_owned()),
         trials,
+        deny_warnings: false,
     }
 }
 
@@ -70,12 +72,25 @@ fn resumed_trial() -> TrialReport {
         }],
         sandbox: None,
         notes: vec![],
+        warnings: vec![],
     }
 }
 
 /// One target, resumed.
 pub(crate) fn resumed() -> RunReport {
     report(vec![resumed_trial()])
+}
+
+/// One target, resumed, with a removed watermark flagged (issue 13's silent change).
+pub(crate) fn resumed_with_warning() -> RunReport {
+    report(vec![TrialReport {
+        warnings: vec![crate::verdict::Warning {
+            code: "watermark-removed".to_owned(),
+            message: "The checkpoint's query had an event-time watermark, but the restarted query reports none: its state is no longer evicted.".to_owned(),
+            evidence: vec!["the checkpoint's watermark is 1704067224000 ms (2024-01-01T00:00:24.000Z); batch 4 after the restart reports no eventTime.watermark".to_owned()],
+        }],
+        ..resumed_trial()
+    }])
 }
 
 /// A grouping key added to the job, restarted on the same version: the state store's schema no
@@ -102,6 +117,7 @@ fn state_store_trial() -> TrialReport {
         output: vec![],
         sandbox: Some(PathBuf::from("/tmp/rehearse-sandbox-3.5.3-fixed")),
         notes: vec!["Kafka offsets were rebased by 1,000,000 per partition in the sandbox copy; batch-to-batch differences are kept.".to_owned()],
+        warnings: vec![],
     }
 }
 
@@ -142,6 +158,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         output: vec![],
         sandbox: None,
         notes: vec![],
+        warnings: vec![],
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -162,6 +179,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         output: vec![],
         sandbox: None,
         notes: vec![],
+        warnings: vec![],
     };
     report(vec![
         resumed_trial(),
@@ -191,6 +209,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         output: vec![],
         sandbox: None,
         notes: vec![],
+        warnings: vec![],
     };
     RunReport {
         source_version: None,

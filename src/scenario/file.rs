@@ -36,6 +36,9 @@ pub struct ScenarioFile {
     /// Above this many filler records in one partition, rebase offsets in the sandbox copy
     /// instead of producing them (default [`DEFAULT_REBASE_THRESHOLD`](super::DEFAULT_REBASE_THRESHOLD)).
     pub rebase_threshold: Option<u64>,
+    /// Semantic warnings fail the run (`rehearse run --deny-warnings`); default false.
+    #[serde(default)]
+    pub deny_warnings: bool,
 }
 
 /// `[checkpoint]`: exactly one of `path` or `generate`.

@@ -176,6 +176,9 @@ pub struct Scenario {
     pub kafka_version: String,
     /// Filler records per partition above which offsets are rebased.
     pub rebase_threshold: u64,
+    /// `deny_warnings = true`: a target that resumed with a semantic warning fails the run, as
+    /// with `rehearse run --deny-warnings`.
+    pub deny_warnings: bool,
 }
 
 /// Why a scenario file was rejected. Messages name the file and the key.

@@ -111,6 +111,7 @@ impl Scenario {
                 .clone()
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
+            deny_warnings: file.deny_warnings,
         })
     }
 }

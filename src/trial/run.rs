@@ -315,6 +315,7 @@ impl Trial<'_> {
             output,
             sandbox: kept,
             notes,
+            warnings: classification.warnings,
         })
     }
 }

@@ -167,6 +167,7 @@ fn failed_after_resume(resumed: &Classification, failure: Classification) -> Cla
         // comes from the run that resumed.
         resuming_at: resumed.resuming_at,
         excerpt: resumed.excerpt,
+        warnings: resumed.warnings.clone(),
         ..failure
     }
 }
@@ -193,6 +194,7 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            checkpoint_watermark_ms: None,
         }
     }
 
@@ -252,6 +254,7 @@ mod complete_log_eof_tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            checkpoint_watermark_ms: None,
         }
     }
 

@@ -28,6 +28,12 @@ pub struct TrialContext {
     /// Until that batch comes the verdict stays open (a later failure wins); if it never comes,
     /// the verdict is `timeout`. `false` (classify of a finished log): the first batch proves.
     pub require_input_rows: bool,
+    /// The event-time watermark the checkpoint's query had reached, in ms since the epoch: the
+    /// larger of `batchWatermarkMs` in the newest `offsets/N` (OffsetSeqMetadata) and
+    /// `nextBatchWatermarkMs` in the newest `commits/N` (CommitMetadata, 2.4+). Above 0 proves
+    /// the query had a watermark; 0 or `None` tells nothing (a watermark that never advanced).
+    #[serde(default)]
+    pub checkpoint_watermark_ms: Option<i64>,
 }
 
 impl TrialContext {
@@ -41,6 +47,7 @@ impl TrialContext {
             operator_ids: inspection.operators.iter().map(|o| o.id).collect(),
             // Only a live trial knows it seeded fresh records; it sets this itself.
             require_input_rows: false,
+            checkpoint_watermark_ms: inspection.watermark_ms(),
         }
     }
 }

@@ -514,6 +514,7 @@ mod tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            checkpoint_watermark_ms: None,
         }
     }
 
@@ -525,6 +526,7 @@ mod tests {
             executed: true,
             start_offsets: Some(vec![Some(start)]),
             input_rows: 0,
+            watermark: Default::default(),
         }
     }
 

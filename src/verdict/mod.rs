@@ -32,6 +32,7 @@ mod scan;
     reason = "verdict.rs predates this layout and keeps its name"
 )]
 mod verdict;
+mod warnings;
 mod watch;
 
 pub use crate::checkpoint::BatchId;
@@ -43,4 +44,5 @@ pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use verdict::{Classification, Verdict};
+pub use warnings::{Warning, WARNING_RULES_TOML};
 pub use watch::{Ended, Watcher};

@@ -24,6 +24,23 @@ pub(crate) struct Progress {
     pub start_offsets: Option<Vec<Option<Value>>>,
     /// Rows the batch read: `numInputRows`, or the sum over `sources[i].numInputRows`.
     pub input_rows: u64,
+    /// `eventTime.watermark`, as far as the report shows it.
+    pub watermark: WatermarkSeen,
+}
+
+/// What a progress report says of the event-time watermark. Spark writes `eventTime.watermark`
+/// only when the plan has a watermark (`ProgressReporter.extractEventTimeStats`: `hasEventTime`,
+/// jar:3.5.3; `eventTime` itself is left out of the JSON when its map is empty,
+/// `safeMapToJValue`), so a complete report without it means the query has none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum WatermarkSeen {
+    /// A report cut before its end: not known.
+    #[default]
+    Unknown,
+    /// A complete report with no `eventTime.watermark` (or a null one): no watermark.
+    Absent,
+    /// The watermark the batch ran with (`2024-01-01T00:00:24.000Z`).
+    At(String),
 }
 
 /// Tracks `{…}` nesting over the lines of a pretty-printed JSON document.
@@ -125,7 +142,12 @@ impl Progress {
         // any batch of this run) and no `addBatch` duration; a batch that ran shows one of them.
         let executed =
             added_batch || stateful || num(v.get("numInputRows")) > 0 || rows_in_sources > 0;
+        let watermark = match v.pointer("/eventTime/watermark") {
+            Some(Value::String(at)) => WatermarkSeen::At(at.clone()),
+            _ => WatermarkSeen::Absent,
+        };
         Progress {
+            watermark,
             id: v.get("id").and_then(Value::as_str).map(str::to_owned),
             run_id: v.get("runId").and_then(Value::as_str).map(str::to_owned),
             batch_id: v.get("batchId").and_then(Value::as_u64),
@@ -161,6 +183,7 @@ impl Progress {
                 || text.contains("\"addBatch\""),
             start_offsets: None,
             input_rows: rows.max(0) as u64,
+            watermark: WatermarkSeen::Unknown,
         }
     }
 }

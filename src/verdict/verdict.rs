@@ -1,6 +1,7 @@
 //! The verdict enum and the classification result with its evidence (the context a classifier
 //! needs from the inspected checkpoint is in `context.rs`).
 
+use super::warnings::Warning;
 use serde::Serialize;
 
 use crate::checkpoint::BatchId;
@@ -111,4 +112,8 @@ pub struct Classification {
     /// excerpt is never `resumed`.
     #[serde(default)]
     pub excerpt: bool,
+    /// Semantic warnings (`warning-rules.toml`): a restart Spark accepted whose meaning may have
+    /// changed. They never change the verdict; `--deny-warnings` makes them fail a run.
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
 }

@@ -38,6 +38,7 @@ use super::judge::{
 use super::progress::{JsonDepth, Progress};
 use super::rules::RuleTable;
 use super::scan::{self, Level};
+use super::warnings::{self, Warning};
 use super::{BatchId, Classification, TrialContext, Verdict};
 
 mod at_end;
@@ -108,6 +109,8 @@ struct Facts {
     /// Resume proved by a batch that read no rows, waiting for one that reads rows
     /// ([`TrialContext::require_input_rows`]): (rule, evidence, offsets_match).
     awaiting_rows: Option<(BuiltinRule, Vec<String>, Option<bool>)>,
+    /// Semantic warnings seen so far (at most one per code).
+    warnings: Vec<Warning>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,6 +242,9 @@ impl Watcher {
         // evidence anyway, so nothing the user could read is lost.
         let plain = scan::strip_ansi(line);
         let line: &str = &plain;
+        if let Some(w) = warnings::line_warning(line) {
+            self.warn(w);
+        }
         self.remember(line);
         if line.as_bytes().first() == Some(&b'{') && scan::is_json_record(line) {
             if scan::has_anchor(line) || self.open.is_some() {
@@ -624,6 +630,13 @@ impl Watcher {
 
     /// After a resume proof that read no rows: the first batch of our query that reads rows
     /// makes it `resumed` (see [`TrialContext::require_input_rows`]).
+    /// Keeps a semantic warning, once per code (the first evidence wins).
+    fn warn(&mut self, w: Warning) {
+        if !self.facts.warnings.iter().any(|k| k.code == w.code) {
+            self.facts.warnings.push(w);
+        }
+    }
+
     fn confirm_rows_read(&mut self, p: &Progress, evidence: Vec<String>) {
         let Some((rule, proof, offsets_match)) = self.facts.awaiting_rows.clone() else {
             return;
@@ -660,6 +673,9 @@ impl Watcher {
         offsets_match: Option<bool>,
         mut ev: Vec<String>,
     ) {
+        for w in warnings::progress_warnings(&self.ctx, p) {
+            self.warn(w);
+        }
         if offsets_match == Some(true) {
             ev.push(format!(
                 "start offsets equal the checkpoint's committed offsets {}",
@@ -771,6 +787,7 @@ impl Watcher {
             resuming_at: self.facts.resuming_at.as_ref().map(|r| BatchId(r.0)),
             error_class,
             excerpt: self.is_excerpt(),
+            warnings: self.facts.warnings.clone(),
         }
     }
 }
@@ -851,6 +868,7 @@ mod tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            checkpoint_watermark_ms: None,
         }
     }
 

@@ -137,6 +137,11 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
             })],
             operator_ids: ops,
             require_input_rows: false,
+            // Every version-A query of the corpus has a watermark (restart-experiments.md:
+            // `withWatermark("ts","10 seconds")`; the rate query too), and its no-data batch 3
+            // advanced it: the file-source checkpoints hold 1704067224000
+            // (2024-01-01T00:00:24Z) in offsets/3 and commits/3.
+            checkpoint_watermark_ms: Some(1_704_067_224_000),
         }
     };
     // The hand edits the case names document (restart-experiments.md).
@@ -1085,4 +1090,37 @@ fn a_closed_stderr_keeps_the_exit_code() {
         assert_ne!(want, Some(70), "{args:?}");
         assert_eq!(got, want, "{args:?} with a closed stderr");
     }
+}
+
+/// Issue 13's silent change, from the real restart: the watermark removed from the query
+/// (`q-3.5.3-no-watermark`) resumes — and is flagged `watermark-removed`; every other restart
+/// of the corpus that resumed (the same query with its watermark, upgrades, providers) gets
+/// no warning. The checkpoint's watermark comes from its offset and commit logs.
+#[test]
+fn a_removed_watermark_is_flagged_and_no_other_restart_is() {
+    let Some(corpus) = corpus() else { return };
+    let mut flagged = Vec::new();
+    for (case, _) in manifest(&corpus.join("restarts/MANIFEST.tsv")) {
+        let dir = corpus.join("restarts").join(&case);
+        let events = lines(&dir.join("eventlog-excerpt.jsonl"));
+        let driver = lines(&dir.join("driver.log"));
+        let ctx = restart_context(&corpus, &case);
+        let got = classify(refs(&driver), refs(&events), &ctx);
+        let codes: Vec<&str> = got.warnings.iter().map(|w| w.code.as_str()).collect();
+        if !codes.is_empty() {
+            assert_eq!(
+                got.verdict,
+                Verdict::Resumed,
+                "{case}: warnings only ride on resumed"
+            );
+            flagged.push((case, codes.join(",")));
+        }
+    }
+    assert_eq!(
+        flagged,
+        vec![(
+            "q-3.5.3-no-watermark".to_owned(),
+            "watermark-removed".to_owned()
+        )]
+    );
 }

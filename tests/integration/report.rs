@@ -47,6 +47,15 @@ struct Trial {
     output: Vec<Output>,
     sandbox: Option<String>,
     notes: Vec<String>,
+    warnings: Vec<WarningDoc>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WarningDoc {
+    code: String,
+    message: String,
+    evidence: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,6 +128,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         }],
         sandbox: (!resumed).then(|| PathBuf::from("/tmp/rehearse-sandbox-kept")),
         notes: vec![],
+        warnings: vec![],
     }
 }
 
@@ -129,6 +139,7 @@ fn report(trials: Vec<TrialReport>) -> RunReport {
         source_checkpoint: PathBuf::from("/data/checkpoints/orders"),
         source_version: Some("3.5.3".to_owned()),
         trials,
+        deny_warnings: false,
     }
 }
 
@@ -140,8 +151,14 @@ fn render(format: ReportFormat, report: &RunReport) -> String {
 
 #[test]
 fn json_document_reads_back_into_consumer_types() {
+    let mut resumed_with_warning = trial("4.0.1", Verdict::Resumed, None);
+    resumed_with_warning.warnings = vec![rehearse::verdict::Warning {
+        code: "watermark-removed".to_owned(),
+        message: "no watermark after the restart".to_owned(),
+        evidence: vec!["batch 8 reports no eventTime.watermark".to_owned()],
+    }];
     let report = report(vec![
-        trial("4.0.1", Verdict::Resumed, None),
+        resumed_with_warning,
         trial("3.3.4", Verdict::StateStoreError, None),
     ]);
     let json = render(ReportFormat::Json, &report);
@@ -204,6 +221,13 @@ fn json_document_reads_back_into_consumer_types() {
         Some("/tmp/rehearse-sandbox-kept")
     );
     assert!(failed.notes.is_empty());
+    assert!(failed.warnings.is_empty());
+    let [w] = &resumed.warnings[..] else {
+        panic!("one warning expected: {:?}", resumed.warnings);
+    };
+    assert_eq!(w.code, "watermark-removed");
+    assert!(!w.message.is_empty());
+    assert_eq!(w.evidence, ["batch 8 reports no eventTime.watermark"]);
 }
 
 #[test]

@@ -15,6 +15,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 struct Report {
     schema: String,
+    /// For a generating scenario: the generated checkpoint in the cache.
     source_checkpoint: PathBuf,
     trials: Vec<Trial>,
 }
@@ -32,6 +33,8 @@ struct Trial {
     source_untouched: bool,
     #[serde(default)]
     output: Vec<Output>,
+    #[serde(default)]
+    warnings: Vec<WarningDoc>,
 }
 
 /// One `output` entry of a trial.
@@ -40,6 +43,12 @@ struct Output {
     topic: String,
     records_after_restart: u64,
     sample: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct WarningDoc {
+    code: String,
+    evidence: Vec<String>,
 }
 
 fn repo() -> PathBuf {
@@ -140,19 +149,18 @@ fn source_checkpoint(tmp: &Path) -> PathBuf {
     let s = scenario(tmp, GENERATE, "3.5.3", "", "");
     let (report, _, stderr) = rehearse(&s);
     assert_eq!(report.trials.len(), 1, "{stderr}");
-    let dir = std::fs::read_dir(cache_dir().join("checkpoints"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("e2e-3.5.3-")
-                && p.join("complete").exists()
-        })
-        .expect("generated checkpoint in the cache");
-    dir.join("checkpoint")
+    cached_checkpoint(&report)
+}
+
+/// The generated checkpoint a report names, checked to be a complete cache entry.
+fn cached_checkpoint(report: &Report) -> PathBuf {
+    let path = PathBuf::from(&report.source_checkpoint);
+    assert!(
+        path.starts_with(cache_dir()) && path.parent().unwrap().join("complete").exists(),
+        "the generated checkpoint is a complete cache entry: {}",
+        path.display()
+    );
+    path
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -212,6 +220,11 @@ fn e2e_checkpoint_from_3_5_resumes_on_4_0_with_matching_offsets() {
     let source = source_checkpoint(tmp.path());
     let (t, code, stderr) = restart(tmp.path(), &source, "4.0.1", "", "");
     assert_verdict(&t, "resumed", &stderr);
+    assert!(
+        t.warnings.is_empty(),
+        "an unchanged upgrade carries no semantic warning: {:?}",
+        t.warnings
+    );
     assert_eq!(t.start_offsets_match, Some(true));
     assert!(t.first_batch_after_restart > t.last_committed_batch);
     assert!(t.seconds_to_verdict > 0.0);
@@ -386,4 +399,125 @@ fn e2e_fresh_records_carry_event_times_just_past_the_checkpoints_watermark() {
             "event time {seconds} s is not the watermark {watermark} ms + 1..4 minutes: {line}"
         );
     }
+}
+
+/// A scenario over the dedup job (dropDuplicates on value and event time, with a watermark).
+fn dedup_scenario(dir: &Path, checkpoint: &str, target: &str, extra: &str) -> PathBuf {
+    let job = repo().join("scenarios/jobs/dedup.py");
+    let text = format!(
+        r#"name = "e2e-dedup"
+targets = ["{target}"]
+timeout_seconds = 240
+{extra}
+{checkpoint}
+[job]
+file = "{job}"
+args = {JOB_ARGS}
+
+[job.conf]
+"spark.sql.shuffle.partitions" = "2"
+
+[[topics]]
+name = "events"
+partitions = 2
+template = '{{"user":"user-{{partition}}","n":{{n}}}}'
+fresh_records = 5
+"#,
+        job = job.display(),
+    );
+    let path = dir.join("dedup.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The dedup checkpoint written by Spark 3.5.3 (generated once, then from the cache).
+fn dedup_checkpoint(tmp: &Path) -> PathBuf {
+    let s = dedup_scenario(tmp, GENERATE, "3.5.3", "");
+    let (report, code, stderr) = rehearse(&s);
+    assert_eq!(report.trials.len(), 1, "{stderr}");
+    assert_eq!(code, 0, "the unchanged dedup job resumes: {stderr}");
+    assert!(
+        report.trials[0].warnings.is_empty(),
+        "an unchanged restart carries no warning: {:?}",
+        report.trials[0].warnings
+    );
+    cached_checkpoint(&report)
+}
+
+/// Issue 13's silent change (a): the watermark removed. Spark restarts without a word and the
+/// state is never evicted again; the verdict stays `resumed`, flagged `watermark-removed`,
+/// exit 0 — and 19 with `deny_warnings = true`.
+#[test]
+fn e2e_watermark_removed_resumes_with_a_warning_and_deny_warnings_fails() {
+    if !docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let source = dedup_checkpoint(tmp.path());
+    let path = format!("[checkpoint]\npath = \"{}\"\n", source.display());
+    for (deny, want_code) in [("", 0), ("deny_warnings = true", 19)] {
+        let before = hash_tree(&source);
+        let s = dedup_scenario(tmp.path(), &path, "3.5.3", deny);
+        let text = std::fs::read_to_string(&s).unwrap().replace(
+            &format!("args = {JOB_ARGS}\n"),
+            &format!("args = {JOB_ARGS}\nrestart_args = [\"--no-watermark\"]\n"),
+        );
+        std::fs::write(&s, text).unwrap();
+        let (mut report, code, stderr) = rehearse(&s);
+        let t = report.trials.remove(0);
+        assert_verdict(&t, "resumed", &stderr);
+        let codes: Vec<&str> = t.warnings.iter().map(|w| w.code.as_str()).collect();
+        // Spark 3.5.3 also logs "Detected schema change which is compatible" here: the
+        // event-time field of the dedup key lost its watermark metadata.
+        assert!(codes.contains(&"watermark-removed"), "{codes:?}\n{stderr}");
+        assert!(
+            codes
+                .iter()
+                .all(|c| ["watermark-removed", "state-schema-names-changed"].contains(c)),
+            "{codes:?}"
+        );
+        assert_eq!(code, want_code, "{deny}: {stderr}");
+        assert_eq!(hash_tree(&source), before);
+    }
+}
+
+/// Issue 13's silent change (b), across the upgrade: the 3.5.3 checkpoint restarted on 4.0.1
+/// with the dedup keyed on another string column. Spark accepts the state schema ("Detected
+/// schema change which is compatible") and the verdict stays `resumed`, flagged
+/// `state-schema-names-changed` with Spark's line as evidence.
+#[test]
+fn e2e_dedup_rekeyed_on_a_same_type_column_resumes_with_a_warning() {
+    if !docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let source = dedup_checkpoint(tmp.path());
+    let path = format!("[checkpoint]\npath = \"{}\"\n", source.display());
+    let s = dedup_scenario(tmp.path(), &path, "4.0.1", "");
+    let text = std::fs::read_to_string(&s).unwrap().replace(
+        &format!("args = {JOB_ARGS}\n"),
+        &format!("args = {JOB_ARGS}\nrestart_args = [\"--dedup-on-topic\"]\n"),
+    );
+    std::fs::write(&s, text).unwrap();
+    let (mut report, code, stderr) = rehearse(&s);
+    let t = report.trials.remove(0);
+    assert_verdict(&t, "resumed", &stderr);
+    let w = t
+        .warnings
+        .iter()
+        .find(|w| w.code == "state-schema-names-changed")
+        .unwrap_or_else(|| {
+            panic!(
+                "no state-schema-names-changed in {:?}\n{stderr}",
+                t.warnings
+            )
+        });
+    assert!(
+        w.evidence
+            .iter()
+            .any(|e| e.contains("Detected schema change which is compatible")),
+        "{:?}",
+        w.evidence
+    );
+    assert_eq!(code, 0);
 }

@@ -101,7 +101,7 @@ fn write_one_grid(
 ) -> io::Result<()> {
     let label = |s: &str, t: &str| match report.cell(shape, provider, s, t) {
         Some(c) if !c.passed() => format!("✗ {}", c.label()),
-        Some(c) => c.label().to_string(),
+        Some(c) => c.label_marked(),
         None => "·".to_string(),
     };
     let mut rows = vec![std::iter::once(format!("{shape} · {provider}"))
@@ -145,7 +145,7 @@ pub fn write_progress_line(
             out,
             "[{done}/{total}] {}  {}{secs}",
             cell.id(),
-            cell.label()
+            cell.label_marked()
         )
     } else {
         writeln!(

@@ -204,6 +204,14 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
     for note in &c.notes {
         writeln!(out, "<p>Note: {}</p>", esc(note))?;
     }
+    for w in &c.warnings {
+        writeln!(
+            out,
+            "<p>Warning <code>{}</code>: {}</p>",
+            esc(&w.code),
+            esc(&w.message)
+        )?;
+    }
     writeln!(out, "</section>")
 }
 

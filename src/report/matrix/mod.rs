@@ -61,6 +61,7 @@ pub(crate) mod test_helpers {
             notes: vec![],
             sandbox: None,
             source_checkpoint: None,
+            warnings: vec![],
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),
@@ -106,6 +107,29 @@ pub(crate) mod test_helpers {
             incomplete: false,
             merged: false,
         }
+    }
+
+    #[test]
+    fn a_cell_with_a_warning_is_marked_in_the_grid_and_keeps_it_through_json() {
+        let mut r = report();
+        r.cells[0].warnings = vec![crate::verdict::Warning {
+            code: "watermark-removed".into(),
+            message: "no watermark after the restart".into(),
+            evidence: vec!["batch 4 reports no eventTime.watermark".into()],
+        }];
+        assert!(r.cells[0].passed(), "a warning does not change agreement");
+        assert_eq!(
+            r.cells[0].label_marked(),
+            format!("{} ⚠", r.cells[0].label())
+        );
+        let mut out = Vec::new();
+        write_json(&r, &mut out).unwrap();
+        let back: MatrixReport = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back, r);
+        let mut html = Vec::new();
+        html::write_html(&r, &mut html).unwrap();
+        let html = String::from_utf8(html).unwrap();
+        assert!(html.contains("watermark-removed"), "{html}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::report::TrialReport;
-use crate::verdict::{BatchId, Verdict};
+use crate::verdict::{BatchId, Verdict, Warning};
 
 /// Schema id in the `"schema"` field of the JSON document. Bump on breaking changes.
 pub const MATRIX_SCHEMA: &str = "rehearse.matrix/v1";
@@ -102,6 +102,10 @@ pub struct Cell {
     /// was written.
     #[serde(default)]
     pub source_checkpoint: Option<String>,
+    /// Semantic warnings of the trial (a removed watermark, state read under other names):
+    /// the cell still agrees, and the grids mark it `⚠`.
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
 }
 
 impl Cell {
@@ -133,6 +137,15 @@ impl Cell {
         }
     }
 
+    /// [`Cell::label`], with ` ⚠` when the trial resumed with semantic warnings.
+    pub fn label_marked(&self) -> String {
+        if self.warnings.is_empty() {
+            self.label().to_owned()
+        } else {
+            format!("{} ⚠", self.label())
+        }
+    }
+
     /// A cell whose trial ran.
     pub fn from_trial(
         key: (&str, &str, &str),
@@ -160,6 +173,7 @@ impl Cell {
             notes: trial.notes.clone(),
             sandbox: trial.sandbox.as_ref().map(|p| p.display().to_string()),
             source_checkpoint: None,
+            warnings: trial.warnings.clone(),
         }
     }
 
@@ -191,6 +205,7 @@ impl Cell {
             notes: Vec::new(),
             sandbox: None,
             source_checkpoint: None,
+            warnings: Vec::new(),
         }
     }
 }

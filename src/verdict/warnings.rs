@@ -1,0 +1,189 @@
+//! Semantic warnings: a restart Spark accepted (the verdict stays `resumed`) whose meaning may
+//! have changed. The rows are data (`warning-rules.toml`, each citing its Spark source); the
+//! watcher asks [`line_warning`] of every driver-log line and [`progress_warnings`] of the
+//! progress report that proved the resume.
+//!
+//! A warning only ever adds to a verdict: it never turns a failure into `resumed`, and an
+//! unknown (a progress report cut before its `eventTime`) gives no warning rather than a
+//! guess.
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use super::progress::{Progress, WatermarkSeen};
+use super::TrialContext;
+
+/// The warning table compiled into the binary (`src/verdict/warning-rules.toml`).
+pub const WARNING_RULES_TOML: &str = include_str!("warning-rules.toml");
+
+/// A restart Spark accepted whose meaning may have changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Stable code: `state-schema-names-changed`, `watermark-removed`.
+    pub code: String,
+    /// What changed and what to do.
+    pub message: String,
+    /// The driver-log lines or progress facts behind it, verbatim.
+    pub evidence: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Table {
+    warning: Vec<Row>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    code: String,
+    #[serde(default)]
+    line: Option<String>,
+    #[serde(default)]
+    check: Option<String>,
+    message: String,
+    #[allow(dead_code)]
+    source: String,
+}
+
+fn rows() -> &'static [Row] {
+    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        toml::from_str::<Table>(WARNING_RULES_TOML)
+            .expect("warning-rules.toml is valid (a unit test parses it)")
+            .warning
+    })
+}
+
+fn row_with_check(check: &str) -> &'static Row {
+    rows()
+        .iter()
+        .find(|r| r.check.as_deref() == Some(check))
+        .expect("warning-rules.toml has a row for every built-in check (a unit test checks)")
+}
+
+/// The warning a driver-log line (ANSI colour already removed) is evidence of, if any.
+pub(crate) fn line_warning(line: &str) -> Option<Warning> {
+    rows().iter().find_map(|r| {
+        let needle = r.line.as_deref()?;
+        line.contains(needle).then(|| Warning {
+            code: r.code.clone(),
+            message: r.message.clone(),
+            evidence: vec![line.to_owned()],
+        })
+    })
+}
+
+/// The warnings the progress report that proved a resume gives: `watermark-removed` when the
+/// checkpoint had a watermark above 0 and the report's `eventTime` holds none.
+pub(crate) fn progress_warnings(ctx: &TrialContext, p: &Progress) -> Vec<Warning> {
+    let mut out = Vec::new();
+    if let (Some(ms), WatermarkSeen::Absent) = (ctx.checkpoint_watermark_ms, &p.watermark) {
+        if ms > 0 {
+            let row = row_with_check("progress-without-watermark");
+            out.push(Warning {
+                code: row.code.clone(),
+                message: row.message.clone(),
+                evidence: vec![format!(
+                    "the checkpoint's watermark is {ms} ms ({}); batch {} after the restart reports no eventTime.watermark",
+                    iso_millis(ms),
+                    p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+                )],
+            });
+        }
+    }
+    out
+}
+
+/// `ms` since the epoch as an ISO-8601 UTC instant, as Spark prints watermarks.
+fn iso_millis(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_parses_and_every_check_has_a_row() {
+        assert!(rows().len() >= 2);
+        for r in rows() {
+            assert!(
+                r.line.is_some() != r.check.is_some(),
+                "{}: a row has a line or a check",
+                r.code
+            );
+        }
+        let _ = row_with_check("progress-without-watermark");
+    }
+
+    #[test]
+    fn the_compatible_schema_change_line_is_a_warning() {
+        let line = "26/11/30 13:16:22 INFO StateSchemaCompatibilityChecker: Detected schema change which is compatible. Allowing to put rows.";
+        let w = line_warning(line).expect("a warning");
+        assert_eq!(w.code, "state-schema-names-changed");
+        assert_eq!(w.evidence, vec![line.to_owned()]);
+        assert!(line_warning("26/11/30 INFO MicroBatchExecution: Resuming at batch 4").is_none());
+    }
+
+    #[test]
+    fn a_removed_watermark_is_a_warning_and_an_unknown_one_is_not() {
+        let ctx = TrialContext {
+            checkpoint_watermark_ms: Some(1_704_067_224_000),
+            ..TrialContext::default()
+        };
+        let absent = Progress::from_json(&serde_json::json!({
+            "id":"q","batchId":4,"numInputRows":10,"eventTime":{}
+        }));
+        let w = progress_warnings(&ctx, &absent);
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].code, "watermark-removed");
+        assert!(
+            w[0].evidence[0].contains("2024-01-01T00:00:24.000Z"),
+            "{:?}",
+            w[0].evidence
+        );
+        let null = Progress::from_json(&serde_json::json!({
+            "id":"q","batchId":4,"numInputRows":10,"eventTime":{"watermark":null}
+        }));
+        assert_eq!(progress_warnings(&ctx, &null).len(), 1);
+        let kept = Progress::from_json(&serde_json::json!({
+            "id":"q","batchId":4,"numInputRows":10,"eventTime":{"watermark":"2024-01-01T00:00:24.000Z"}
+        }));
+        assert!(progress_warnings(&ctx, &kept).is_empty());
+        let cut = Progress::from_text(r#"{"id":"q","batchId":4,"numInputRows":10,"#);
+        assert!(
+            progress_warnings(&ctx, &cut).is_empty(),
+            "unknown: no guess"
+        );
+        let never_advanced = TrialContext {
+            checkpoint_watermark_ms: Some(0),
+            ..TrialContext::default()
+        };
+        assert!(progress_warnings(&never_advanced, &absent).is_empty());
+    }
+}
