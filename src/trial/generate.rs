@@ -118,15 +118,29 @@ pub async fn generate_checkpoint(
 }
 
 /// Moves the generated checkpoint (and its driver log) from the work sandbox into the cache as
-/// `<key>/`, through `<key>.partial/` so a cut-short copy is never taken for a complete one.
+/// `<key>/`, through a staging directory of this process's own so a cut-short copy is never
+/// taken for a complete one.
+///
+/// A complete `<key>/` is never replaced: another `rehearse` (a parallel CI job, a second
+/// terminal) may be rehearsing from it, and replacing it under that run changed its source
+/// checkpoint mid-trial (exit 71, found by two tests generating the same checkpoint at once).
+/// When another run stored the same key first, its copy is kept and ours discarded — both came
+/// from the same job, args, conf, topics and version.
 fn store(work: &Sandbox, key: &str, g: &Generate) -> Result<PathBuf, TrialError> {
     let dest = crate::cache::checkpoints().join(key);
-    let staging = crate::cache::checkpoints().join(format!("{key}.partial"));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(staging.join("checkpoint")).map_err(|source| TrialError::Stage {
-        path: staging.clone(),
-        source,
-    })?;
+    let root = crate::cache::checkpoints();
+    let stage_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| TrialError::Stage { path, source }
+    };
+    std::fs::create_dir_all(&root).map_err(stage_err(&root))?;
+    // `<key>.partial-XXXXXX`: unique to this store, removed on any early return.
+    let staging_dir = tempfile::Builder::new()
+        .prefix(&format!("{key}.partial-"))
+        .tempdir_in(&root)
+        .map_err(stage_err(&root))?;
+    let staging = staging_dir.path().to_path_buf();
+    std::fs::create_dir_all(staging.join("checkpoint")).map_err(stage_err(&staging))?;
     crate::sandbox::copy_tree(&work.checkpoint(), &staging.join("checkpoint"))?;
     let _ = std::fs::copy(
         work.path().join("logs/driver.log"),
@@ -140,11 +154,25 @@ fn store(work: &Sandbox, key: &str, g: &Generate) -> Result<PathBuf, TrialError>
         path: staging.clone(),
         source,
     })?;
-    let _ = std::fs::remove_dir_all(&dest);
-    std::fs::rename(&staging, &dest).map_err(|source| TrialError::Stage {
-        path: dest.clone(),
-        source,
-    })?;
+    if !dest.join("complete").exists() {
+        // Only an incomplete leftover (no marker: never a directory another run uses).
+        let _ = std::fs::remove_dir_all(&dest);
+    }
+    match std::fs::rename(&staging, &dest) {
+        // The staging directory is the entry now: nothing left to remove.
+        Ok(()) => {
+            let _ = staging_dir.keep();
+        }
+        // Another run stored the same key between our check and the rename: keep its copy
+        // (`staging_dir` removes ours when dropped).
+        Err(_) if dest.join("complete").exists() => {}
+        Err(source) => {
+            return Err(TrialError::Stage {
+                path: dest.clone(),
+                source,
+            })
+        }
+    }
     Ok(dest.join("checkpoint"))
 }
 
