@@ -68,7 +68,8 @@ pub struct InspectArgs {
 /// `rehearse init`.
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// The checkpoint directory (the query's checkpointLocation). Never written to.
+    /// The checkpoint (the query's checkpointLocation): a directory, or a URL as `inspect` takes
+    /// it (s3://, gs://, az://, wasbs://, abfss://, hdfs://, webhdfs://, file://). Only read.
     pub checkpoint: PathBuf,
     /// The streaming job production runs: a PySpark file (.py) or a jar (.jar, with --main-class).
     #[arg(long, value_name = "FILE")]

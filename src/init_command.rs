@@ -1,7 +1,9 @@
-//! `rehearse init CHECKPOINT --job FILE`: inspect the checkpoint (read-only), check the job and
-//! the output file, write the starting scenario of `rehearse::scenario::init` once it parses back
-//! with the scenario parser. Every refusal is bad input (exit 3) and comes before anything is
-//! written; the checkpoint is never written to, nor is the output placed inside it.
+//! `rehearse init CHECKPOINT --job FILE`: inspect the checkpoint (read-only; a directory or a
+//! store's URL, as `rehearse inspect` takes it), check the job and the output file, write the
+//! starting scenario of `rehearse::scenario::init` once it parses back with the scenario parser.
+//! Every refusal comes before anything is written and is bad input (exit 3), or environment
+//! (exit 4) when a store cannot be reached; the checkpoint is never written to, nor is the
+//! output placed inside a local one.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,23 +38,40 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
         Ok(dest) => dest,
         Err((message, hint)) => return Ok(refuse(&message, hint)),
     };
-    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
-        Ok(inspection) => inspection,
-        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+    let source = match Source::of(&args.checkpoint) {
+        Ok(source) => source,
+        Err(err) => return Ok(crate::location_failed(crate::LocationError::Store(err))),
     };
-    let (checkpoint, job) = match (
-        std::fs::canonicalize(&args.checkpoint),
-        std::fs::canonicalize(&args.job),
-    ) {
-        (Ok(c), Ok(j)) => (c, j),
-        (Err(e), _) | (_, Err(e)) => {
+    let inspection = match crate::inspect_location(&args.checkpoint) {
+        Ok(inspection) => inspection,
+        Err(err) => return Ok(crate::location_failed(err)),
+    };
+    let job = match std::fs::canonicalize(&args.job) {
+        Ok(job) => job,
+        Err(e) => {
             return Ok(refuse(
-                &format!("cannot resolve the checkpoint or job path: {e}"),
-                "pass paths this user can read",
+                &format!("cannot resolve job {}: {e}", args.job.display()),
+                "pass a job file this user can read",
             ))
         }
     };
-    if let Err((message, hint)) = dest.keeps_clear_of(&checkpoint, &job) {
+    let checkpoint = match source {
+        Source::Url(url) => Checkpoint::Url(url),
+        Source::Local(path) => match std::fs::canonicalize(&path) {
+            Ok(dir) => Checkpoint::Dir(dir),
+            Err(e) => {
+                return Ok(refuse(
+                    &format!("cannot resolve checkpoint {}: {e}", path.display()),
+                    "pass a checkpoint directory this user can read",
+                ))
+            }
+        },
+    };
+    let local = match &checkpoint {
+        Checkpoint::Dir(dir) => Some(dir.as_path()),
+        Checkpoint::Url(_) => None,
+    };
+    if let Err((message, hint)) = dest.keeps_clear_of(local, &job) {
         return Ok(refuse(&message, hint));
     }
     let spec = match spec(&args, &dest, &checkpoint, &job, kind, targets) {
@@ -66,7 +85,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
         say!("error: this is a bug in rehearse init: the scenario it wrote does not load: {err}");
         return Ok(Outcome::Internal);
     }
-    tracing::debug!(checkpoint = %checkpoint.display(), output = %at.display(), "scenario written from the checkpoint");
+    tracing::debug!(checkpoint = %spec.checkpoint, output = %at.display(), "scenario written from the checkpoint");
     match &dest {
         Destination::Stdout => crate::write_stdout(|out| out.write_all(text.as_bytes()))?,
         Destination::File { given, exists, .. } => {
@@ -77,6 +96,31 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     }
     summary(&dest, &inspection, &spec);
     Ok(Outcome::Success)
+}
+
+/// The checkpoint as given: a local path, or a URL of a store (`file://` is a local path).
+enum Source {
+    Local(PathBuf),
+    Url(rehearse::store::CheckpointLocation),
+}
+
+impl Source {
+    /// Parses the argument as `rehearse inspect` does: a URL when it holds `://`.
+    fn of(arg: &Path) -> Result<Source, rehearse::store::StoreError> {
+        let Some(text) = arg.to_str().filter(|t| t.contains("://")) else {
+            return Ok(Source::Local(arg.to_path_buf()));
+        };
+        Ok(match rehearse::store::CheckpointLocation::parse(text)? {
+            rehearse::store::CheckpointLocation::Local { path } => Source::Local(path),
+            remote => Source::Url(remote),
+        })
+    }
+}
+
+/// The checkpoint as the scenario names it: a directory (resolved) or a store's URL.
+enum Checkpoint {
+    Dir(PathBuf),
+    Url(rehearse::store::CheckpointLocation),
 }
 
 /// Says a refusal once, as the binary's other bad-input errors do, and returns bad input.
@@ -159,8 +203,8 @@ impl Destination {
         })
     }
 
-    /// Refuses an output inside the checkpoint (the source is only read) or on the job file.
-    fn keeps_clear_of(&self, checkpoint: &Path, job: &Path) -> Result<(), Refusal> {
+    /// Refuses an output inside a local checkpoint (the source is only read) or on the job file.
+    fn keeps_clear_of(&self, checkpoint: Option<&Path>, job: &Path) -> Result<(), Refusal> {
         let Destination::File { given, exists, .. } = self else {
             return Ok(());
         };
@@ -169,7 +213,7 @@ impl Destination {
         } else {
             self.scenario_path()
         };
-        if target.starts_with(checkpoint) {
+        if let Some(checkpoint) = checkpoint.filter(|c| target.starts_with(c)) {
             return Err((
                 format!(
                     "--output {} lies inside the checkpoint {}, which rehearse never writes to",
@@ -221,13 +265,29 @@ fn as_written(path: &Path, base: Option<&Path>) -> PathBuf {
 fn spec(
     args: &InitArgs,
     dest: &Destination,
-    checkpoint: &Path,
+    checkpoint: &Checkpoint,
     job: &Path,
     kind: JobKind,
     targets: Vec<SparkVersion>,
 ) -> Result<InitSpec, init::InitError> {
     let base = dest.base();
-    let checkpoint_text = init::toml_path("checkpoint", &as_written(checkpoint, base))?;
+    // A URL as the store reads it (never with credentials: a location holds none).
+    let (checkpoint_text, last) = match checkpoint {
+        Checkpoint::Dir(dir) => (
+            init::toml_path("checkpoint", &as_written(dir, base))?,
+            dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+        ),
+        Checkpoint::Url(url) => {
+            let text = url.to_string();
+            let last = text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .filter(|s| !s.is_empty() && !s.contains(':'))
+                .map(str::to_string);
+            (text, last)
+        }
+    };
     let job_text = init::toml_path("job", &as_written(job, base))?;
     let job = match (kind, &args.main_class) {
         (JobKind::Jar, Some(class)) => InitJob::Jar {
@@ -236,12 +296,11 @@ fn spec(
         },
         _ => InitJob::Python { file: job_text },
     };
-    let name = args.name.clone().unwrap_or_else(|| {
-        checkpoint
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "scenario".into())
-    });
+    let name = args
+        .name
+        .clone()
+        .or(last)
+        .unwrap_or_else(|| "scenario".into());
     Ok(InitSpec {
         checkpoint: checkpoint_text,
         job,

@@ -179,22 +179,7 @@ fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
 fn inspect(args: InspectArgs) -> anyhow::Result<Outcome> {
     let inspection = match inspect_location(&args.checkpoint) {
         Ok(inspection) => inspection,
-        // A store's message carries its own `(hint: …)`.
-        Err(LocationError::Checkpoint(rehearse::checkpoint::CheckpointError::Store(err))) => {
-            say!("error: {err}");
-            return Ok(match err.kind() {
-                rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
-                rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
-            });
-        }
-        Err(LocationError::Checkpoint(err)) => return Ok(bad_input(&err, Some(err.hint()))),
-        Err(LocationError::Store(err)) => {
-            say!("error: {err}");
-            return Ok(match err.kind() {
-                rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
-                rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
-            });
-        }
+        Err(err) => return Ok(location_failed(err)),
     };
     tracing::debug!(
         path = %inspection.path.display(),
@@ -222,6 +207,24 @@ enum LocationError {
     Store(rehearse::store::StoreError),
     /// Listing or inspecting failed.
     Checkpoint(rehearse::checkpoint::CheckpointError),
+}
+
+/// Says why a checkpoint could not be inspected, once, and returns the outcome: bad input, or
+/// environment when a store says so. (`inspect` and `init` share it.)
+fn location_failed(err: LocationError) -> Outcome {
+    let store_outcome = |err: &rehearse::store::StoreError| match err.kind() {
+        rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
+        rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
+    };
+    match err {
+        // A store's message carries its own `(hint: …)`.
+        LocationError::Checkpoint(rehearse::checkpoint::CheckpointError::Store(err))
+        | LocationError::Store(err) => {
+            say!("error: {err}");
+            store_outcome(&err)
+        }
+        LocationError::Checkpoint(err) => bad_input(&err, Some(err.hint())),
+    }
 }
 
 /// Inspects a checkpoint given as a path or a URL: a plain path (no `://`) as it always was, a

@@ -61,7 +61,8 @@ pub enum InitJob {
 /// What a scenario is written from, besides the inspection.
 #[derive(Debug, Clone)]
 pub struct InitSpec {
-    /// `[checkpoint] path` as written: a path (relative to the scenario file, or absolute).
+    /// `[checkpoint] path` as written: a path (relative to the scenario file, or absolute), or
+    /// a store's URL (`s3://bucket/prefix`).
     pub checkpoint: String,
     /// The job.
     pub job: InitJob,

@@ -397,3 +397,79 @@ fn the_scenario_of_a_kafka_checkpoint() {
         regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}").unwrap();
     insta::assert_snapshot!(uuid.replace_all(&text, "[UUID]"));
 }
+
+/// `file://` is a local path: the scenario names the directory.
+#[test]
+fn a_file_url_is_a_local_checkpoint() {
+    let dir = workdir();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let url = format!("file://{}", ckpt.display());
+    let out = run_in(dir.path(), &[&url, "--job", "job.py"]).code(0);
+    let scenario = Scenario::load(&dir.path().join("scenario.toml")).unwrap();
+    assert_eq!(
+        scenario.checkpoint,
+        CheckpointSource::Path(fs::canonicalize(&ckpt).unwrap()),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(scenario.name, "kafka-agg");
+}
+
+/// Issue 11 §4 by URL, against the real test servers (MinIO, Azurite, fake-gcs-server, HDFS;
+/// see `remote.rs`): the scenario's `[checkpoint] path` is the URL, its topics those of the
+/// local inspection, the objects unchanged; an unreachable endpoint is exit 4, nothing written.
+#[tokio::test]
+async fn init_by_url_names_the_url_and_reads_only() {
+    use super::remote::{all_servers, fixture, rehearse, snapshot};
+    let Some(s) = super::store::servers("init_by_url") else {
+        return;
+    };
+    for server in all_servers(&s) {
+        let cwd = workdir();
+        let url = server
+            .upload_dir(
+                &format!("{}/kafka-agg", super::store::unique("init")),
+                &fixture("kafka-agg"),
+            )
+            .await;
+        let before = snapshot(&url, &server.store_env()).await;
+        let (code, _, err) = rehearse(&["init", &url, "--job", "job.py"], &server.env, cwd.path());
+        assert_eq!(code, 0, "{}: {url}: {err}", server.name);
+        let scenario = Scenario::load(&cwd.path().join("scenario.toml")).unwrap();
+        match &scenario.checkpoint {
+            CheckpointSource::Remote(location) => assert_eq!(location.to_string(), url),
+            other => panic!("{}: {other:?}", server.name),
+        }
+        assert_eq!(scenario.name, "kafka-agg");
+        let local = checkpoint::inspect(&fixture("kafka-agg")).unwrap();
+        let topics: BTreeMap<String, u32> = scenario
+            .topics
+            .iter()
+            .map(|t| (t.name.clone(), t.partitions))
+            .collect();
+        assert_eq!(topics, local.kafka_partition_counts(), "{}", server.name);
+        assert_eq!(
+            snapshot(&url, &server.store_env()).await,
+            before,
+            "{}: the objects are unchanged",
+            server.name
+        );
+    }
+    // An endpoint nobody listens on: environment (exit 4), the URL named, nothing written.
+    let cwd = workdir();
+    let env = vec![
+        (
+            "AWS_ENDPOINT_URL".to_string(),
+            "http://127.0.0.1:9".to_string(),
+        ),
+        ("AWS_ALLOW_HTTP".to_string(), "true".to_string()),
+        ("AWS_ACCESS_KEY_ID".to_string(), "k".to_string()),
+        ("AWS_SECRET_ACCESS_KEY".to_string(), "s".to_string()),
+        ("AWS_REGION".to_string(), "us-east-1".to_string()),
+    ];
+    let url = "s3://nobody-home/orders";
+    let (code, out, err) = rehearse(&["init", url, "--job", "job.py"], &env, cwd.path());
+    assert_eq!(code, 4, "{err}");
+    assert!(out.is_empty() && err.contains(url), "{err}");
+    assert!(!cwd.path().join("scenario.toml").exists());
+}
