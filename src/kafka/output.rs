@@ -23,7 +23,7 @@ pub const OUTPUT_SAMPLE: usize = 3;
 const SHOWN_CHARS: usize = 80;
 
 /// What the restarted job wrote to one output topic, as the run report shows it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutputCount {
     /// The topic (its name on the sandbox broker).
     pub topic: String,

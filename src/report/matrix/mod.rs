@@ -59,6 +59,7 @@ pub(crate) mod test_helpers {
             start_offsets_match: Some(true),
             seconds: Some(12.5),
             notes: vec![],
+            output: vec![],
             sandbox: None,
             source_checkpoint: None,
             warnings: vec![],

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::TrialReport;
+use crate::report::{OutputCount, TrialReport};
 use crate::verdict::{BatchId, Verdict, Warning};
 
 /// Schema id in the `"schema"` field of the JSON document. Bump on breaking changes.
@@ -96,6 +96,10 @@ pub struct Cell {
     pub seconds: Option<f64>,
     /// Notes from the trial (rebasing, a changed source…).
     pub notes: Vec<String>,
+    /// What the restarted job wrote to each of the shape's output topics (`[]` when it has
+    /// none, or in a report written before output topics existed).
+    #[serde(default)]
+    pub output: Vec<OutputCount>,
     /// Kept sandbox (`--keep`).
     pub sandbox: Option<String>,
     /// The source checkpoint the trial restarted a copy of (the generation cache), when one
@@ -171,6 +175,7 @@ impl Cell {
             start_offsets_match: trial.start_offsets_match,
             seconds: Some(trial.seconds_to_verdict),
             notes: trial.notes.clone(),
+            output: trial.output.clone(),
             sandbox: trial.sandbox.as_ref().map(|p| p.display().to_string()),
             source_checkpoint: None,
             warnings: trial.warnings.clone(),
@@ -203,6 +208,7 @@ impl Cell {
             start_offsets_match: None,
             seconds: None,
             notes: Vec::new(),
+            output: Vec::new(),
             sandbox: None,
             source_checkpoint: None,
             warnings: Vec::new(),
