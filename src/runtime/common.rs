@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio::io::AsyncBufReadExt;
-
 /// Where a trial's Kafka broker and Spark driver run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum RuntimeKind {
@@ -233,21 +231,64 @@ pub struct LogLine {
     pub text: String,
 }
 
-/// The next line of a driver stream without its line ending (`\n`, `\r\n`), invalid UTF-8
-/// replaced; `None` at the end of the stream or on a read error. Shared by the container and
-/// the host-process runtimes.
-pub(super) async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-) -> Option<String> {
-    buf.clear();
-    match reader.read_until(b'\n', buf).await {
-        Ok(0) | Err(_) => None,
-        Ok(_) => {
-            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                buf.pop();
+/// Longest driver line handed on (bytes); a longer one is cut into pieces of this size, so a
+/// stream without line endings cannot exhaust memory.
+const MAX_DRIVER_LINE: usize = 1 << 20;
+
+/// Splits a driver stream into lines. Shared by the container and the host-process runtimes.
+///
+/// A line ends at `\n`, `\r\n` or a lone `\r` — as `rehearse classify` reads a log file
+/// (`verdict/input.rs`): Spark's console progress bar (`spark.ui.showConsoleProgress`,
+/// ConsoleProgressBar) redraws itself with `\r`, and the log line after it must be seen by the
+/// watcher as a line of its own.
+#[derive(Debug, Default)]
+pub(super) struct LineReader {
+    buf: Vec<u8>,
+    /// The previous line ended at a `\r`: a `\n` right after it ends nothing more.
+    after_cr: bool,
+}
+
+impl LineReader {
+    /// The next line without its ending, invalid UTF-8 replaced; `None` at the end of the
+    /// stream or on a read error. Returns at a `\r` without waiting for what follows it.
+    pub(super) async fn next_line<R: tokio::io::AsyncBufRead + Unpin>(
+        &mut self,
+        reader: &mut R,
+    ) -> Option<String> {
+        use tokio::io::AsyncBufReadExt as _;
+        self.buf.clear();
+        loop {
+            let available = match reader.fill_buf().await {
+                Ok(bytes) => bytes,
+                Err(_) => return None,
+            };
+            if available.is_empty() {
+                self.after_cr = false;
+                return (!self.buf.is_empty())
+                    .then(|| String::from_utf8_lossy(&self.buf).into_owned());
             }
-            Some(String::from_utf8_lossy(buf).into_owned())
+            if std::mem::take(&mut self.after_cr) && available[0] == b'\n' {
+                reader.consume(1);
+                continue;
+            }
+            let room = MAX_DRIVER_LINE - self.buf.len();
+            let window = &available[..available.len().min(room)];
+            match window.iter().position(|&b| b == b'\n' || b == b'\r') {
+                Some(end) => {
+                    self.after_cr = window[end] == b'\r';
+                    self.buf.extend_from_slice(&window[..end]);
+                    reader.consume(end + 1);
+                    return Some(String::from_utf8_lossy(&self.buf).into_owned());
+                }
+                None => {
+                    let n = window.len();
+                    self.buf.extend_from_slice(window);
+                    reader.consume(n);
+                    if self.buf.len() >= MAX_DRIVER_LINE {
+                        return Some(String::from_utf8_lossy(&self.buf).into_owned());
+                    }
+                }
+            }
         }
     }
 }
@@ -402,20 +443,60 @@ mod tests {
     #[tokio::test]
     async fn lines_lose_their_endings_and_the_last_needs_none() {
         let mut reader: &[u8] = b"one\r\ntwo\n\xff three";
-        let mut buf = Vec::new();
+        let mut lines = LineReader::default();
+        assert_eq!(lines.next_line(&mut reader).await.as_deref(), Some("one"));
+        assert_eq!(lines.next_line(&mut reader).await.as_deref(), Some("two"));
         assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
-            Some("one")
-        );
-        assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
-            Some("two")
-        );
-        assert_eq!(
-            next_line(&mut reader, &mut buf).await.as_deref(),
+            lines.next_line(&mut reader).await.as_deref(),
             Some("\u{fffd} three")
         );
-        assert_eq!(next_line(&mut reader, &mut buf).await, None);
+        assert_eq!(lines.next_line(&mut reader).await, None);
+    }
+
+    /// Issue 14's CR class, live: a lone `\r` (Spark's console progress bar, CR-only output)
+    /// ends a line; `\r\n` is one ending, also across reads; a blank line stays a line.
+    #[tokio::test]
+    async fn a_lone_carriage_return_ends_a_driver_line() {
+        let text = b"[Stage 3:>   (0 + 2) / 2]\r          \r26/11/30 INFO MicroBatchExecution: Resuming at batch 4\r\n\na\rb\r";
+        let mut reader: &[u8] = text;
+        let mut lines = LineReader::default();
+        let mut got = Vec::new();
+        while let Some(line) = lines.next_line(&mut reader).await {
+            got.push(line);
+        }
+        assert_eq!(
+            got,
+            [
+                "[Stage 3:>   (0 + 2) / 2]",
+                "          ",
+                "26/11/30 INFO MicroBatchExecution: Resuming at batch 4",
+                "",
+                "a",
+                "b"
+            ]
+        );
+        // One byte per read: the `\n` of a `\r\n` arrives alone and ends nothing more.
+        let slow = tokio::io::BufReader::with_capacity(1, &text[..]);
+        tokio::pin!(slow);
+        let mut lines = LineReader::default();
+        let mut again = Vec::new();
+        while let Some(line) = lines.next_line(&mut slow).await {
+            again.push(line);
+        }
+        assert_eq!(again, got);
+    }
+
+    /// A stream without line endings is handed on in pieces of at most 1 MiB.
+    #[tokio::test]
+    async fn a_line_without_end_is_cut_not_buffered_whole() {
+        let text = vec![b'x'; MAX_DRIVER_LINE * 2 + 5];
+        let mut reader: &[u8] = &text;
+        let mut lines = LineReader::default();
+        let mut sizes = Vec::new();
+        while let Some(line) = lines.next_line(&mut reader).await {
+            sizes.push(line.len());
+        }
+        assert_eq!(sizes, [MAX_DRIVER_LINE, MAX_DRIVER_LINE, 5]);
     }
 
     #[test]

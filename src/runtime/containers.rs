@@ -9,7 +9,7 @@ use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::mpsc;
 
-use super::common::{free_port, next_line, GcScope, LogLine, RuntimeError, Stream, TrialIds};
+use super::common::{free_port, GcScope, LineReader, LogLine, RuntimeError, Stream, TrialIds};
 
 /// Label on every container rehearse starts (value `true`).
 pub const LABEL_MANAGED: &str = "org.rehearse.managed";
@@ -121,8 +121,8 @@ impl DockerSpark {
             let tx = tx.clone();
             tokio::spawn(async move {
                 let mut reader = reader;
-                let mut buf = Vec::new();
-                while let Some(text) = next_line(&mut reader, &mut buf).await {
+                let mut lines = LineReader::default();
+                while let Some(text) = lines.next_line(&mut reader).await {
                     if tx.send(LogLine { stream, text }).await.is_err() {
                         break;
                     }

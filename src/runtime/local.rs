@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::common::{free_port, next_line, LogLine, RuntimeError, Stream, TrialIds};
+use super::common::{free_port, LineReader, LogLine, RuntimeError, Stream, TrialIds};
 use crate::versions::{SparkLine, SparkVersion};
 
 /// Environment variable set on every local process: the trial id. `gc` checks it in
@@ -660,8 +660,8 @@ where
 {
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
-        let mut buf = Vec::new();
-        while let Some(text) = next_line(&mut reader, &mut buf).await {
+        let mut lines = LineReader::default();
+        while let Some(text) = lines.next_line(&mut reader).await {
             if tx.send(LogLine { stream, text }).is_err() {
                 break;
             }
