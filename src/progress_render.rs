@@ -193,6 +193,24 @@ impl<W: Write> Progress<W> {
                 }
             }
             RehearsalEvent::Trial(event) => self.trial(event),
+            RehearsalEvent::RemoteSourceStaging { url } => {
+                self.clear();
+                self.line(&format!(
+                    "staging the remote source checkpoint {url} (only listed and read)"
+                ));
+            }
+            RehearsalEvent::RemoteSourceStaged {
+                url,
+                path,
+                files,
+                bytes,
+            } => {
+                self.clear();
+                self.line(&format!(
+                    "staged {url}: {files} files, {bytes} bytes into {}",
+                    path.display()
+                ));
+            }
         }
     }
 

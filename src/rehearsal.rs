@@ -10,6 +10,8 @@
 
 use std::path::PathBuf;
 
+mod remote;
+
 use crate::checkpoint::{CheckpointError, Inspection};
 use crate::images::ImageError;
 use crate::report::{RunReport, RUN_SCHEMA};
@@ -46,6 +48,23 @@ pub enum RehearsalEvent {
     },
     /// Something happened inside the generation or a trial.
     Trial(TrialEvent),
+    /// A remote source checkpoint was inspected by URL; staging it into a local directory
+    /// started.
+    RemoteSourceStaging {
+        /// Its URL.
+        url: String,
+    },
+    /// A remote source checkpoint was staged: the trials copy from `path`.
+    RemoteSourceStaged {
+        /// Its URL.
+        url: String,
+        /// The local copy.
+        path: PathBuf,
+        /// Files staged.
+        files: u64,
+        /// Bytes staged.
+        bytes: u64,
+    },
 }
 
 /// Why a rehearsal could not run (a failed restart is a verdict, not this).
@@ -66,9 +85,23 @@ pub enum RehearsalError {
     /// The generation or a trial could not run.
     #[error(transparent)]
     Trial(#[from] TrialError),
-    /// The scenario names a remote checkpoint, which `rehearse run` cannot stage yet.
-    #[error("cannot rehearse {url} yet: `rehearse run` stages only local checkpoints so far\n(hint: inspect it with `rehearse inspect {url}`, copy it locally and set [checkpoint] path to the copy)")]
-    RemoteNotYet {
+    /// A remote source checkpoint could not be opened, listed or read (the message names the
+    /// URL and the fix).
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// A remote source checkpoint's location holds no checkpoint (or several): the
+    /// inspection's message with its fix.
+    #[error("{message}\n(hint: {hint})")]
+    RemoteNotACheckpoint {
+        /// What is there instead (names the URL).
+        message: String,
+        /// The fix.
+        hint: &'static str,
+    },
+    /// A remote source checkpoint reached a pipeline that does not stage one (a suite's sources
+    /// are generated; `rehearse run` stages it before this point).
+    #[error("{url} is not staged: only `rehearse run` takes a remote source checkpoint\n(hint: name it in a scenario's [checkpoint] path and run that scenario)")]
+    RemoteNotStaged {
         /// The checkpoint's URL.
         url: String,
     },
@@ -92,7 +125,12 @@ impl crate::exit::HasErrorKind for RehearsalError {
             RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Scenario(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Trial(e) => e.error_kind(),
-            RehearsalError::RemoteNotYet { .. } => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Store(e) => match e.kind() {
+                crate::store::StoreErrorKind::BadInput => crate::exit::ErrorKind::BadInput,
+                crate::store::StoreErrorKind::Environment => crate::exit::ErrorKind::Environment,
+            },
+            RehearsalError::RemoteNotStaged { .. }
+            | RehearsalError::RemoteNotACheckpoint { .. } => crate::exit::ErrorKind::BadInput,
         }
     }
 }
@@ -116,9 +154,18 @@ pub async fn run_scenario(
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<RunReport, RehearsalError> {
     // A given checkpoint is inspected (and its topics checked against the scenario's) before
-    // any image is built: bad input is refused first (issue 15).
+    // any image is built: bad input is refused first (issue 15). A remote one is inspected by
+    // URL and staged once; the trials copy from the staged directory.
+    let mut staged = None;
     let given = match &scenario.checkpoint {
-        CheckpointSource::Path(_) | CheckpointSource::Remote(_) => {
+        CheckpointSource::Remote(location) => {
+            let stage = remote::stage(location, scenario, settings, on_event).await?;
+            scenario.check_topics_named(&stage.source.inspection)?;
+            let source = stage.source.clone();
+            staged = Some(stage);
+            Some(source)
+        }
+        CheckpointSource::Path(_) => {
             let source =
                 source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
             scenario.check_topics_named(&source.inspection)?;
@@ -156,13 +203,21 @@ pub async fn run_scenario(
             .await?,
         );
     }
+    let (source_checkpoint, remote_source) = match staged {
+        Some(staged) => (
+            PathBuf::from(staged.url()),
+            Some(staged.finish(settings.keep).await),
+        ),
+        None => (source.path, None),
+    };
     Ok(RunReport {
         schema: RUN_SCHEMA,
         scenario: scenario.name.clone(),
-        source_checkpoint: source.path,
+        source_checkpoint,
         source_version: source.generated_by,
         trials,
         deny_warnings: scenario.deny_warnings,
+        remote_source,
     })
 }
 
@@ -187,7 +242,7 @@ pub async fn source_checkpoint(
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<SourceCheckpoint, RehearsalError> {
     if let CheckpointSource::Remote(location) = &scenario.checkpoint {
-        return Err(RehearsalError::RemoteNotYet {
+        return Err(RehearsalError::RemoteNotStaged {
             url: location.to_string(),
         });
     }

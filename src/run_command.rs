@@ -54,6 +54,18 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         report
     })?;
     write_reports(&args, &report)?;
+    if let Some(remote) = report
+        .remote_source
+        .as_ref()
+        .filter(|r| r.unchanged == Some(false))
+    {
+        say!(
+            "error: the remote source checkpoint {} changed during the rehearsal: {}",
+            remote.url,
+            remote.changes.join(", ")
+        );
+        return Ok(Outcome::SourceChanged);
+    }
     if report.trials.iter().any(|t| !t.source_untouched) {
         say!("error: the source checkpoint changed during the rehearsal; see the notes in the report");
         return Ok(Outcome::SourceChanged);

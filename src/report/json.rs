@@ -19,6 +19,7 @@
 //! | `passed`            | bool            | Whether every trial passed (see `trials[].passed`). `true` for a run with no trials. |
 //! | `exit_code`         | integer         | The exit code `rehearse run` returns for these verdicts (`crate::exit`); the process exits 71 instead when a trial's `source_untouched` is false. |
 //! | `trials`            | array of trial  | One per target version, in the order run. |
+//! | `remote_source`     | object \| null  | For a remote source checkpoint (`s3://…`, `gs://…`, `az://…`, `abfss://…`, `hdfs://…`): `url` (never credentials), `staged_at` (the local copy the trials copied from), `files`, `bytes` (staged), `source_files`, `source_bytes`, `compared` (what was compared between the listing at staging time and at the end: size and ETag, plus version id and MD5 where the server reports them; HDFS: size and modification time), `unchanged` (bool, or null when the source could not be listed again), `changes` (array of string), `verify_error` (string or null). `null` for a local or generated source. |
 //!
 //! Each trial:
 //!
@@ -136,6 +137,8 @@ struct RunDocument<'a> {
     exit_code: i32,
     /// One per target, in the order run.
     trials: Vec<TrialDocument<'a>>,
+    /// A remote source's origin and end check.
+    remote_source: Option<&'a crate::report::RemoteSourceReport>,
 }
 
 /// One trial. Field order is the key order.
@@ -223,6 +226,7 @@ impl<'a> RunDocument<'a> {
             passed: report.trials.iter().all(TrialReport::passed),
             exit_code: outcome(report).code(),
             trials: report.trials.iter().map(TrialDocument::new).collect(),
+            remote_source: report.remote_source.as_ref(),
         }
     }
 }

@@ -29,6 +29,13 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         text::count(total, "target version", "target versions"),
         total - passed,
     )?;
+    if let Some(remote) = &report.remote_source {
+        writeln!(
+            out,
+            "\n{}",
+            escape(&super::terminal::remote_source_line(remote))
+        )?;
+    }
 
     let changed: Vec<&str> = report
         .trials

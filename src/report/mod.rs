@@ -25,7 +25,9 @@ pub use format::{write, ReportFormat};
 pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
-pub use model::{OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+pub use model::{
+    OutputCount, RemoteSourceReport, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA,
+};
 pub use outcome::outcome;
 pub use progress::{progress_style, ProgressMode};
 pub use terminal::{write_summary, TerminalStyle};

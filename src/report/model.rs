@@ -35,6 +35,37 @@ pub struct RunReport {
     /// Whether semantic warnings fail the run (`--deny-warnings`, or the scenario's
     /// `deny_warnings = true`): a target that resumed with a warning then exits 19.
     pub deny_warnings: bool,
+    /// Where a remote source came from and whether it was unchanged at the end (`None`: the
+    /// source was a local directory or generated).
+    pub remote_source: Option<RemoteSourceReport>,
+}
+
+/// A remote source checkpoint (`[checkpoint] path = "s3://…"`): staged once into a local
+/// directory that the trials copied from, and listed again at the end of the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct RemoteSourceReport {
+    /// The URL as the scenario gives it (never credentials: a URL with a query string is
+    /// refused when the scenario is read).
+    pub url: String,
+    /// The local directory it was staged into (removed after the run unless `--keep`).
+    pub staged_at: PathBuf,
+    /// Files and bytes staged.
+    pub files: u64,
+    /// Bytes staged.
+    pub bytes: u64,
+    /// Files the source held when staged.
+    pub source_files: u64,
+    /// Bytes the source held when staged.
+    pub source_bytes: u64,
+    /// What was compared between the listing at staging time and the one at the end.
+    pub compared: String,
+    /// `Some(true)`: every object had the same size and change markers at the end;
+    /// `Some(false)`: see `changes`; `None`: the source could not be listed again (`verify_error`).
+    pub unchanged: Option<bool>,
+    /// What changed (`changed offsets/12`, `added …`, `removed …`).
+    pub changes: Vec<String>,
+    /// Why the source could not be listed again, when it could not.
+    pub verify_error: Option<String>,
 }
 
 /// One trial: the checkpoint restarted on one target Spark version.

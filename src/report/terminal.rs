@@ -92,6 +92,28 @@ fn write_header(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
         style.paint(Paint::Bold, &report.scenario),
         report.source_checkpoint.display(),
         text::count(report.trials.len(), "target", "targets"),
+    )?;
+    if let Some(remote) = &report.remote_source {
+        writeln!(out, "  {}", remote_source_line(remote))?;
+    }
+    Ok(())
+}
+
+/// One line on a remote source: what was staged, and whether the source was unchanged at the end.
+pub(crate) fn remote_source_line(r: &crate::report::RemoteSourceReport) -> String {
+    let end = match (r.unchanged, &r.verify_error) {
+        (Some(true), _) => format!("unchanged at the end ({} compared)", r.compared),
+        (Some(false), _) => format!(
+            "CHANGED during the run ({}): {}",
+            r.compared,
+            r.changes.join(", ")
+        ),
+        (None, Some(e)) => format!("not checked at the end: {e}"),
+        (None, None) => "not checked at the end".to_string(),
+    };
+    format!(
+        "remote source {}: {} files, {} bytes staged of {} files, {} bytes (only listed and read); {end}",
+        r.url, r.files, r.bytes, r.source_files, r.source_bytes
     )
 }
 
