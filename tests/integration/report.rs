@@ -25,6 +25,24 @@ struct Run {
     passed: bool,
     exit_code: i32,
     trials: Vec<Trial>,
+    remote_source: Option<RemoteSource>,
+}
+
+/// `remote_source` of a run whose source was a URL (null otherwise).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct RemoteSource {
+    url: String,
+    staged_at: String,
+    files: u64,
+    bytes: u64,
+    source_files: u64,
+    source_bytes: u64,
+    compared: String,
+    unchanged: Option<bool>,
+    changes: Vec<String>,
+    verify_error: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -175,6 +193,38 @@ fn json_document_reads_back_into_consumer_types() {
         Outcome::Verdict(Verdict::StateStoreError).code()
     );
     assert_eq!(run.exit_code, outcome(&report).code());
+    assert!(run.remote_source.is_none(), "a local source has none");
+
+    // A remote source: where it came from and what the end check found.
+    let mut remote = report.clone();
+    remote.source_checkpoint = PathBuf::from("s3://prod/orders");
+    remote.remote_source = Some(rehearse::report::RemoteSourceReport {
+        url: "s3://prod/orders".into(),
+        staged_at: PathBuf::from("/tmp/rehearse-source-orders-x/checkpoint"),
+        files: 40,
+        bytes: 5010,
+        source_files: 40,
+        source_bytes: 5010,
+        compared: "size and ETag".into(),
+        unchanged: Some(true),
+        changes: vec![],
+        verify_error: None,
+    });
+    let back: Run = serde_json::from_str(&render(ReportFormat::Json, &remote)).unwrap();
+    let r = back.remote_source.expect("remote_source");
+    assert_eq!(
+        (r.url.as_str(), r.unchanged, r.files),
+        ("s3://prod/orders", Some(true), 40)
+    );
+    assert_eq!(back.source_checkpoint, "s3://prod/orders");
+    let text = render(
+        ReportFormat::Terminal(rehearse::report::TerminalStyle { color: false }),
+        &remote,
+    );
+    assert!(
+        text.contains("remote source s3://prod/orders") && text.contains("unchanged at the end"),
+        "{text}"
+    );
 
     let [resumed, failed] = &run.trials[..] else {
         panic!("two trials expected, got {}", run.trials.len());
