@@ -33,6 +33,7 @@ mod operators;
 mod render;
 mod sources;
 mod state;
+mod working_set;
 
 use std::collections::BTreeMap;
 
@@ -63,3 +64,7 @@ pub use offsets::{
 };
 pub use render::write_text;
 pub use state::{PartitionState, Provider};
+pub use working_set::{
+    rocksdb_refs, working_set, zip_member, ReadSmall, VersionFact, WorkingSet,
+    AUTO_SNAPSHOT_REPAIR, JOIN_STORES, RULES_COVER, ZIP_READ_CAP,
+};
