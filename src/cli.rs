@@ -105,6 +105,10 @@ pub struct RunArgs {
     /// Where sandboxes are created (default: the system temp dir).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// Copy every file of the checkpoint into each sandbox, not only what a restart from the
+    /// last committed batch reads (the default).
+    #[arg(long)]
+    pub full_copy: bool,
     /// Print the versioned JSON report (schema "rehearse.run/v1") on stdout.
     #[arg(long)]
     pub json: bool,
@@ -172,6 +176,10 @@ pub struct MatrixArgs {
     /// Where sandboxes are created (default: the system temp dir).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// Copy every file of each checkpoint into the sandboxes, not only what a restart from the
+    /// last committed batch reads (the default).
+    #[arg(long)]
+    pub full_copy: bool,
     /// Report outputs.
     #[command(flatten)]
     pub output: MatrixOutput,

@@ -40,6 +40,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
     let suite = Suite::load(path)?;
     let options = options(&args);
+    matrix::refuse_nested_paths(&suite, &options)?;
     let mut progress = Progress::new(mode, std::io::stderr());
     matrix::prepare_runtime(
         &suite,
@@ -111,6 +112,7 @@ fn options(args: &MatrixArgs) -> MatrixOptions {
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
             runtime: args.runtime.into(),
+            full_copy: args.full_copy,
         },
     }
 }

@@ -146,6 +146,27 @@ pub struct SourceCheckpoint {
     pub inspection: Inspection,
 }
 
+/// Refuses, before anything starts, a sandbox parent (`--report-dir`, or the system temp dir)
+/// inside the scenario's source checkpoint, and a source checkpoint inside an explicit
+/// `--report-dir` ([`crate::sandbox::refuse_nesting`]): a copy into its own source would write
+/// into the production checkpoint.
+///
+/// # Errors
+/// [`RehearsalError::Trial`] with the sandbox's one-paragraph error (bad input, exit 3).
+pub fn refuse_nested_paths(
+    scenario: &Scenario,
+    settings: &TrialSettings,
+) -> Result<(), RehearsalError> {
+    if let CheckpointSource::Path(source) = &scenario.checkpoint {
+        let (parent, explicit) = match &settings.report_dir {
+            Some(dir) => (dir.clone(), true),
+            None => (std::env::temp_dir(), false),
+        };
+        crate::sandbox::refuse_nesting(source, &parent, explicit).map_err(TrialError::from)?;
+    }
+    Ok(())
+}
+
 /// `rehearse run`: rehearses `scenario` on each of its targets, one trial at a time, each on a
 /// Kafka broker of its own, and returns the report (whatever the verdicts).
 pub async fn run_scenario(
@@ -153,6 +174,7 @@ pub async fn run_scenario(
     settings: &TrialSettings,
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<RunReport, RehearsalError> {
+    refuse_nested_paths(scenario, settings)?;
     // A given checkpoint is inspected (and its topics checked against the scenario's) before
     // any image is built: bad input is refused first (issue 15). A remote one is inspected by
     // URL and staged once; the trials copy from the staged directory.

@@ -38,6 +38,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         keep: args.keep,
         spark_memory_mb: None,
         runtime: args.runtime.into(),
+        full_copy: args.full_copy,
     };
     let report = runtime.block_on(async {
         let mut progress = Progress::new(mode, std::io::stderr());

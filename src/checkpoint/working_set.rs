@@ -80,15 +80,15 @@ pub enum WorkingSet {
 pub type ReadSmall<'a> = dyn FnMut(&str) -> Result<Vec<u8>, String> + 'a;
 
 /// The working set of a restart of the checkpoint `inspection` describes, whose files are
-/// `listing` (relative, `/`-separated, as listed now), on `target` (`None`: any line the rules
-/// cover, with the union of their needs). `read` is called for RocksDB zips only.
+/// `listing` (relative, `/`-separated, as listed now), on each of `targets` (empty: any line the
+/// rules cover, with the union of their needs). `read` is called for RocksDB zips only.
 pub fn working_set(
     inspection: &Inspection,
     listing: &[String],
-    target: Option<&SparkVersion>,
+    targets: &[SparkVersion],
     read: &mut ReadSmall<'_>,
 ) -> WorkingSet {
-    match plan(inspection, listing, target, read) {
+    match plan(inspection, listing, targets, read) {
         Ok(files) => WorkingSet::Files(files),
         Err(why) => WorkingSet::Everything(why),
     }
@@ -178,23 +178,23 @@ fn line_of(v: &SparkVersion) -> Option<(u32, u32)> {
 fn plan(
     inspection: &Inspection,
     listing: &[String],
-    target: Option<&SparkVersion>,
+    targets: &[SparkVersion],
     read: &mut ReadSmall<'_>,
 ) -> Result<BTreeSet<String>, String> {
     let (first, last) = RULES_COVER;
     let covered = |line: (u32, u32)| line >= first && line <= last;
-    let repair = match target {
-        Some(t) => match line_of(t) {
-            Some(line) if covered(line) => line >= AUTO_SNAPSHOT_REPAIR.since,
+    let mut repair = targets.is_empty();
+    for t in targets {
+        match line_of(t) {
+            Some(line) if covered(line) => repair |= line >= AUTO_SNAPSHOT_REPAIR.since,
             _ => {
                 return Err(format!(
                     "the restart working-set rules cover Spark {}.{} to {}.{}, not the target {t}",
                     first.0, first.1, last.0, last.1
                 ))
             }
-        },
-        None => true,
-    };
+        }
+    }
     if let Some(min) = &inspection.writer_version.min {
         if min.line().is_some_and(|line| line > last) {
             return Err(format!(
@@ -750,9 +750,12 @@ mod tests {
         let inspection = crate::checkpoint::inspect(root).unwrap();
         let mut files = listing(root);
         files.extend(extra.iter().map(|s| s.to_string()));
-        let target = target.map(|t| SparkVersion::parse(t).unwrap());
+        let targets: Vec<SparkVersion> = target
+            .map(|t| SparkVersion::parse(t).unwrap())
+            .into_iter()
+            .collect();
         let mut read = |rel: &str| std::fs::read(root.join(rel)).map_err(|e| e.to_string());
-        working_set(&inspection, &files, target.as_ref(), &mut read)
+        working_set(&inspection, &files, &targets, &mut read)
     }
 
     /// The chosen main files (not `.crc` side files), and checks the side files are exactly

@@ -13,6 +13,7 @@ pub use crate::scenario::suite::{
     PROVIDER_CONF,
 };
 pub use run::{
-    cells_per_grid, default_jobs, empty_report, prepare_runtime, run_matrix, spark_versions,
-    MatrixError, MatrixEvent, MatrixOptions, DEFAULT_SPARK_MEMORY_MB, RESERVED_MEMORY_MB,
+    cells_per_grid, default_jobs, empty_report, prepare_runtime, refuse_nested_paths, run_matrix,
+    spark_versions, MatrixError, MatrixEvent, MatrixOptions, DEFAULT_SPARK_MEMORY_MB,
+    RESERVED_MEMORY_MB,
 };

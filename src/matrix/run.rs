@@ -102,6 +102,18 @@ enum Update {
     CellFinished(Box<Cell>),
 }
 
+/// Refuses, before anything starts, a `--report-dir` inside a source checkpoint a cell names by
+/// path, or such a source inside it ([`rehearsal::refuse_nested_paths`]).
+///
+/// # Errors
+/// The first refusal, as a [`RehearsalError`] (bad input).
+pub fn refuse_nested_paths(suite: &Suite, options: &MatrixOptions) -> Result<(), RehearsalError> {
+    for g in suite.groups(options.shard) {
+        rehearsal::refuse_nested_paths(&suite.group_scenario(&g), &options.settings)?;
+    }
+    Ok(())
+}
+
 /// Runs `suite` (or one shard of it) and returns its report; `on_event` sees each cell start
 /// and finish (with the number finished and the total).
 pub async fn run_matrix(

@@ -43,6 +43,7 @@
 //! | `sandbox`                   | string \| null  | Where the sandbox was kept (`--keep`); `null` when it was removed. |
 //! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
 //! | `warnings`                  | array of object | Semantic warnings: the restart resumed but its meaning may have changed. Each `{"code": string, "message": string, "evidence": [string]}`; codes `watermark-removed`, `state-schema-names-changed` (src/verdict/warning-rules.toml). With `deny_warnings` any warning fails the run (exit 19). |
+//! | `copy`                      | object          | What the sandbox copy of the source held, below. |
 //!
 //! `seeding`:
 //!
@@ -60,6 +61,17 @@
 //! | `topic`                 | string          | The output topic on the sandbox broker (in a suite, renamed per cell: `<topic>.<target>` with the version's dots as `_`). |
 //! | `records_after_restart` | integer         | Records written after the restart: the topic's end offsets once the job stopped minus before it started, summed over partitions. |
 //! | `sample`                | array of string | Up to 3 of them, `p<partition>@<offset> key=… value=… headers=[name=value, …]`, each part cut at 80 characters, controls removed, non-UTF-8 bytes as `base64:…`. |
+//!
+//! `copy`:
+//!
+//! | key            | type           | meaning |
+//! |----------------|----------------|---------|
+//! | `files`        | integer        | Files copied into the sandbox. |
+//! | `bytes`        | integer        | Bytes copied. |
+//! | `source_files` | integer        | Files in the source checkpoint. |
+//! | `source_bytes` | integer        | Bytes in the source checkpoint. |
+//! | `working_set`  | bool           | `true`: only the files a restart from the last committed batch reads were copied; `false`: everything. |
+//! | `why_full`     | string \| null | Why everything was copied (`--full-copy`, or why the working set was uncertain); `null` for a working set. |
 //!
 //! # Example
 //!
@@ -97,7 +109,15 @@
 //!       ],
 //!       "sandbox": null,
 //!       "notes": [],
-//!       "warnings": []
+//!       "warnings": [],
+//!       "copy": {
+//!         "files": 38,
+//!         "bytes": 1048576,
+//!         "source_files": 136,
+//!         "source_bytes": 10485760,
+//!         "working_set": true,
+//!         "why_full": null
+//!       }
 //!     }
 //!   ]
 //! }
@@ -180,6 +200,19 @@ struct TrialDocument<'a> {
     notes: &'a [String],
     /// Semantic warnings.
     warnings: &'a [Warning],
+    /// What the sandbox copy held.
+    copy: CopyDocument<'a>,
+}
+
+/// What the sandbox copy held. Field order is the key order.
+#[derive(Serialize)]
+struct CopyDocument<'a> {
+    files: u64,
+    bytes: u64,
+    source_files: u64,
+    source_bytes: u64,
+    working_set: bool,
+    why_full: Option<&'a str>,
 }
 
 /// How Kafka was seeded. Field order is the key order.
@@ -261,6 +294,14 @@ impl<'a> TrialDocument<'a> {
             sandbox: trial.sandbox.as_deref().map(lossy),
             notes: &trial.notes,
             warnings: &trial.warnings,
+            copy: CopyDocument {
+                files: trial.copy.files,
+                bytes: trial.copy.bytes,
+                source_files: trial.copy.source_files,
+                source_bytes: trial.copy.source_bytes,
+                working_set: trial.copy.working_set,
+                why_full: trial.copy.why_full.as_deref(),
+            },
         }
     }
 }
@@ -332,6 +373,7 @@ mod tests {
             "starting_offsets",
             "output",
             "sandbox",
+            "copy",
         ] {
             assert!(trial.get(key).is_some(), "missing key {key}");
         }

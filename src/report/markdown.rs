@@ -57,6 +57,8 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         return Ok(());
     }
     writeln!(out)?;
+    write_copy_line(report, out)?;
+    writeln!(out)?;
     write_table(report, out)?;
     for trial in &report.trials {
         if !trial.passed() {
@@ -135,6 +137,20 @@ fn write_output(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// One line: what the sandbox copies held (the same for every target, or per target).
+fn write_copy_line(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    let first = &report.trials[0].copy;
+    if report.trials.iter().all(|t| t.copy == *first) {
+        return writeln!(out, "Sandbox copy: {}.", escape(&text::copy(first)));
+    }
+    let each: Vec<String> = report
+        .trials
+        .iter()
+        .map(|t| format!("spark-{}: {}", t.target_version, text::copy(&t.copy)))
+        .collect();
+    writeln!(out, "Sandbox copies: {}.", escape(&each.join("; ")))
 }
 
 fn write_table(report: &RunReport, out: &mut impl Write) -> io::Result<()> {

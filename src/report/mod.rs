@@ -26,7 +26,7 @@ pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{
-    OutputCount, RemoteSourceReport, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA,
+    CopyReport, OutputCount, RemoteSourceReport, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA,
 };
 pub use outcome::outcome;
 pub use progress::{progress_style, ProgressMode};

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::sandbox::CopySummary;
 use crate::verdict::{BatchId, Verdict, Warning};
 
 /// How the sandbox Kafka was seeded (the seeding step owns it; reports carry it as is).
@@ -107,6 +108,39 @@ pub struct TrialReport {
     /// Semantic warnings: the restart resumed but its meaning may have changed (a watermark
     /// removed, state read under other field names). `rehearse run --deny-warnings` fails on them.
     pub warnings: Vec<Warning>,
+    /// What the sandbox copy of the source held.
+    pub copy: CopyReport,
+}
+
+/// What a trial's sandbox copy of the source checkpoint held: the restart's working set, or
+/// everything (and why).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CopyReport {
+    /// Files copied.
+    pub files: u64,
+    /// Bytes copied.
+    pub bytes: u64,
+    /// Files in the source checkpoint.
+    pub source_files: u64,
+    /// Bytes in the source checkpoint.
+    pub source_bytes: u64,
+    /// True when only the restart's working set was copied.
+    pub working_set: bool,
+    /// Why everything was copied, when it was.
+    pub why_full: Option<String>,
+}
+
+impl From<&CopySummary> for CopyReport {
+    fn from(c: &CopySummary) -> Self {
+        CopyReport {
+            files: c.files,
+            bytes: c.bytes,
+            source_files: c.source_files,
+            source_bytes: c.source_bytes,
+            working_set: c.working_set,
+            why_full: c.why_full.clone(),
+        }
+    }
 }
 
 impl TrialReport {

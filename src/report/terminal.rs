@@ -314,6 +314,7 @@ fn write_notes_and_sandbox(
             writeln!(out, "    {} {line}", style.paint(Paint::Dim, "│"))?;
         }
     }
+    detail(out, "copy", &text::copy(&trial.copy))?;
     for note in &trial.notes {
         detail(out, "note", note)?;
     }

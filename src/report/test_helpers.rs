@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use regex::Regex;
 
-use super::model::{OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
+use super::model::{CopyReport, OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use crate::verdict::{BatchId, Verdict};
 
 /// The fixture set, by snapshot name: each writer renders every one of them.
@@ -29,6 +29,30 @@ fn seeding() -> SeedingSummary {
         fresh_records: 200,
         topics: vec![("events".to_owned(), 4)],
         rebased: false,
+    }
+}
+
+/// A working-set copy of a checkpoint with 100 retained versions.
+fn working_set_copy() -> CopyReport {
+    CopyReport {
+        files: 38,
+        bytes: 1_258_291,
+        source_files: 1_360,
+        source_bytes: 104_857_600,
+        working_set: true,
+        why_full: None,
+    }
+}
+
+/// A full copy, and why.
+fn full_copy() -> CopyReport {
+    CopyReport {
+        files: 1_360,
+        bytes: 104_857_600,
+        source_files: 1_360,
+        source_bytes: 104_857_600,
+        working_set: false,
+        why_full: Some("--full-copy was given".to_owned()),
     }
 }
 
@@ -74,6 +98,7 @@ fn resumed_trial() -> TrialReport {
         sandbox: None,
         notes: vec![],
         warnings: vec![],
+        copy: working_set_copy(),
     }
 }
 
@@ -119,6 +144,7 @@ fn state_store_trial() -> TrialReport {
         sandbox: Some(PathBuf::from("/tmp/rehearse-sandbox-3.5.3-fixed")),
         notes: vec!["Kafka offsets were rebased by 1,000,000 per partition in the sandbox copy; batch-to-batch differences are kept.".to_owned()],
         warnings: vec![],
+        copy: full_copy(),
     }
 }
 
@@ -136,6 +162,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         seconds_to_verdict: 22.5,
         sandbox: None,
         notes: vec![],
+        copy: working_set_copy(),
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -160,6 +187,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         sandbox: None,
         notes: vec![],
         warnings: vec![],
+        copy: working_set_copy(),
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -181,6 +209,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         sandbox: None,
         notes: vec![],
         warnings: vec![],
+        copy: working_set_copy(),
     };
     report(vec![
         resumed_trial(),
@@ -211,6 +240,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         sandbox: None,
         notes: vec![],
         warnings: vec![],
+        copy: working_set_copy(),
     };
     RunReport {
         source_version: None,

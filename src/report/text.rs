@@ -28,6 +28,46 @@ pub(crate) fn seconds(secs: f64) -> String {
     format!("{secs:.1}s")
 }
 
+/// `1.2 MiB`: bytes in binary units, one decimal above KiB.
+pub(crate) fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// `working set, 38 of 136 files (1.2 MiB of 9.8 MiB)`, or `everything, 136 files (9.8 MiB):
+/// <why>`: what a trial's sandbox copy held.
+pub(crate) fn copy(c: &super::model::CopyReport) -> String {
+    if c.working_set {
+        format!(
+            "working set, {} of {} files ({} of {})",
+            c.files,
+            c.source_files,
+            bytes(c.bytes),
+            bytes(c.source_bytes)
+        )
+    } else {
+        format!(
+            "everything, {} ({}){}",
+            count(c.files as usize, "file", "files"),
+            bytes(c.bytes),
+            c.why_full
+                .as_deref()
+                .map(|w| format!(": {}", sanitize(w)))
+                .unwrap_or_default()
+        )
+    }
+}
+
 /// `1 target`, `3 targets`.
 pub(crate) fn count(n: usize, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })

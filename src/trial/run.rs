@@ -14,11 +14,13 @@ use super::{kafka_short, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
 use crate::checkpoint::KafkaOffsets;
 use crate::kafka::{OutputCount, SeedingSummary};
-use crate::report::TrialReport;
+use crate::report::{CopyReport, TrialReport};
 use crate::runtime::{self, KafkaBroker, TrialIds};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{CopyOptions, Sandbox, SandboxError};
 use crate::scenario::Scenario;
+use crate::store::{CheckpointLocation, CheckpointStore, StoreEnv};
 use crate::verdict::{Classification, TrialContext};
+use crate::versions::SparkVersion;
 
 /// Settings shared by the trials of one run.
 #[derive(Debug, Clone, Default)]
@@ -32,6 +34,9 @@ pub struct TrialSettings {
     pub spark_memory_mb: Option<u64>,
     /// Where Kafka and Spark run: containers (default) or host processes.
     pub runtime: runtime::RuntimeKind,
+    /// Copy every file of the source into each sandbox, not only the restart's working set
+    /// (`--full-copy`).
+    pub full_copy: bool,
 }
 
 /// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as
@@ -62,7 +67,7 @@ pub async fn run_trial(
         target,
         settings,
     };
-    let sandbox = trial.copy_source(on_event)?;
+    let (store, sandbox) = trial.copy_source(on_event).await?;
     let app = stage_job(scenario, sandbox.path(), target)?;
     let ids = broker.ids(&scenario.name, settings.runtime);
     let mut notes = Vec::new();
@@ -88,11 +93,12 @@ pub async fn run_trial(
     .await;
     kafka.release().await?;
     let watched = result?;
+    let changes = crate::sandbox::verify_source(&store, &sandbox.copy).await?;
     on_event(TrialEvent::VerdictReached {
         target: target.to_string(),
         classification: Box::new(watched.classification.clone()),
     });
-    trial.report(sandbox, watched, notes)
+    trial.report(sandbox, watched, notes, changes)
 }
 
 /// What a trial was asked to do.
@@ -151,24 +157,45 @@ fn output_topics_of_trial(scenario: &Scenario, target: &str) -> Scenario {
 }
 
 impl Trial<'_> {
-    /// The sandbox copy of the source (hashed while copied).
-    fn copy_source(
+    /// The sandbox copy of the source (hashed while copied): the working set of a restart on
+    /// this target, or everything (`--full-copy`, or an uncertain working set). Also returns the
+    /// source's read-only client, for the check at the end.
+    async fn copy_source(
         &self,
         on_event: &mut (dyn FnMut(TrialEvent) + Send),
-    ) -> Result<Sandbox, TrialError> {
-        let sandbox = Sandbox::create(
-            self.source,
+    ) -> Result<(CheckpointStore, Sandbox), TrialError> {
+        let location = CheckpointLocation::Local {
+            path: self.source.to_path_buf(),
+        };
+        let store = CheckpointStore::open(location, &StoreEnv::from_process())
+            .await
+            .map_err(SandboxError::from)?;
+        // A target that is not a version copies everything (the rules are per Spark line).
+        let (targets, full_copy) = match SparkVersion::parse(self.target) {
+            Ok(v) => (vec![v], self.settings.full_copy),
+            Err(_) => (Vec::new(), true),
+        };
+        let options = CopyOptions {
+            full_copy,
+            ..CopyOptions::default()
+        };
+        let sandbox = Sandbox::create_from(
+            &store,
+            self.inspection,
+            &targets,
             self.settings.report_dir.as_deref(),
             &format!("{}-{}", self.scenario.name, self.target),
-        )?;
+            &options,
+        )
+        .await?;
         // Names this process, so `rehearse gc` can offer the sandbox if this process is killed.
         let _ = crate::runtime::mark_sandbox(sandbox.path(), self.settings.keep);
-        tracing::debug!(sandbox = %sandbox.path().display(), files = sandbox.source_hashes.files.len(), "sandbox created: the source copied and hashed");
+        tracing::debug!(sandbox = %sandbox.path().display(), files = sandbox.copy.files, bytes = sandbox.copy.bytes, working_set = sandbox.copy.working_set, why_full = ?sandbox.copy.why_full, "sandbox created: the source copied and hashed");
         on_event(TrialEvent::SandboxCreated {
             path: sandbox.path().to_path_buf(),
-            files: sandbox.source_hashes.files.len(),
+            files: sandbox.copy.files as usize,
         });
-        Ok(sandbox)
+        Ok((store, sandbox))
     }
 
     /// Production offsets are often far too large to produce: rebases them in the copy (with a
@@ -264,8 +291,8 @@ impl Trial<'_> {
         mut sandbox: Sandbox,
         watched: Watched,
         mut notes: Vec<String>,
+        changes: Vec<String>,
     ) -> Result<TrialReport, TrialError> {
-        let changes = sandbox.source_hashes.changes_since(self.source)?;
         if !changes.is_empty() {
             notes.push(format!(
                 "THE SOURCE CHECKPOINT CHANGED during the trial: {}",
@@ -316,6 +343,7 @@ impl Trial<'_> {
             sandbox: kept,
             notes,
             warnings: classification.warnings,
+            copy: CopyReport::from(&sandbox.copy),
         })
     }
 }

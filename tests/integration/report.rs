@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use quick_junit::{NonSuccessKind, TestCaseStatus};
 use rehearse::exit::Outcome;
 use rehearse::report::{
-    outcome, write, OutputCount, ReportFormat, RunReport, SeedingSummary, TerminalStyle,
-    TrialReport, RUN_SCHEMA,
+    outcome, write, CopyReport, OutputCount, ReportFormat, RunReport, SeedingSummary,
+    TerminalStyle, TrialReport, RUN_SCHEMA,
 };
 use rehearse::verdict::{BatchId, Verdict};
 use serde::Deserialize;
@@ -66,6 +66,7 @@ struct Trial {
     sandbox: Option<String>,
     notes: Vec<String>,
     warnings: Vec<WarningDoc>,
+    copy: Copy,
 }
 
 #[derive(Debug, Deserialize)]
@@ -74,6 +75,17 @@ struct WarningDoc {
     code: String,
     message: String,
     evidence: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Copy {
+    files: u64,
+    bytes: u64,
+    source_files: u64,
+    source_bytes: u64,
+    working_set: bool,
+    why_full: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,6 +159,14 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         sandbox: (!resumed).then(|| PathBuf::from("/tmp/rehearse-sandbox-kept")),
         notes: vec![],
         warnings: vec![],
+        copy: CopyReport {
+            files: 12,
+            bytes: 4096,
+            source_files: 40,
+            source_bytes: 65536,
+            working_set: true,
+            why_full: None,
+        },
     }
 }
 
@@ -225,6 +245,12 @@ fn json_document_reads_back_into_consumer_types() {
         text.contains("remote source s3://prod/orders") && text.contains("unchanged at the end"),
         "{text}"
     );
+    let copy = &run.trials[0].copy;
+    assert_eq!(
+        (copy.files, copy.bytes, copy.source_files, copy.source_bytes),
+        (12, 4096, 40, 65536)
+    );
+    assert!(copy.working_set && copy.why_full.is_none());
 
     let [resumed, failed] = &run.trials[..] else {
         panic!("two trials expected, got {}", run.trials.len());

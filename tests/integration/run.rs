@@ -527,3 +527,63 @@ fn e2e_dedup_rekeyed_on_a_same_type_column_resumes_with_a_warning() {
     );
     assert_eq!(code, 0);
 }
+
+/// The failing input: a `--report-dir` inside the source checkpoint once copied the
+/// copy into itself (thousands of files written into the production checkpoint). Refused now,
+/// before any image build or container start (no Docker needed), exit 3, nothing written.
+#[test]
+fn report_dir_inside_the_source_is_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("prod/orders");
+    copy_dir(
+        &repo().join("tests/fixtures/checkpoints/3.5.3/kafka-agg"),
+        &source,
+    );
+    let before = hash_tree(&source);
+    let dirs_before: Vec<_> = walkdir::WalkDir::new(&source)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .collect();
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
+        "3.5.3",
+        "",
+        "",
+    );
+    for (report_dir, says) in [
+        (source.join("reports"), "inside the source checkpoint"),
+        (tmp.path().join("prod"), "inside the report dir"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+            .arg("run")
+            .arg(&s)
+            .arg("--report-dir")
+            .arg(&report_dir)
+            .env("REHEARSE_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(
+            stderr.contains(says) && stderr.contains("--report-dir"),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("image"),
+            "refused before any image step: {stderr}"
+        );
+        assert!(!tmp.path().join("cache").exists(), "nothing prepared");
+    }
+    assert_eq!(hash_tree(&source), before, "the source is byte-identical");
+    let dirs_after: Vec<_> = walkdir::WalkDir::new(&source)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .collect();
+    assert_eq!(
+        dirs_after, dirs_before,
+        "no directory was created in the source"
+    );
+}

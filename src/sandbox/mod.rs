@@ -1,11 +1,14 @@
-//! The sandbox: a private, hashed copy of the source checkpoint plus everything a trial writes.
+//! The sandbox: a private copy of the source checkpoint plus everything a trial writes.
 //!
-//! The source checkpoint is only ever read: [`Sandbox::create`] hashes every source file while
-//! copying it, and [`SourceHashes::changes_since`] hashes the source again at the end of a trial, so a
-//! report can state that the source was untouched (or fail loudly if it was not). A link to a
-//! regular file is copied as the file it points at (Spark reads through it); a link to a
-//! directory is refused (it may lead anywhere, `/` included); FIFOs, sockets and devices are
-//! skipped, never opened.
+//! The source checkpoint is only ever read. The copy goes through the engine in `copy.rs`
+//! ([`copy_checkpoint`]): the restart's working set by default (`--full-copy`: everything),
+//! streamed, hashed with blake3 while copying, several files in flight; [`verify_source`] checks
+//! the source again at the end of a trial, so a report can state that the source was untouched
+//! (or fail loudly if it was not). A link to a regular file is copied as the file it points at
+//! (Spark reads through it); a link to a directory is refused (it may lead anywhere, `/`
+//! included); FIFOs, sockets and devices are skipped, never opened. A sandbox parent inside the
+//! source, or a source inside the report dir, is refused before anything starts
+//! ([`refuse_nesting`]).
 //!
 //! Layout of a sandbox directory (mounted at `/sandbox` in the Spark container):
 //! ```text
@@ -16,6 +19,15 @@
 //! eventlog/     Spark's event log (spark.eventLog.dir)
 //! logs/         driver.log (stdout and stderr of spark-submit, in arrival order)
 //! ```
+
+mod copy;
+mod nesting;
+
+pub use copy::{
+    copy_checkpoint, copy_checkpoint_for, set_local_method, verify_source, CopyOptions,
+    CopySummary, LocalMethod, BUFFER, DEFAULT_PARALLEL_LOCAL, DEFAULT_PARALLEL_REMOTE,
+};
+pub use nesting::refuse_nesting;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -53,11 +65,23 @@ pub enum SandboxError {
         /// Where it points.
         target: PathBuf,
     },
-    /// The copy's hash differs from the source's right after copying.
-    #[error("the sandbox copy of {path} differs from the source right after copying (disk or concurrent writer?)")]
+    /// The copy of a file differs from the source (its size changed while it was copied).
+    #[error("the sandbox copy of {path} differs from the source (the file changed while it was copied: is a query still writing to this checkpoint?)\n(hint: stop the query, or rehearse a copy taken while it is stopped)")]
     CopyMismatch {
         /// The file, relative to the checkpoint.
         path: PathBuf,
+    },
+    /// Listing or reading the source's store failed.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// A copy or check stopped before it finished (its thread panicked or was cancelled).
+    #[error("copying the checkpoint stopped: {0}")]
+    Stopped(String),
+    /// The sandbox parent (report dir) and the source checkpoint lie inside one another.
+    #[error("{message}")]
+    Nested {
+        /// The one-paragraph error, naming both directories and the fix.
+        message: String,
     },
 }
 
@@ -72,6 +96,7 @@ impl SourceHashes {
     /// Hashes every regular file under `root`, and every link to one (as the file it points at).
     pub fn of(root: &Path) -> Result<SourceHashes, SandboxError> {
         let mut files = BTreeMap::new();
+        let mut buf = vec![0u8; BUFFER];
         for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
             let entry = entry.map_err(|e| SandboxError::ReadSource {
                 path: e.path().unwrap_or(root).to_path_buf(),
@@ -81,7 +106,7 @@ impl SourceHashes {
                 continue;
             }
             let rel = relative(root, entry.path());
-            files.insert(rel, hash_file(entry.path())?);
+            files.insert(rel, copy::hash_path(entry.path(), &mut buf)?);
         }
         Ok(SourceHashes { files })
     }
@@ -124,32 +149,84 @@ impl SourceHashes {
 pub struct Sandbox {
     dir: Option<tempfile::TempDir>,
     path: PathBuf,
-    /// Hashes of the source checkpoint taken while copying it.
-    pub source_hashes: SourceHashes,
+    /// What the copy of the source checkpoint did (files, bytes, hashes, the listing).
+    pub copy: CopySummary,
 }
 
 impl Sandbox {
-    /// Creates a sandbox under `parent` (or the system temp dir) and copies the checkpoint at
-    /// `source` into `checkpoint/`, hashing each file on both sides.
+    /// Creates a sandbox under `parent` (or the system temp dir) and copies all of the local
+    /// checkpoint at `source` into `checkpoint/`, hashing each file (the generation's work
+    /// directory and the restart benchmark use it; trials use [`Sandbox::create_from`]).
     pub fn create(
         source: &Path,
         parent: Option<&Path>,
         label: &str,
     ) -> Result<Sandbox, SandboxError> {
-        let prefix = format!("rehearse-{}-", sanitize(label));
-        let builder = {
-            let mut b = tempfile::Builder::new();
-            b.prefix(&prefix);
-            b
+        let (dir, path) = Self::make(source, parent, label)?;
+        let copy = copy::copy_local(
+            source,
+            None,
+            &path.join("checkpoint"),
+            &CopyOptions::default(),
+        )?;
+        Ok(Sandbox {
+            dir: Some(dir),
+            path,
+            copy,
+        })
+    }
+
+    /// Creates a sandbox under `parent` (or the system temp dir) and copies the checkpoint
+    /// `source` (inspected as `inspection`) into `checkpoint/` through the copy engine: the
+    /// working set of a restart on `targets`, or everything (`options.full_copy`, or when the
+    /// working set is uncertain).
+    pub async fn create_from(
+        source: &crate::store::CheckpointStore,
+        inspection: &crate::checkpoint::Inspection,
+        targets: &[crate::versions::SparkVersion],
+        parent: Option<&Path>,
+        label: &str,
+        options: &CopyOptions,
+    ) -> Result<Sandbox, SandboxError> {
+        let local = match source.location() {
+            crate::store::CheckpointLocation::Local { path } => path.clone(),
+            _ => PathBuf::new(),
         };
+        let (dir, path) = Self::make(&local, parent, label)?;
+        let copy = copy_checkpoint_for(
+            source,
+            inspection,
+            targets,
+            &path.join("checkpoint"),
+            options,
+        )
+        .await?;
+        Ok(Sandbox {
+            dir: Some(dir),
+            path,
+            copy,
+        })
+    }
+
+    /// The sandbox directory and its subdirectories, refusing a place inside `source`.
+    fn make(
+        source: &Path,
+        parent: Option<&Path>,
+        label: &str,
+    ) -> Result<(tempfile::TempDir, PathBuf), SandboxError> {
+        let prefix = format!("rehearse-{}-", sanitize(label));
         let base = parent
             .map(Path::to_path_buf)
             .unwrap_or_else(std::env::temp_dir);
+        if !source.as_os_str().is_empty() {
+            refuse_nesting(source, &base, false)?;
+        }
         fs::create_dir_all(&base).map_err(|source| SandboxError::Write {
             path: base.clone(),
             source,
         })?;
-        let dir = builder
+        let dir = tempfile::Builder::new()
+            .prefix(&prefix)
             .tempdir_in(&base)
             .map_err(|source| SandboxError::Write {
                 path: base.clone(),
@@ -163,12 +240,7 @@ impl Sandbox {
                 source,
             })?;
         }
-        let source_hashes = copy_tree(source, &path.join("checkpoint"))?;
-        Ok(Sandbox {
-            dir: Some(dir),
-            path,
-            source_hashes,
-        })
+        Ok((dir, path))
     }
 
     /// The sandbox root.
@@ -190,42 +262,12 @@ impl Sandbox {
     }
 }
 
-/// Copies `from` into `to` (which exists), hashing each file on both sides; returns the hashes
-/// of the source files. Directories and empty files (Hadoop markers) are kept; `.crc` side files
+/// Copies all of `from` into `to` (which exists) through the copy engine; returns the hashes
+/// of the files copied. Directories and empty files (Hadoop markers) are kept; `.crc` side files
 /// are ordinary files here. A link to a regular file is copied as that file; a link to a
 /// directory is [`SandboxError::LinkedDirectory`]; FIFOs, sockets and devices are skipped.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
-    let mut files = BTreeMap::new();
-    for entry in WalkDir::new(from).follow_links(false).sort_by_file_name() {
-        let entry = entry.map_err(|e| SandboxError::ReadSource {
-            path: e.path().unwrap_or(from).to_path_buf(),
-            source: e.into(),
-        })?;
-        let rel = relative(from, entry.path());
-        let dest = to.join(&rel);
-        let kind = kind(&entry)?;
-        if matches!(kind, Kind::Dir) {
-            fs::create_dir_all(&dest).map_err(|source| SandboxError::Write {
-                path: dest.clone(),
-                source,
-            })?;
-        } else if matches!(kind, Kind::File) {
-            let bytes = fs::read(entry.path()).map_err(|source| SandboxError::ReadSource {
-                path: entry.path().to_path_buf(),
-                source,
-            })?;
-            let hash = blake3::hash(&bytes).to_hex().to_string();
-            fs::write(&dest, &bytes).map_err(|source| SandboxError::Write {
-                path: dest.clone(),
-                source,
-            })?;
-            if hash_file(&dest)? != hash {
-                return Err(SandboxError::CopyMismatch { path: rel });
-            }
-            files.insert(rel, hash);
-        }
-    }
-    Ok(SourceHashes { files })
+    Ok(copy::copy_local(from, None, to, &CopyOptions::default())?.hashes)
 }
 
 /// What a walked entry is to a copy: a file to read (a regular file, or a link to one), a
@@ -258,14 +300,6 @@ fn kind(entry: &walkdir::DirEntry) -> Result<Kind, SandboxError> {
     Ok(Kind::Skip)
 }
 
-fn hash_file(path: &Path) -> Result<String, SandboxError> {
-    let bytes = fs::read(path).map_err(|source| SandboxError::ReadSource {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(blake3::hash(&bytes).to_hex().to_string())
-}
-
 fn relative(root: &Path, path: &Path) -> PathBuf {
     path.strip_prefix(root).unwrap_or(path).to_path_buf()
 }
@@ -295,17 +329,13 @@ mod tests {
         fs::write(src.path().join("offsets/.0.crc"), [0u8, 1, 2]).unwrap();
         fs::write(src.path().join("empty-marker"), "").unwrap();
         let sb = Sandbox::create(src.path(), None, "unit test").unwrap();
-        assert_eq!(sb.source_hashes.files.len(), 3);
+        assert_eq!(sb.copy.hashes.files.len(), 3);
         assert!(sb.checkpoint().join("offsets/.0.crc").exists());
         assert!(sb.path().join("eventlog").is_dir());
-        assert!(sb
-            .source_hashes
-            .changes_since(src.path())
-            .unwrap()
-            .is_empty());
+        assert!(sb.copy.hashes.changes_since(src.path()).unwrap().is_empty());
         fs::write(src.path().join("offsets/0"), "v2").unwrap();
         assert_eq!(
-            sb.source_hashes.changes_since(src.path()).unwrap(),
+            sb.copy.hashes.changes_since(src.path()).unwrap(),
             vec!["changed offsets/0"]
         );
     }

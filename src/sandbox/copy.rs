@@ -1,0 +1,796 @@
+//! The copy engine: a checkpoint (a local directory or a remote store) copied into a local
+//! directory, streamed, hashed with blake3 while copying, several files in flight.
+//!
+//! - **What is copied**: the restart's working set ([`crate::checkpoint::working_set`]) by
+//!   default, everything with [`CopyOptions::full_copy`] or when the working set cannot be
+//!   determined with certainty ([`CopySummary::why_full`] says why).
+//! - **Local sources**: each file goes through `copy_file_range(2)` (the kernel copies, or
+//!   shares the extents on filesystems that reflink: XFS, Btrfs, NFS 4.2 server-side copy), then
+//!   the copy is read back once and hashed. The hash is therefore of the bytes the sandbox
+//!   holds; [`verify_source`] re-hashes the source files that were copied at the end and
+//!   compares, so a source file that changed during the copy or the trial shows up there.
+//!   Where `copy_file_range` is not offered (another kernel, a cross-filesystem copy on old
+//!   kernels), the file is read, hashed and written through one buffer instead.
+//! - **Remote sources**: each object is streamed in chunks of at most [`store::READ_CHUNK`]
+//!   bytes, hashed and written as it arrives; `parallel` objects at a time.
+//! - **Memory**: one [`BUFFER`] per local worker, at most one chunk per remote stream in flight;
+//!   never a whole file.
+//! - Links to regular files are copied as the file (Spark reads through them); links to
+//!   directories are refused ([`SandboxError::LinkedDirectory`]); FIFOs, sockets and devices are
+//!   skipped and never opened.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+
+use futures::{StreamExt, TryStreamExt};
+use tokio::io::AsyncWriteExt;
+use walkdir::WalkDir;
+
+use super::{SandboxError, SourceHashes};
+use crate::checkpoint::{Inspection, WorkingSet, ZIP_READ_CAP};
+use crate::store::{self, CheckpointStore, ObjectInfo};
+use crate::versions::SparkVersion;
+
+/// Bytes of one local copy buffer (read-hash-write fallback and the hashing read-back).
+pub const BUFFER: usize = 1 << 20;
+
+/// Files in flight when [`CopyOptions::parallel`] is 0: remote stores (latency-bound).
+pub const DEFAULT_PARALLEL_REMOTE: usize = 8;
+/// Files in flight when [`CopyOptions::parallel`] is 0: local directories (disk-bound).
+pub const DEFAULT_PARALLEL_LOCAL: usize = 4;
+
+/// How a checkpoint is copied.
+#[derive(Debug, Clone, Default)]
+pub struct CopyOptions {
+    /// Copy every file, not only the restart's working set (`--full-copy`).
+    pub full_copy: bool,
+    /// Files in flight; 0 chooses [`DEFAULT_PARALLEL_REMOTE`] or [`DEFAULT_PARALLEL_LOCAL`].
+    pub parallel: usize,
+}
+
+/// What a copy did, and what it needs to check the source again later.
+#[derive(Debug, Clone, Default)]
+pub struct CopySummary {
+    /// Files copied.
+    pub files: u64,
+    /// Bytes copied.
+    pub bytes: u64,
+    /// Files in the source.
+    pub source_files: u64,
+    /// Bytes in the source.
+    pub source_bytes: u64,
+    /// True when only the restart's working set was copied.
+    pub working_set: bool,
+    /// Why everything was copied, when it was.
+    pub why_full: Option<String>,
+    /// Relative path → blake3 of the bytes copied.
+    pub hashes: SourceHashes,
+    /// The source listing (sizes, etags) at copy time.
+    pub listing: Vec<ObjectInfo>,
+}
+
+/// How a local file is copied: measured by `bench/copy.sh` (see its output). Not an option a
+/// user sets; the benchmark's thin binary switches it.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalMethod {
+    /// `copy_file_range`, then hash the copy (the default).
+    CopyRange = 0,
+    /// Read, hash and write through one buffer.
+    ReadWrite = 1,
+}
+
+static LOCAL_METHOD: AtomicU8 = AtomicU8::new(LocalMethod::CopyRange as u8);
+
+/// Chooses how local files are copied (benchmark only).
+#[doc(hidden)]
+pub fn set_local_method(method: LocalMethod) {
+    LOCAL_METHOD.store(method as u8, Ordering::Relaxed);
+}
+
+fn local_method() -> LocalMethod {
+    if LOCAL_METHOD.load(Ordering::Relaxed) == LocalMethod::ReadWrite as u8 {
+        LocalMethod::ReadWrite
+    } else {
+        LocalMethod::CopyRange
+    }
+}
+
+/// Copies `source` into `dest` (an existing, empty directory): the restart's working set for any
+/// Spark line the rules cover, or everything (see the module docs).
+///
+/// # Errors
+/// [`SandboxError`]: the source could not be listed or read, the destination not written, a
+/// link to a directory was found.
+pub async fn copy_checkpoint(
+    source: &CheckpointStore,
+    inspection: &Inspection,
+    dest: &Path,
+    options: &CopyOptions,
+) -> Result<CopySummary, SandboxError> {
+    copy_checkpoint_for(source, inspection, &[], dest, options).await
+}
+
+/// [`copy_checkpoint`] for restarts on `targets` only (empty: any line the rules cover): a
+/// target outside the rules' range copies everything.
+pub async fn copy_checkpoint_for(
+    source: &CheckpointStore,
+    inspection: &Inspection,
+    targets: &[SparkVersion],
+    dest: &Path,
+    options: &CopyOptions,
+) -> Result<CopySummary, SandboxError> {
+    match local_root(source) {
+        Some(root) => {
+            let (inspection, targets, dest, options) = (
+                inspection.clone(),
+                targets.to_vec(),
+                dest.to_path_buf(),
+                options.clone(),
+            );
+            tokio::task::spawn_blocking(move || {
+                copy_local(&root, Some((&inspection, &targets)), &dest, &options)
+            })
+            .await
+            .map_err(|e| SandboxError::Stopped(e.to_string()))?
+        }
+        None => copy_remote(source, inspection, targets, dest, options).await,
+    }
+}
+
+/// The directory of a local store.
+fn local_root(source: &CheckpointStore) -> Option<PathBuf> {
+    match source.location() {
+        store::CheckpointLocation::Local { path } => Some(path.clone()),
+        _ => None,
+    }
+}
+
+/// What a copy chooses: all files, or the working set.
+fn choose(
+    listing: &[ObjectInfo],
+    plan: Option<(&Inspection, &[SparkVersion])>,
+    options: &CopyOptions,
+    read: &mut crate::checkpoint::ReadSmall<'_>,
+) -> (Vec<usize>, Option<String>) {
+    let all = || (0..listing.len()).collect::<Vec<usize>>();
+    if options.full_copy {
+        return (all(), Some("--full-copy was given".into()));
+    }
+    let Some((inspection, targets)) = plan else {
+        return (all(), Some("no inspection of the source was given".into()));
+    };
+    let paths: Vec<String> = listing.iter().map(|f| f.path.clone()).collect();
+    match crate::checkpoint::working_set(inspection, &paths, targets, read) {
+        WorkingSet::Files(files) => (
+            listing
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| files.contains(&f.path))
+                .map(|(i, _)| i)
+                .collect(),
+            None,
+        ),
+        WorkingSet::Everything(why) => (all(), Some(why)),
+    }
+}
+
+/// A local source file to copy: its listing entry and its path.
+struct LocalEntry {
+    info: ObjectInfo,
+    path: PathBuf,
+}
+
+/// Lists a local checkpoint like [`CheckpointStore::list`], plus what a local copy needs: links
+/// to files listed as files, links to directories refused, FIFOs/sockets/devices left out; the
+/// directories (kept in a copy, empty ones included).
+fn list_local(root: &Path) -> Result<(Vec<LocalEntry>, Vec<PathBuf>), SandboxError> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
+        let entry = entry.map_err(|e| SandboxError::ReadSource {
+            path: e.path().unwrap_or(root).to_path_buf(),
+            source: e.into(),
+        })?;
+        let rel = super::relative(root, entry.path());
+        match super::kind(&entry)? {
+            super::Kind::Dir => dirs.push(rel),
+            super::Kind::Skip => {}
+            super::Kind::File => {
+                let meta =
+                    fs::metadata(entry.path()).map_err(|source| SandboxError::ReadSource {
+                        path: entry.path().to_path_buf(),
+                        source,
+                    })?;
+                let path = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                files.push(LocalEntry {
+                    info: ObjectInfo {
+                        path,
+                        size: meta.len(),
+                        etag: None,
+                        version: None,
+                        content_md5: None,
+                        last_modified: meta.modified().ok(),
+                    },
+                    path: entry.path().to_path_buf(),
+                });
+            }
+        }
+    }
+    Ok((files, dirs))
+}
+
+/// The local copy, blocking: lists, chooses, copies with `parallel` worker threads.
+pub(crate) fn copy_local(
+    root: &Path,
+    plan: Option<(&Inspection, &[SparkVersion])>,
+    dest: &Path,
+    options: &CopyOptions,
+) -> Result<CopySummary, SandboxError> {
+    let (entries, dirs) = list_local(root)?;
+    let listing: Vec<ObjectInfo> = entries.iter().map(|e| e.info.clone()).collect();
+    let mut read = |rel: &str| read_capped(&root.join(rel), ZIP_READ_CAP);
+    let (chosen, why_full) = choose(&listing, plan, options, &mut read);
+    for dir in &dirs {
+        let d = dest.join(dir);
+        fs::create_dir_all(&d).map_err(|source| SandboxError::Write { path: d, source })?;
+    }
+    let parallel = match options.parallel {
+        0 => DEFAULT_PARALLEL_LOCAL,
+        n => n,
+    }
+    .min(chosen.len().max(1));
+    let queue = Mutex::new(chosen.iter().copied());
+    let results: Mutex<BTreeMap<PathBuf, String>> = Mutex::new(BTreeMap::new());
+    let failure: Mutex<Option<SandboxError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..parallel {
+            s.spawn(|| {
+                let mut buf = vec![0u8; BUFFER];
+                loop {
+                    if failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        return;
+                    }
+                    let Some(i) = queue.lock().ok().and_then(|mut q| q.next()) else {
+                        return;
+                    };
+                    let e = &entries[i];
+                    let to = dest.join(&e.info.path);
+                    match copy_local_file(&e.path, &to, &mut buf) {
+                        Ok(hash) => {
+                            if let Ok(mut r) = results.lock() {
+                                r.insert(PathBuf::from(&e.info.path), hash);
+                            }
+                        }
+                        Err(err) => {
+                            if let Ok(mut f) = failure.lock() {
+                                f.get_or_insert(err);
+                            }
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(err) = failure.into_inner().ok().flatten() {
+        return Err(err);
+    }
+    let files = results.into_inner().unwrap_or_default();
+    Ok(summary(listing, &chosen, why_full, SourceHashes { files }))
+}
+
+fn summary(
+    listing: Vec<ObjectInfo>,
+    chosen: &[usize],
+    why_full: Option<String>,
+    hashes: SourceHashes,
+) -> CopySummary {
+    CopySummary {
+        files: chosen.len() as u64,
+        bytes: chosen.iter().map(|&i| listing[i].size).sum(),
+        source_files: listing.len() as u64,
+        source_bytes: listing.iter().map(|f| f.size).sum(),
+        working_set: why_full.is_none(),
+        why_full,
+        hashes,
+        listing,
+    }
+}
+
+/// Opens a source file for reading without ever blocking on a FIFO (O_NONBLOCK), and refuses
+/// anything that is not a regular file once open.
+fn open_source(path: &Path) -> Result<fs::File, SandboxError> {
+    let read_err = |source| SandboxError::ReadSource {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if !meta.is_file() {
+        return Err(read_err(io::Error::other("not a regular file any more")));
+    }
+    Ok(file)
+}
+
+/// Copies one file; returns the blake3 of the bytes now in `to`.
+fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, SandboxError> {
+    let mut src = open_source(from)?;
+    let write_err = |source| SandboxError::Write {
+        path: to.to_path_buf(),
+        source,
+    };
+    let mut dst = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(write_err)?;
+    if local_method() == LocalMethod::CopyRange && copy_range(&src, &dst).map_err(write_err)? {
+        // The kernel copied (or shared) the bytes: hash what the copy holds.
+        use std::io::Seek;
+        dst.seek(io::SeekFrom::Start(0)).map_err(write_err)?;
+        let mut hasher = blake3::Hasher::new();
+        loop {
+            let n = dst.read(buf).map_err(write_err)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        return Ok(hasher.finalize().to_hex().to_string());
+    }
+    let mut hasher = blake3::Hasher::new();
+    loop {
+        let n = src.read(buf).map_err(|source| SandboxError::ReadSource {
+            path: from.to_path_buf(),
+            source,
+        })?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        dst.write_all(&buf[..n]).map_err(write_err)?;
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// `copy_file_range(2)` of the whole of `src` into the empty `dst`. `Ok(false)` when the
+/// kernel or filesystem does not offer it for these files (nothing was written then).
+fn copy_range(src: &fs::File, dst: &fs::File) -> io::Result<bool> {
+    let mut copied: u64 = 0;
+    loop {
+        // SAFETY: both descriptors are open for the duration of the call; null offsets use and
+        // advance the files' own offsets.
+        let n = unsafe {
+            libc::copy_file_range(
+                src.as_raw_fd(),
+                std::ptr::null_mut(),
+                dst.as_raw_fd(),
+                std::ptr::null_mut(),
+                1 << 30,
+                0,
+            )
+        };
+        if n < 0 {
+            let err = io::Error::last_os_error();
+            let unsupported = matches!(
+                err.raw_os_error(),
+                Some(libc::ENOSYS | libc::EXDEV | libc::EOPNOTSUPP | libc::EINVAL | libc::EPERM)
+            );
+            return if unsupported && copied == 0 {
+                Ok(false)
+            } else {
+                Err(err)
+            };
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+        copied += n as u64;
+    }
+}
+
+/// A whole file of at most `cap` bytes (a RocksDB zip, to read its `metadata`).
+fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let file = open_source(path).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    if out.len() as u64 > cap {
+        return Err(format!("larger than {cap} bytes"));
+    }
+    Ok(out)
+}
+
+/// The remote copy: lists, chooses (reading zips through the store), streams `parallel`
+/// objects at a time.
+async fn copy_remote(
+    source: &CheckpointStore,
+    inspection: &Inspection,
+    targets: &[SparkVersion],
+    dest: &Path,
+    options: &CopyOptions,
+) -> Result<CopySummary, SandboxError> {
+    let listing = source.list().await?;
+    let (chosen, why_full) = {
+        let (listing, inspection, targets, options, store) = (
+            listing.clone(),
+            inspection.clone(),
+            targets.to_vec(),
+            options.clone(),
+            source.clone(),
+        );
+        let handle = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || {
+            let mut read = |rel: &str| {
+                handle
+                    .block_on(store.read_small(rel, ZIP_READ_CAP))
+                    .map_err(|e| e.to_string())
+            };
+            choose(&listing, Some((&inspection, &targets)), &options, &mut read)
+        })
+        .await
+        .map_err(|e| SandboxError::Stopped(e.to_string()))?
+    };
+    let parallel = match options.parallel {
+        0 => DEFAULT_PARALLEL_REMOTE,
+        n => n,
+    };
+    let jobs: Vec<(CheckpointStore, ObjectInfo, PathBuf)> = chosen
+        .iter()
+        .map(|&i| {
+            let info = listing[i].clone();
+            let to = dest.join(&info.path);
+            (source.clone(), info, to)
+        })
+        .collect();
+    let hashes: Vec<(PathBuf, String)> = futures::stream::iter(jobs)
+        .map(|(store, info, to)| async move {
+            let hash = copy_object(&store, &info, &to).await?;
+            Ok::<_, SandboxError>((PathBuf::from(info.path), hash))
+        })
+        .buffer_unordered(parallel.max(1))
+        .try_collect()
+        .await?;
+    Ok(summary(
+        listing,
+        &chosen,
+        why_full,
+        SourceHashes {
+            files: hashes.into_iter().collect(),
+        },
+    ))
+}
+
+/// Streams one object into `to`, hashing as it goes; refuses a size other than the listed one
+/// (the object changed while being copied).
+async fn copy_object(
+    source: &CheckpointStore,
+    info: &ObjectInfo,
+    to: &Path,
+) -> Result<String, SandboxError> {
+    let write_err = |source| SandboxError::Write {
+        path: to.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = to.parent() {
+        tokio::fs::create_dir_all(parent).await.map_err(write_err)?;
+    }
+    let mut file = tokio::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .await
+        .map_err(write_err)?;
+    let mut stream = source.read(&info.path).await?;
+    let mut hasher = blake3::Hasher::new();
+    let mut size = 0u64;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        hasher.update(&chunk);
+        size += chunk.len() as u64;
+        file.write_all(&chunk).await.map_err(write_err)?;
+    }
+    file.flush().await.map_err(write_err)?;
+    if size != info.size {
+        return Err(SandboxError::CopyMismatch {
+            path: PathBuf::from(&info.path),
+        });
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// Checks the source against what `copied` saw: an empty list means untouched; otherwise one
+/// line per difference (`changed offsets/12`, `removed …`, `added …`).
+///
+/// - Local: the files that were copied are hashed again (blake3, streamed, in parallel) and
+///   compared with the hashes of the copy; the directory is listed again for added files.
+/// - Remote: the location is listed again and each file compared by size, ETag, and version id
+///   and content MD5 where the backend reports them both times (S3: ETag, version id on
+///   versioned buckets; GCS: ETag, generation, MD5; Azure: ETag, MD5; HDFS: size and
+///   modification time, as WebHDFS reports no checksum in a listing).
+///
+/// # Errors
+/// [`SandboxError`] when the source cannot be listed or read.
+pub async fn verify_source(
+    source: &CheckpointStore,
+    copied: &CopySummary,
+) -> Result<Vec<String>, SandboxError> {
+    match local_root(source) {
+        Some(root) => {
+            let copied = copied.clone();
+            tokio::task::spawn_blocking(move || verify_local(&root, &copied))
+                .await
+                .map_err(|e| SandboxError::Stopped(e.to_string()))?
+        }
+        None => {
+            let now = match source.list().await {
+                Ok(now) => now,
+                Err(store::StoreError::NothingThere { .. }) => Vec::new(),
+                Err(e) => return Err(e.into()),
+            };
+            Ok(compare_listings(&copied.listing, &now, true))
+        }
+    }
+}
+
+/// Differences between two listings: removed, changed (size and every change marker both
+/// sides report; modification time only when `mtime`), added.
+fn compare_listings(before: &[ObjectInfo], now: &[ObjectInfo], mtime: bool) -> Vec<String> {
+    let now_by: BTreeMap<&str, &ObjectInfo> = now.iter().map(|f| (f.path.as_str(), f)).collect();
+    let before_by: BTreeMap<&str, &ObjectInfo> =
+        before.iter().map(|f| (f.path.as_str(), f)).collect();
+    let mut changes = Vec::new();
+    for (path, b) in &before_by {
+        match now_by.get(path) {
+            None => changes.push(format!("removed {path}")),
+            Some(n) => {
+                let differs = |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
+                let etag_tags_hdfs = b.etag.is_none() && b.content_md5.is_none();
+                if b.size != n.size
+                    || differs(&b.etag, &n.etag)
+                    || differs(&b.version, &n.version)
+                    || differs(&b.content_md5, &n.content_md5)
+                    || (mtime
+                        && etag_tags_hdfs
+                        && b.last_modified.is_some()
+                        && b.last_modified != n.last_modified)
+                {
+                    changes.push(format!("changed {path}"));
+                }
+            }
+        }
+    }
+    for path in now_by.keys() {
+        if !before_by.contains_key(path) {
+            changes.push(format!("added {path}"));
+        }
+    }
+    changes
+}
+
+fn verify_local(root: &Path, copied: &CopySummary) -> Result<Vec<String>, SandboxError> {
+    let (entries, _) = match list_local(root) {
+        Ok(l) => l,
+        Err(SandboxError::ReadSource { source, .. })
+            if source.kind() == io::ErrorKind::NotFound =>
+        {
+            (Vec::new(), Vec::new())
+        }
+        Err(e) => return Err(e),
+    };
+    let now: Vec<ObjectInfo> = entries.into_iter().map(|e| e.info).collect();
+    // Added and removed from the listings; changed from the hashes of what was copied.
+    let mut changes: Vec<String> = compare_listings(&copied.listing, &now, false)
+        .into_iter()
+        .filter(|c| !c.starts_with("changed "))
+        .collect();
+    let present: std::collections::BTreeSet<&str> = now.iter().map(|f| f.path.as_str()).collect();
+    let todo: Vec<(&PathBuf, &String)> = copied
+        .hashes
+        .files
+        .iter()
+        .filter(|(p, _)| present.contains(p.to_string_lossy().as_ref()))
+        .collect();
+    let changed = hash_many(root, &todo)?;
+    changes.extend(changed.into_iter().map(|p| format!("changed {p}")));
+    changes.sort_by(|a, b| {
+        let key = |s: &str| {
+            s.split_once(' ')
+                .map(|(_, p)| p.to_string())
+                .unwrap_or_default()
+        };
+        key(a).cmp(&key(b))
+    });
+    Ok(changes)
+}
+
+/// Re-hashes `files` under `root` on a few threads; returns the paths whose hash differs.
+fn hash_many(root: &Path, files: &[(&PathBuf, &String)]) -> Result<Vec<String>, SandboxError> {
+    let queue = Mutex::new(files.iter());
+    let changed = Mutex::new(Vec::new());
+    let failure: Mutex<Option<SandboxError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..DEFAULT_PARALLEL_LOCAL.min(files.len().max(1)) {
+            s.spawn(|| {
+                let mut buf = vec![0u8; BUFFER];
+                loop {
+                    let Some((rel, want)) = queue.lock().ok().and_then(|mut q| q.next()) else {
+                        return;
+                    };
+                    match hash_path(&root.join(rel), &mut buf) {
+                        Ok(h) if &h == *want => {}
+                        Ok(_) => {
+                            if let Ok(mut c) = changed.lock() {
+                                c.push(rel.to_string_lossy().into_owned());
+                            }
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = failure.lock() {
+                                f.get_or_insert(e);
+                            }
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    Ok(changed.into_inner().unwrap_or_default())
+}
+
+/// blake3 of a file, streamed through `buf`.
+pub(crate) fn hash_path(path: &Path, buf: &mut [u8]) -> Result<String, SandboxError> {
+    let mut file = open_source(path)?;
+    let mut hasher = blake3::Hasher::new();
+    loop {
+        let n = file.read(buf).map_err(|source| SandboxError::ReadSource {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{CheckpointLocation, StoreEnv};
+
+    fn fixture_copy(name: &str) -> tempfile::TempDir {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        let tmp = tempfile::tempdir().unwrap();
+        for e in WalkDir::new(&from) {
+            let e = e.unwrap();
+            let to = tmp.path().join(e.path().strip_prefix(&from).unwrap());
+            if e.file_type().is_dir() {
+                fs::create_dir_all(&to).unwrap();
+            } else {
+                fs::copy(e.path(), &to).unwrap();
+            }
+        }
+        tmp
+    }
+
+    async fn local_store(root: &Path) -> CheckpointStore {
+        let location = CheckpointLocation::Local {
+            path: root.to_path_buf(),
+        };
+        CheckpointStore::open(location, &StoreEnv::from_process())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn working_set_copy_hashes_what_it_wrote_and_verify_sees_every_change() {
+        let src = fixture_copy("tests/fixtures/checkpoints/3.5.3/file-agg");
+        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let store = local_store(src.path()).await;
+        let dest = tempfile::tempdir().unwrap();
+        let copy = copy_checkpoint(&store, &inspection, dest.path(), &CopyOptions::default())
+            .await
+            .unwrap();
+        assert!(copy.working_set && copy.why_full.is_none(), "{copy:?}");
+        assert!(copy.files < copy.source_files && copy.bytes < copy.source_bytes);
+        assert_eq!(copy.source_files as usize, copy.listing.len());
+        assert!(dest.path().join("offsets/5").is_file());
+        assert!(!dest.path().join("offsets/3").exists());
+        assert!(dest.path().join("offsets").is_dir() && dest.path().join("state/0/1").is_dir());
+        for (rel, hash) in &copy.hashes.files {
+            let bytes = fs::read(dest.path().join(rel)).unwrap();
+            assert_eq!(&blake3::hash(&bytes).to_hex().to_string(), hash, "{rel:?}");
+        }
+        assert_eq!(copy.hashes.files.len() as u64, copy.files);
+        assert!(verify_source(&store, &copy).await.unwrap().is_empty());
+
+        fs::write(src.path().join("offsets/5"), "rewritten").unwrap();
+        fs::remove_file(src.path().join("offsets/0")).unwrap();
+        fs::write(src.path().join("offsets/6"), "new").unwrap();
+        assert_eq!(
+            verify_source(&store, &copy).await.unwrap(),
+            vec!["removed offsets/0", "changed offsets/5", "added offsets/6"]
+        );
+    }
+
+    #[tokio::test]
+    async fn full_copy_and_both_local_methods_copy_the_same_bytes() {
+        let src = fixture_copy("tests/fixtures/checkpoints/4.0.1/rocksdb-ckptv2-agg");
+        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let store = local_store(src.path()).await;
+        let full = CopyOptions {
+            full_copy: true,
+            parallel: 3,
+        };
+        let a = tempfile::tempdir().unwrap();
+        let ranged = copy_checkpoint(&store, &inspection, a.path(), &full)
+            .await
+            .unwrap();
+        assert_eq!(ranged.files, ranged.source_files);
+        assert_eq!(ranged.why_full.as_deref(), Some("--full-copy was given"));
+        let b = tempfile::tempdir().unwrap();
+        let (entries, _) = list_local(src.path()).unwrap();
+        let mut buf = vec![0u8; 4096];
+        for e in &entries {
+            let to = b.path().join(&e.info.path);
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            set_local_method(LocalMethod::ReadWrite);
+            let rw = copy_local_file(&e.path, &to, &mut buf);
+            set_local_method(LocalMethod::CopyRange);
+            assert_eq!(
+                &rw.unwrap(),
+                &ranged.hashes.files[&PathBuf::from(&e.info.path)]
+            );
+        }
+    }
+
+    #[test]
+    fn remote_listings_compare_size_and_every_marker_both_sides_report() {
+        let info = |path: &str, size, etag: Option<&str>, version: Option<&str>| ObjectInfo {
+            path: path.into(),
+            size,
+            etag: etag.map(String::from),
+            version: version.map(String::from),
+            content_md5: None,
+            last_modified: None,
+        };
+        let before = vec![
+            info("a", 1, Some("\"e1\""), None),
+            info("b", 2, Some("\"e2\""), Some("v1")),
+            info("c", 3, None, None),
+            info("d", 4, Some("\"e4\""), None),
+        ];
+        let now = vec![
+            info("a", 1, Some("\"e1\""), None),
+            info("b", 2, Some("\"e2\""), Some("v2")),
+            info("c", 5, None, None),
+            info("e", 1, None, None),
+        ];
+        assert_eq!(
+            compare_listings(&before, &now, true),
+            vec!["changed b", "changed c", "removed d", "added e"]
+        );
+    }
+}
