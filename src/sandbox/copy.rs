@@ -520,7 +520,8 @@ async fn copy_object(
 /// line per difference (`changed offsets/12`, `removed …`, `added …`).
 ///
 /// - Local: the files that were copied are hashed again (blake3, streamed, in parallel) and
-///   compared with the hashes of the copy; the directory is listed again for added files.
+///   compared with the hashes of the copy; the directory is listed again for added and removed
+///   files, and the files not copied are compared by size and modification time.
 /// - Remote: the location is listed again and each file compared by size, ETag, and version id
 ///   and content MD5 where the backend reports them both times (S3: ETag, version id on
 ///   versioned buckets; GCS: ETag, generation, MD5; Azure: ETag, MD5; HDFS: size and
@@ -596,10 +597,15 @@ fn verify_local(root: &Path, copied: &CopySummary) -> Result<Vec<String>, Sandbo
         Err(e) => return Err(e),
     };
     let now: Vec<ObjectInfo> = entries.into_iter().map(|e| e.info).collect();
-    // Added and removed from the listings; changed from the hashes of what was copied.
-    let mut changes: Vec<String> = compare_listings(&copied.listing, &now, false)
+    // Added and removed from the listings; changed: the files copied by their hashes, the
+    // others by size and modification time.
+    let hashed = |c: &str| {
+        c.strip_prefix("changed ")
+            .is_some_and(|p| copied.hashes.files.contains_key(Path::new(p)))
+    };
+    let mut changes: Vec<String> = compare_listings(&copied.listing, &now, true)
         .into_iter()
-        .filter(|c| !c.starts_with("changed "))
+        .filter(|c| !hashed(c))
         .collect();
     let present: std::collections::BTreeSet<&str> = now.iter().map(|f| f.path.as_str()).collect();
     let todo: Vec<(&PathBuf, &String)> = copied
@@ -729,9 +735,15 @@ mod tests {
         fs::write(src.path().join("offsets/5"), "rewritten").unwrap();
         fs::remove_file(src.path().join("offsets/0")).unwrap();
         fs::write(src.path().join("offsets/6"), "new").unwrap();
+        fs::write(src.path().join("offsets/2"), "not copied, rewritten").unwrap();
         assert_eq!(
             verify_source(&store, &copy).await.unwrap(),
-            vec!["removed offsets/0", "changed offsets/5", "added offsets/6"]
+            vec![
+                "removed offsets/0",
+                "changed offsets/2",
+                "changed offsets/5",
+                "added offsets/6"
+            ]
         );
     }
 
