@@ -19,6 +19,7 @@
 #   - peak memory of each (/usr/bin/time -v, maximum resident set);
 #   - working-set bytes against the whole checkpoint.
 # Targets: full copy + verify <= 1.0x cp -a + b3sum, peak memory <= 64 MiB, working set <= 10%.
+# COPY_BENCH_BIN=PATH uses a driver built elsewhere instead of the release build.
 # b3sum: `cargo install b3sum` (falls back to Python's blake3 from PyPI if missing).
 # The trees are removed afterwards unless KEEP=1.
 set -euo pipefail
@@ -106,10 +107,14 @@ for p in range(parts):
         write(f"{d}/_metadata/schema", b"\x00\x02v2")
 PY
 
-echo "building the copy driver (release)" >&2
-(cd "$root" && cargo build --release --quiet --example copy_bench)
-target_dir="${CARGO_TARGET_DIR:-$root/target}"
-bench="$target_dir/release/examples/copy_bench"
+if [ -n "${COPY_BENCH_BIN:-}" ]; then
+  bench="$COPY_BENCH_BIN" # a driver built some other way (say how in the figures you quote)
+else
+  echo "building the copy driver (release)" >&2
+  (cd "$root" && cargo build --release --quiet --example copy_bench)
+  target_dir="${CARGO_TARGET_DIR:-$root/target}"
+  bench="$target_dir/release/examples/copy_bench"
+fi
 
 if command -v b3sum >/dev/null; then
   b3() { find "$1" -type f -print0 | xargs -0 b3sum >/dev/null; }
