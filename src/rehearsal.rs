@@ -191,6 +191,7 @@ pub async fn run_scenario(
             let source =
                 source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
             scenario.check_topics_named(&source.inspection)?;
+            scenario.check_regular_files(&source.inspection)?;
             Some(source)
         }
         CheckpointSource::Generate { .. } => None,

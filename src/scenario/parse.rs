@@ -151,6 +151,36 @@ impl Scenario {
     }
 }
 
+impl Scenario {
+    /// Refuses a given source checkpoint that holds FIFOs, sockets or devices (inspect's
+    /// `not-a-regular-file` findings): the sandbox copy cannot hold them, so a trial would
+    /// restart something other than the source. Called before any image is built.
+    pub fn check_regular_files(&self, inspection: &Inspection) -> Result<(), ScenarioError> {
+        let special: Vec<&str> = inspection
+            .findings
+            .iter()
+            .filter(|f| f.code == "not-a-regular-file")
+            .filter_map(|f| f.file.as_deref())
+            .collect();
+        if special.is_empty() {
+            return Ok(());
+        }
+        Err(ScenarioError::Invalid {
+            path: self.file.clone(),
+            message: format!(
+                "the checkpoint {} holds {} (a FIFO, socket or device): {}; a rehearsal restarts a copy, which cannot hold them, so it would not restart this checkpoint\n(hint: remove them, or replace them with the real files from a backup; `rehearse inspect` says what each one is)",
+                inspection.path.display(),
+                if special.len() == 1 {
+                    "an entry that is not a regular file".to_string()
+                } else {
+                    format!("{} entries that are not regular files", special.len())
+                },
+                special.join(", ")
+            ),
+        })
+    }
+}
+
 /// Resolves the paths a scenario names against the scenario file's directory.
 struct Relative {
     base: PathBuf,
@@ -961,6 +991,35 @@ mod load_time_refusals {
             .unwrap()
             .check_topics_named(&rate)
             .unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_holding_a_fifo_is_refused_for_a_rehearsal() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
+        let copy = tempfile::tempdir().unwrap();
+        for e in walkdir::WalkDir::new(&fixture) {
+            let e = e.unwrap();
+            let to = copy.path().join(e.path().strip_prefix(&fixture).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(e.path(), &to).unwrap();
+            }
+        }
+        let dir = dir();
+        let s = Scenario::parse(&scenario(""), &dir.path().join("s.toml")).unwrap();
+        s.check_regular_files(&crate::checkpoint::inspect(copy.path()).unwrap())
+            .unwrap();
+        let fifo = copy.path().join("offsets/stray");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = s
+            .check_regular_files(&crate::checkpoint::inspect(copy.path()).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("offsets/stray") && e.contains("FIFO"), "{e}");
     }
 
     #[test]
