@@ -4,8 +4,9 @@
 //! from as from a local source, and listed again at the end of the run to prove that it did not
 //! change. Read-only: the store client has no write, delete, rename or tag operation.
 //!
-//! The copy goes through [`copy_checkpoint_for`] and the end check through [`verify_source`]
-//! (the copy engine's signatures, issue 11 §2–3).
+//! The copy goes through the sandbox's copy engine ([`copy_checkpoint_for`]: the restart's
+//! working set, streamed and hashed) and the end check through [`verify_source`] (a second
+//! listing: size and ETag, version id and MD5 where reported).
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,7 @@ use crate::scenario::Scenario;
 use crate::store::{CheckpointLocation, CheckpointStore, StoreEnv};
 use crate::trial::TrialSettings;
 
-use copy::{copy_checkpoint_for, verify_source, CopyOptions, CopySummary};
+use crate::sandbox::{copy_checkpoint_for, verify_source, CopyOptions, CopySummary};
 
 /// A remote source staged into a local directory, with what the end check needs.
 #[derive(Debug)]
@@ -80,11 +81,15 @@ pub(crate) async fn stage(
         .iter()
         .filter_map(|t| crate::versions::SparkVersion::parse(t).ok())
         .collect();
+    // Only what a restart on these targets reads (or everything, with the reason, when that
+    // cannot be told for certain), streamed and hashed, several objects in flight.
     let options = CopyOptions {
-        full_copy: true,
+        full_copy: settings.full_copy,
         parallel: 0,
     };
-    let copy = copy_checkpoint_for(&store, &inspection, &targets, &staged_at, &options).await?;
+    let copy = copy_checkpoint_for(&store, &inspection, &targets, &staged_at, &options)
+        .await
+        .map_err(|e| RehearsalError::Trial(e.into()))?;
     tracing::debug!(url = %url, staged = %staged_at.display(), files = copy.files, bytes = copy.bytes, "remote source staged");
     on_event(RehearsalEvent::RemoteSourceStaged {
         url,
@@ -138,6 +143,8 @@ impl StagedSource {
             bytes: self.copy.bytes,
             source_files: self.copy.source_files,
             source_bytes: self.copy.source_bytes,
+            working_set: self.copy.working_set,
+            why_full: self.copy.why_full.clone(),
             compared: compared.to_string(),
             unchanged,
             changes,
@@ -158,142 +165,4 @@ fn sanitize(name: &str) -> String {
         })
         .take(40)
         .collect()
-}
-
-/// Until the copy engine of issue 11 §2–3 lands in `sandbox`: the same signatures, copying every
-/// object (streamed, one at a time) and comparing listings at the end.
-mod copy {
-    use std::collections::BTreeMap;
-    use std::path::{Component, Path};
-
-    use futures::StreamExt;
-    use tokio::io::AsyncWriteExt;
-
-    use super::RehearsalError;
-    use crate::checkpoint::Inspection;
-    use crate::sandbox::SandboxError;
-    use crate::store::{CheckpointStore, ObjectInfo};
-    use crate::versions::SparkVersion;
-
-    /// How a checkpoint is copied (the stub copies everything, one object at a time).
-    #[derive(Debug, Clone, Default)]
-    #[allow(dead_code)]
-    pub struct CopyOptions {
-        /// Copy every file.
-        pub full_copy: bool,
-        /// Files in flight (0: the default).
-        pub parallel: usize,
-    }
-
-    /// What a copy did, and what the end check needs.
-    #[derive(Debug, Clone, Default)]
-    pub struct CopySummary {
-        pub files: u64,
-        pub bytes: u64,
-        pub source_files: u64,
-        pub source_bytes: u64,
-        /// The source listing at copy time.
-        pub listing: Vec<ObjectInfo>,
-    }
-
-    /// Streams every object of `source` into `dest`.
-    pub async fn copy_checkpoint_for(
-        source: &CheckpointStore,
-        _inspection: &Inspection,
-        _targets: &[SparkVersion],
-        dest: &Path,
-        _options: &CopyOptions,
-    ) -> Result<CopySummary, RehearsalError> {
-        let listing = source.list().await?;
-        let mut summary = CopySummary {
-            source_files: listing.len() as u64,
-            source_bytes: listing.iter().map(|o| o.size).sum(),
-            ..CopySummary::default()
-        };
-        let write = |path: &Path, e: std::io::Error| {
-            RehearsalError::Trial(
-                SandboxError::Write {
-                    path: path.to_path_buf(),
-                    source: e,
-                }
-                .into(),
-            )
-        };
-        for object in &listing {
-            // An object key is text from the server: it may never lead out of `dest`.
-            let rel = Path::new(&object.path);
-            if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
-                return Err(write(
-                    &dest.join(rel),
-                    std::io::Error::other("an object key with `..` or a root: not copied"),
-                ));
-            }
-            let path = dest.join(rel);
-            if let Some(parent) = path.parent() {
-                tokio::fs::create_dir_all(parent)
-                    .await
-                    .map_err(|e| write(parent, e))?;
-            }
-            let mut file = tokio::fs::File::create(&path)
-                .await
-                .map_err(|e| write(&path, e))?;
-            let mut stream = source.read(&object.path).await?;
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk?;
-                file.write_all(&chunk).await.map_err(|e| write(&path, e))?;
-                summary.bytes += chunk.len() as u64;
-            }
-            file.flush().await.map_err(|e| write(&path, e))?;
-            summary.files += 1;
-        }
-        summary.listing = listing;
-        Ok(summary)
-    }
-
-    /// Lists `source` again and names what changed since `copied.listing`.
-    pub async fn verify_source(
-        source: &CheckpointStore,
-        copied: &CopySummary,
-    ) -> Result<Vec<String>, RehearsalError> {
-        let now = match source.list().await {
-            Ok(now) => now,
-            Err(crate::store::StoreError::NothingThere { .. }) => Vec::new(),
-            Err(e) => return Err(e.into()),
-        };
-        Ok(compare_listings(&copied.listing, &now))
-    }
-
-    /// Removed, changed (size, and each change marker both listings report; the modification
-    /// time only where there is no ETag or MD5, as on HDFS), added.
-    fn compare_listings(before: &[ObjectInfo], now: &[ObjectInfo]) -> Vec<String> {
-        let now_by: BTreeMap<&str, &ObjectInfo> =
-            now.iter().map(|f| (f.path.as_str(), f)).collect();
-        let before_by: BTreeMap<&str, &ObjectInfo> =
-            before.iter().map(|f| (f.path.as_str(), f)).collect();
-        let differs =
-            |a: &Option<String>, b: &Option<String>| matches!((a, b), (Some(a), Some(b)) if a != b);
-        let mut changes = Vec::new();
-        for (path, b) in &before_by {
-            match now_by.get(path) {
-                None => changes.push(format!("removed {path}")),
-                Some(n) => {
-                    let no_checksum = b.etag.is_none() && b.content_md5.is_none();
-                    if b.size != n.size
-                        || differs(&b.etag, &n.etag)
-                        || differs(&b.version, &n.version)
-                        || differs(&b.content_md5, &n.content_md5)
-                        || (no_checksum && b.last_modified != n.last_modified)
-                    {
-                        changes.push(format!("changed {path}"));
-                    }
-                }
-            }
-        }
-        for path in now_by.keys() {
-            if !before_by.contains_key(path) {
-                changes.push(format!("added {path}"));
-            }
-        }
-        changes
-    }
 }

@@ -58,6 +58,11 @@ pub struct RemoteSourceReport {
     pub source_files: u64,
     /// Bytes the source held when staged.
     pub source_bytes: u64,
+    /// True when only the restart's working set was staged (the default); false with
+    /// `--full-copy` or when the working set could not be told for certain (`why_full`).
+    pub working_set: bool,
+    /// Why everything was staged, when it was.
+    pub why_full: Option<String>,
     /// What was compared between the listing at staging time and the one at the end.
     pub compared: String,
     /// `Some(true)`: every object had the same size and change markers at the end;

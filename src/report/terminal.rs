@@ -71,7 +71,11 @@ pub fn write_summary(
         if !trial.passed() {
             writeln!(out)?;
             write_failure(trial, out, style)?;
-        } else if trial.sandbox.is_some() || !trial.notes.is_empty() || !trial.warnings.is_empty() {
+        } else if trial.sandbox.is_some()
+            || !trial.notes.is_empty()
+            || !trial.warnings.is_empty()
+            || !trial.output.is_empty()
+        {
             writeln!(out)?;
             write_pass_notes(trial, out, style)?;
         }
@@ -111,9 +115,14 @@ pub(crate) fn remote_source_line(r: &crate::report::RemoteSourceReport) -> Strin
         (None, Some(e)) => format!("not checked at the end: {e}"),
         (None, None) => "not checked at the end".to_string(),
     };
+    let what = match (&r.why_full, r.working_set) {
+        (_, true) => "the restart's working set".to_string(),
+        (Some(why), false) => format!("everything ({why})"),
+        (None, false) => "everything (--full-copy)".to_string(),
+    };
     format!(
-        "remote source {}: {} files, {} bytes staged of {} files, {} bytes (only listed and read); {end}",
-        r.url, r.files, r.bytes, r.source_files, r.source_bytes
+        "remote source {}: staged {what}, {} of its {} files ({} of {} bytes), only listed and read there; {end}",
+        r.url, r.files, r.source_files, r.bytes, r.source_bytes
     )
 }
 
@@ -389,6 +398,26 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
         Paint::Red
     };
     writeln!(out, "{}", style.paint(paint, &summary))?;
+    let warned = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && !t.warnings.is_empty())
+        .count();
+    if warned > 0 {
+        let line = if report.deny_warnings {
+            format!(
+                "{} resumed with semantic warnings, denied (--deny-warnings / deny_warnings): exit {}",
+                text::count(warned, "target", "targets"),
+                crate::exit::Outcome::WarningsDenied.code()
+            )
+        } else {
+            format!(
+                "{} resumed with semantic warnings (see above; --deny-warnings fails on them)",
+                text::count(warned, "target", "targets")
+            )
+        };
+        writeln!(out, "{}", style.paint(Paint::Yellow, &line))?;
+    }
     let changed: Vec<&str> = report
         .trials
         .iter()

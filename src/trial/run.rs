@@ -17,7 +17,7 @@ use crate::kafka::{OutputCount, SeedingSummary};
 use crate::report::{CopyReport, TrialReport};
 use crate::runtime::{self, KafkaBroker, TrialIds};
 use crate::sandbox::{CopyOptions, Sandbox, SandboxError};
-use crate::scenario::Scenario;
+use crate::scenario::{CheckpointSource, Scenario};
 use crate::store::{CheckpointLocation, CheckpointStore, StoreEnv};
 use crate::verdict::{Classification, TrialContext};
 use crate::versions::SparkVersion;
@@ -325,6 +325,17 @@ impl Trial<'_> {
                 o.topic
             ));
         }
+        // On a downgrade some signs are also seen for an unchanged query: they become notes.
+        let writer = match &self.scenario.checkpoint {
+            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            _ => self.inspection.writer_version.min.clone(),
+        };
+        let (warnings, downgrade_notes) = crate::verdict::settle_for_versions(
+            classification.warnings,
+            writer.as_ref(),
+            SparkVersion::parse(self.target).ok().as_ref(),
+        );
+        notes.extend(downgrade_notes);
         Ok(TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
@@ -342,7 +353,7 @@ impl Trial<'_> {
             output,
             sandbox: kept,
             notes,
-            warnings: classification.warnings,
+            warnings,
             copy: CopyReport::from(&sandbox.copy),
         })
     }

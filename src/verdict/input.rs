@@ -142,6 +142,17 @@ pub fn classify_files(
     let c = log.finish();
     // Only a log nothing matched can be the wrong file: a short real log (the JVM died before
     // Spark started) matches a rule and keeps its verdict.
+    // An excerpt (nothing says Spark or the query started) with no failure in it is no log
+    // to judge either: a job's source file or a config mentions Spark and passed the lenient
+    // check above, and got no-outcome (exit 18) as if a restart had ended without a batch.
+    if c.excerpt && c.verdict == Verdict::NoOutcome && driver_like {
+        return Err(InputError::NotADriverLog {
+            path: driver_log.to_path_buf(),
+            what: format!(
+                "none of its {lines} line(s) shows Spark or the query starting, a batch, or a failure"
+            ),
+        });
+    }
     if matches!(c.verdict, Verdict::UnclassifiedFailure | Verdict::NoOutcome) && !driver_like {
         return Err(InputError::NotADriverLog {
             path: driver_log.to_path_buf(),

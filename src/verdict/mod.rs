@@ -44,5 +44,5 @@ pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use verdict::{Classification, Verdict};
-pub use warnings::{Warning, WARNING_RULES_TOML};
+pub use warnings::{settle_for_versions, Warning, WARNING_RULES_TOML};
 pub use watch::{Ended, Watcher};

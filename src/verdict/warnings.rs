@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::progress::{Progress, WatermarkSeen};
 use super::TrialContext;
+use crate::versions::SparkVersion;
 
 /// The warning table compiled into the binary (`src/verdict/warning-rules.toml`).
 pub const WARNING_RULES_TOML: &str = include_str!("warning-rules.toml");
@@ -42,6 +43,8 @@ struct Row {
     #[serde(default)]
     check: Option<String>,
     message: String,
+    #[serde(default)]
+    on_downgrade: Option<String>,
     #[allow(dead_code)]
     source: String,
 }
@@ -72,6 +75,33 @@ pub(crate) fn line_warning(line: &str) -> Option<Warning> {
             evidence: vec![line.to_owned()],
         })
     })
+}
+
+/// Settles `warnings` for a restart from a checkpoint written by `writer` on `target`: on a
+/// downgrade (`target` below `writer`), a row with `on_downgrade` becomes that note instead of
+/// a warning. Unknown versions change nothing. Returns (warnings, notes).
+pub fn settle_for_versions(
+    warnings: Vec<Warning>,
+    writer: Option<&SparkVersion>,
+    target: Option<&SparkVersion>,
+) -> (Vec<Warning>, Vec<String>) {
+    let downgrade = matches!((writer, target), (Some(w), Some(t)) if t < w);
+    if !downgrade {
+        return (warnings, Vec::new());
+    }
+    let mut kept = Vec::new();
+    let mut notes = Vec::new();
+    for w in warnings {
+        match rows()
+            .iter()
+            .find(|r| r.code == w.code)
+            .and_then(|r| r.on_downgrade.clone())
+        {
+            Some(note) => notes.push(note),
+            None => kept.push(w),
+        }
+    }
+    (kept, notes)
 }
 
 /// The warnings the progress report that proved a resume gives: `watermark-removed` when the
@@ -139,6 +169,34 @@ mod tests {
             );
         }
         let _ = row_with_check("progress-without-watermark");
+    }
+
+    /// The new-user pass: the unchanged demo, written by 3.5.3 and restarted on 3.3.4, logs
+    /// the compatible-schema line; on a downgrade it is a note, not a warning. The removed
+    /// watermark stays a warning whatever the versions.
+    #[test]
+    fn on_a_downgrade_the_compatible_schema_line_is_a_note_not_a_warning() {
+        let line = "26/11/30 INFO StateSchemaCompatibilityChecker: Detected schema change which is compatible. Allowing to put rows.";
+        let schema = line_warning(line).expect("a warning");
+        let watermark = Warning {
+            code: "watermark-removed".into(),
+            message: "m".into(),
+            evidence: vec![],
+        };
+        let v = |s: &str| SparkVersion::parse(s).unwrap();
+        let both = vec![schema.clone(), watermark.clone()];
+        let (kept, notes) = settle_for_versions(both.clone(), Some(&v("3.5.3")), Some(&v("3.3.4")));
+        assert_eq!(kept, vec![watermark.clone()]);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("older Spark"), "{notes:?}");
+        for (writer, target) in [("3.5.3", "3.5.3"), ("3.5.3", "4.0.1")] {
+            let (kept, notes) =
+                settle_for_versions(both.clone(), Some(&v(writer)), Some(&v(target)));
+            assert_eq!(kept, both, "{writer} → {target}");
+            assert!(notes.is_empty());
+        }
+        let (kept, _) = settle_for_versions(both.clone(), None, Some(&v("3.3.4")));
+        assert_eq!(kept, both, "an unknown writer changes nothing");
     }
 
     #[test]

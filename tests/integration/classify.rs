@@ -684,6 +684,25 @@ fn cli_a_file_that_is_not_a_driver_log_is_bad_input() {
     }
 }
 
+/// A job's own source file mentions Spark and Python on every other line, but shows no start,
+/// batch or failure: bad input (exit 3), not `no-outcome` (exit 18) — the new-user pass ran
+/// `rehearse classify windowed_count.py`.
+#[test]
+fn cli_a_job_source_file_is_not_a_driver_log() {
+    let job = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/jobs/windowed_count.py"
+    );
+    let out = rehearse().arg("classify").arg(job).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(exit::Outcome::BadInput.code()),
+        "{stderr}"
+    );
+    assert!(stderr.contains("is not a Spark driver log"), "{stderr}");
+}
+
 /// A file of random bytes is not a driver log, even where the noise spells a marker word by
 /// chance (`jvm` turns up about once in 2 MB of random bytes): before, such a file got
 /// `no-outcome` (exit 18) instead of exit 3.

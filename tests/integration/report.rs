@@ -39,6 +39,8 @@ struct RemoteSource {
     bytes: u64,
     source_files: u64,
     source_bytes: u64,
+    working_set: bool,
+    why_full: Option<String>,
     compared: String,
     unchanged: Option<bool>,
     changes: Vec<String>,
@@ -225,6 +227,8 @@ fn json_document_reads_back_into_consumer_types() {
         bytes: 5010,
         source_files: 40,
         source_bytes: 5010,
+        working_set: true,
+        why_full: None,
         compared: "size and ETag".into(),
         unchanged: Some(true),
         changes: vec![],
@@ -236,6 +240,7 @@ fn json_document_reads_back_into_consumer_types() {
         (r.url.as_str(), r.unchanged, r.files),
         ("s3://prod/orders", Some(true), 40)
     );
+    assert!(r.working_set && r.why_full.is_none());
     assert_eq!(back.source_checkpoint, "s3://prod/orders");
     let text = render(
         ReportFormat::Terminal(rehearse::report::TerminalStyle { color: false }),
