@@ -115,7 +115,9 @@ impl Outcome {
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
             Outcome::Interrupted => {
-                "interrupted (Ctrl-C); matrix still reports the cells that finished".into()
+                "interrupted (Ctrl-C, SIGTERM or SIGHUP); matrix still reports the cells that \
+                 finished"
+                    .into()
             }
         }
     }

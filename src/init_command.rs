@@ -309,18 +309,30 @@ fn spec(
     })
 }
 
-/// Writes the file: created new unless `--force` replaces an existing one.
+/// Writes the file: created new unless `--force` replaces an existing one. A replacement is
+/// written beside it and renamed over it, so it never writes through a hard link into another
+/// file (the breaker pass: `ln ck/commits/0 out.toml; rehearse init ck … -o out.toml --force`
+/// overwrote the checkpoint's commit file).
 fn write_file(path: &Path, replace: bool, text: &str) -> Result<(), Refusal> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true);
-    if replace {
-        options.truncate(true);
+    let result = if replace {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        tempfile::NamedTempFile::new_in(&dir)
+            .and_then(|mut f| {
+                f.write_all(text.as_bytes())?;
+                f.flush()?;
+                Ok(f)
+            })
+            .and_then(|f| f.persist(path).map(|_| ()).map_err(|e| e.error))
     } else {
-        options.create_new(true);
-    }
-    let result = options
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.flush()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.flush()))
+    };
     result.map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
             "pass --force to replace it, or choose another --output"

@@ -369,12 +369,34 @@ fn ensure_images(
     Ok(())
 }
 
-/// `work`'s output, or `None` when the user pressed Ctrl-C first (then `work` is dropped; call
-/// [`sweep_after_interrupt`] to remove what it started).
+/// `work`'s output, or `None` when the user pressed Ctrl-C, or the process got SIGTERM or SIGHUP
+/// (a CI job cancelled, `timeout`, a closed terminal), first — then `work` is dropped; call
+/// [`sweep_after_interrupt`] to remove what it started. (Only Ctrl-C was heard before: the
+/// breaker pass's `timeout 20 rehearse run …` left its Kafka container running.)
 pub async fn or_interrupted<T>(work: impl std::future::Future<Output = T>) -> Option<T> {
+    #[cfg(unix)]
+    let terminated = async {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) {
+            (Ok(mut term), Ok(mut hup)) => {
+                tokio::select! {
+                    _ = term.recv() => {},
+                    _ = hup.recv() => {},
+                }
+            }
+            // No handler could be installed: only Ctrl-C interrupts.
+            _ => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminated = std::future::pending::<()>();
     tokio::select! {
         r = work => Some(r),
         _ = tokio::signal::ctrl_c() => None,
+        _ = terminated => None,
     }
 }
 

@@ -28,6 +28,16 @@ use serde_json::{Map, Value};
 /// Largest `records_file` read (bytes): records are loaded whole at load, like `sample_file`.
 pub const MAX_RECORDS_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
+/// The largest record the sandbox broker takes: Kafka's default `message.max.bytes`
+/// (1,048,588 bytes, `ServerLogConfigs.MAX_MESSAGE_BYTES_DEFAULT`, Kafka 3.x) less the batch
+/// overhead — 1 MiB of key, value and headers. A larger record was accepted at load and failed
+/// after Kafka had started (`MessageSizeTooLarge`, exit 4; breaker pass).
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+
+/// Longest line read as JSON: a 1 MiB record in base64 with its keys fits well under it; a
+/// longer line is refused before parsing (a 200 MB line took 1.8 GB of memory to parse).
+const MAX_LINE_BYTES: usize = 4 << 20;
+
 /// One Kafka record of a `records_file`, bytes as they will be produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
@@ -90,10 +100,29 @@ impl RecordsFile {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            if line.len() > MAX_LINE_BYTES {
+                return Err(at(format!(
+                    "the line is {} bytes, longer than any record the sandbox Kafka takes ({MAX_RECORD_BYTES} bytes of key, value and headers)\n(hint: shorten or split the record)",
+                    line.len()
+                )));
+            }
             let text = std::str::from_utf8(line).map_err(|_| {
                 at("the line is not UTF-8\n(hint: JSON Lines is UTF-8 text; put binary keys and values in `key_base64` / `value_base64`)".into())
             })?;
-            records.push(record(text, i + 1, partitions).map_err(at)?);
+            let rec = record(text, i + 1, partitions).map_err(at)?;
+            let size = rec.key.as_ref().map_or(0, Vec::len)
+                + rec.value.as_ref().map_or(0, Vec::len)
+                + rec
+                    .headers
+                    .iter()
+                    .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
+                    .sum::<usize>();
+            if size > MAX_RECORD_BYTES {
+                return Err(at(format!(
+                    "the record is {size} bytes of key, value and headers, more than the sandbox Kafka takes ({MAX_RECORD_BYTES}: Kafka's default message.max.bytes)\n(hint: shorten or split the record)"
+                )));
+            }
+            records.push(rec);
         }
         if records.is_empty() {
             return Err(format!(
@@ -210,6 +239,29 @@ mod tests {
 
     fn parse(text: &str, partitions: Option<u32>) -> Result<RecordsFile, String> {
         RecordsFile::parse(text.as_bytes(), Path::new("r.jsonl"), partitions)
+    }
+
+    /// The breaker pass: a 2 MiB value passed load and failed after Kafka started (exit 4).
+    #[test]
+    fn a_record_larger_than_kafka_takes_is_refused_at_load_with_its_line() {
+        let big = "a".repeat(MAX_RECORD_BYTES + 1);
+        let text = format!("{{\"value\":\"ok\"}}\n{{\"value\":\"{big}\"}}\n");
+        let e = parse(&text, None).unwrap_err();
+        assert!(e.starts_with("records_file r.jsonl:2:"), "{}", &e[..80]);
+        assert!(
+            e.contains("message.max.bytes"),
+            "{}",
+            &e[..200.min(e.len())]
+        );
+        let huge = format!("{{\"value\":\"{}\"}}", "b".repeat(MAX_LINE_BYTES));
+        let e = parse(&huge, None).unwrap_err();
+        assert!(
+            e.contains("longer than any record"),
+            "{}",
+            &e[..200.min(e.len())]
+        );
+        let fits = format!("{{\"value\":\"{}\"}}", "c".repeat(MAX_RECORD_BYTES - 10));
+        assert!(parse(&fits, None).is_ok());
     }
 
     #[test]

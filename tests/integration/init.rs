@@ -293,6 +293,50 @@ fn init_writes_a_scenario_that_rehearse_loads() {
     assert_eq!(Scenario::load(&written).unwrap().targets, vec!["4.0.1"]);
 }
 
+/// The breaker pass: `--force` onto a hard link of a checkpoint file (or of the job) wrote the
+/// scenario through the link into that file. The replacement is renamed over the output now.
+#[test]
+fn force_never_writes_through_a_hard_link() {
+    let dir = workdir();
+    let ckpt = dir.path().join("ck");
+    let src = fixtures().join("3.5.3/kafka-agg");
+    for e in walkdir::WalkDir::new(&src).into_iter().flatten() {
+        let dest = ckpt.join(e.path().strip_prefix(&src).unwrap());
+        if e.file_type().is_dir() {
+            fs::create_dir_all(&dest).unwrap();
+        } else {
+            fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+    let before = tree(&ckpt);
+    fs::hard_link(ckpt.join("commits/0"), dir.path().join("hl.toml")).unwrap();
+    fs::hard_link(dir.path().join("job.py"), dir.path().join("hj.toml")).unwrap();
+    for out in ["hl.toml", "hj.toml"] {
+        run_in(
+            dir.path(),
+            &[
+                ckpt.to_str().unwrap(),
+                "--job",
+                "job.py",
+                "-o",
+                out,
+                "--force",
+            ],
+        )
+        .code(0);
+        assert!(Scenario::load(&dir.path().join(out)).is_ok());
+    }
+    assert_eq!(
+        tree(&ckpt),
+        before,
+        "the checkpoint was written through a link"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("job.py")).unwrap(),
+        "print(1)\n"
+    );
+}
+
 #[test]
 fn a_jar_job_needs_its_main_class() {
     let dir = workdir();

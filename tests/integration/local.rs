@@ -265,7 +265,7 @@ fn local_runtime_refuses_a_spark_the_host_python_cannot_run() {
 }
 
 #[test]
-fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
+fn local_runtime_ctrl_c_or_sigterm_stops_the_broker_and_gc_sweeps_orphans() {
     // Ctrl-C (SIGINT): the run kills its own process groups and exits 130.
     let tmp = tempfile::tempdir().unwrap();
     let (child, seen, rest) = run_until_kafka_ready(tmp.path());
@@ -285,6 +285,22 @@ fn local_runtime_ctrl_c_stops_the_broker_and_gc_sweeps_orphans() {
     assert_eq!(out.status.code(), Some(130), "{seen}{rest}");
     assert!(rest.contains("interrupted"), "{rest}");
     assert!(wait_group_gone(pgid), "Kafka group {pgid} survived Ctrl-C");
+    assert!(pid_files_of(owner).is_empty());
+
+    // SIGTERM (a cancelled CI job, `timeout`): the same clean stop. Before, only Ctrl-C was
+    // heard and `timeout 20 rehearse run …` left its Kafka running (breaker pass).
+    let tmp = tempfile::tempdir().unwrap();
+    let (child, seen, rest) = run_until_kafka_ready(tmp.path());
+    let owner = child.id();
+    let groups = pid_files_of(owner);
+    assert_eq!(groups.len(), 1, "{groups:?}\n{seen}");
+    let pgid = groups[0].0;
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let rest = rest.join().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{seen}{rest}");
+    assert!(wait_group_gone(pgid), "Kafka group {pgid} survived SIGTERM");
     assert!(pid_files_of(owner).is_empty());
 
     // SIGKILL: nothing runs the cleanup, the broker is an orphan until `rehearse gc`.
