@@ -692,7 +692,9 @@ async fn run_by_url_resumes_on_every_server_and_leaves_the_source_unchanged() {
             server.name
         );
 
-        // Kept (--keep): the staged copy under the report dir is byte-identical to the source.
+        // Kept (--keep): the staged copy under the report dir is the restart's working set —
+        // fewer files than the source, each byte-identical to the source's file of that path,
+        // `metadata` and the last commit among them.
         let staged = PathBuf::from(remote["staged_at"].as_str().unwrap());
         assert!(staged.starts_with(&reports), "{}", staged.display());
         let rel = |tree: Vec<(PathBuf, Vec<u8>)>, root: &Path| -> Vec<(PathBuf, Vec<u8>)> {
@@ -700,10 +702,32 @@ async fn run_by_url_resumes_on_every_server_and_leaves_the_source_unchanged() {
                 .map(|(p, b)| (p.strip_prefix(root).unwrap().to_path_buf(), b))
                 .collect()
         };
+        let source_files: std::collections::BTreeMap<PathBuf, Vec<u8>> =
+            rel(read_tree(&source), &source).into_iter().collect();
+        let staged_files = rel(read_tree(&staged), &staged);
+        assert_eq!(remote["working_set"], true, "{remote}");
         assert_eq!(
-            rel(read_tree(&staged), &staged),
-            rel(read_tree(&source), &source)
+            remote["files"].as_u64().unwrap() as usize,
+            staged_files.len(),
+            "{remote}"
         );
+        assert!(staged_files.len() < source_files.len(), "{remote}");
+        for (path, bytes) in &staged_files {
+            assert_eq!(
+                source_files.get(path),
+                Some(bytes),
+                "{}: staged {} differs from the source",
+                server.name,
+                path.display()
+            );
+        }
+        for needed in ["metadata", "offsets", "commits"] {
+            assert!(
+                staged_files.iter().any(|(p, _)| p.starts_with(needed)),
+                "{}: {needed} not staged",
+                server.name
+            );
+        }
 
         // No secret in anything the run printed or wrote.
         let mut written: Vec<(PathBuf, Vec<u8>)> = read_tree(&dir);
