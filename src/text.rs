@@ -20,6 +20,46 @@ pub fn sanitize(line: &str) -> Cow<'_, str> {
     ANSI.replace_all(line, "")
 }
 
+/// Epoch milliseconds as an ISO-8601 UTC instant to the second: `2024-01-01T00:00:24Z`
+/// (no time zone database needed).
+pub fn utc_seconds(ms: i64) -> String {
+    let (date, h, m, s) = utc_parts(ms);
+    format!("{date}T{h:02}:{m:02}:{s:02}Z")
+}
+
+/// Epoch milliseconds as Spark prints a watermark: `2024-01-01T00:00:24.000Z`.
+pub fn utc_millis(ms: i64) -> String {
+    let (date, h, m, s) = utc_parts(ms);
+    format!("{date}T{h:02}:{m:02}:{s:02}.{:03}Z", ms.rem_euclid(1000))
+}
+
+/// (`YYYY-MM-DD`, hour, minute, second) of epoch milliseconds, UTC.
+fn utc_parts(ms: i64) -> (String, i64, i64, i64) {
+    let secs = ms.div_euclid(1000);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    (
+        format!("{y:04}-{m:02}-{d:02}"),
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,42 +116,13 @@ pub(crate) fn progress_warnings(ctx: &TrialContext, p: &Progress) -> Vec<Warning
                 message: row.message.clone(),
                 evidence: vec![format!(
                     "the checkpoint's watermark is {ms} ms ({}); batch {} after the restart reports no eventTime.watermark",
-                    iso_millis(ms),
+                    crate::text::utc_millis(ms),
                     p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
                 )],
             });
         }
     }
     out
-}
-
-/// `ms` since the epoch as an ISO-8601 UTC instant, as Spark prints watermarks.
-fn iso_millis(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 #[cfg(test)]
