@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{RehearsalError, RehearsalEvent, SourceCheckpoint};
-use crate::report::RemoteSourceReport;
+use crate::report::{CopyReport, RemoteSourceReport};
 use crate::scenario::Scenario;
 use crate::store::{CheckpointLocation, CheckpointStore, StoreEnv};
 use crate::trial::TrialSettings;
@@ -139,12 +139,7 @@ impl StagedSource {
         RemoteSourceReport {
             url: self.url(),
             staged_at: self.staged_at.clone(),
-            files: self.copy.files,
-            bytes: self.copy.bytes,
-            source_files: self.copy.source_files,
-            source_bytes: self.copy.source_bytes,
-            working_set: self.copy.working_set,
-            why_full: self.copy.why_full.clone(),
+            staged: CopyReport::from(&self.copy),
             compared: compared.to_string(),
             unchanged,
             changes,

@@ -50,19 +50,10 @@ pub struct RemoteSourceReport {
     pub url: String,
     /// The local directory it was staged into (removed after the run unless `--keep`).
     pub staged_at: PathBuf,
-    /// Files and bytes staged.
-    pub files: u64,
-    /// Bytes staged.
-    pub bytes: u64,
-    /// Files the source held when staged.
-    pub source_files: u64,
-    /// Bytes the source held when staged.
-    pub source_bytes: u64,
-    /// True when only the restart's working set was staged (the default); false with
-    /// `--full-copy` or when the working set could not be told for certain (`why_full`).
-    pub working_set: bool,
-    /// Why everything was staged, when it was.
-    pub why_full: Option<String>,
+    /// What was staged, as a trial's `copy` says it (the same keys, flattened into this object):
+    /// files and bytes staged of the source's, and whether only the working set was.
+    #[serde(flatten)]
+    pub staged: CopyReport,
     /// What was compared between the listing at staging time and the one at the end.
     pub compared: String,
     /// `Some(true)`: every object had the same size and change markers at the end;

@@ -115,14 +115,15 @@ pub(crate) fn remote_source_line(r: &crate::report::RemoteSourceReport) -> Strin
         (None, Some(e)) => format!("not checked at the end: {e}"),
         (None, None) => "not checked at the end".to_string(),
     };
-    let what = match (&r.why_full, r.working_set) {
+    let c = &r.staged;
+    let what = match (&c.why_full, c.working_set) {
         (_, true) => "the restart's working set".to_string(),
         (Some(why), false) => format!("everything ({why})"),
         (None, false) => "everything (--full-copy)".to_string(),
     };
     format!(
         "remote source {}: staged {what}, {} of its {} files ({} of {} bytes), only listed and read there; {end}",
-        r.url, r.files, r.source_files, r.bytes, r.source_bytes
+        r.url, c.files, c.source_files, c.bytes, c.source_bytes
     )
 }
 
