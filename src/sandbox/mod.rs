@@ -22,12 +22,14 @@
 
 mod copy;
 mod nesting;
+mod verify;
 
 pub use copy::{
-    copy_checkpoint, copy_checkpoint_for, set_local_method, verify_source, CopyOptions,
-    CopySummary, LocalMethod, BUFFER, DEFAULT_PARALLEL_LOCAL, DEFAULT_PARALLEL_REMOTE,
+    copy_checkpoint, copy_checkpoint_for, set_local_method, CopyOptions, CopySummary, LocalMethod,
+    BUFFER, DEFAULT_PARALLEL_LOCAL, DEFAULT_PARALLEL_REMOTE,
 };
 pub use nesting::refuse_nesting;
+pub use verify::verify_source;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -106,7 +108,7 @@ impl SourceHashes {
                 continue;
             }
             let rel = relative(root, entry.path());
-            files.insert(rel, copy::hash_path(entry.path(), &mut buf)?);
+            files.insert(rel, verify::hash_path(entry.path(), &mut buf)?);
         }
         Ok(SourceHashes { files })
     }
