@@ -24,5 +24,7 @@ pub use model::{
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
 pub use parse::{check_release, check_timeout, check_version, MAX_TIMEOUT_SECONDS};
-pub use placeholders::{fill, fill_topics, Placeholders};
+pub use placeholders::{
+    check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,
+};
 pub use records::{FileRecord, RecordsFile, MAX_RECORDS_FILE_BYTES};

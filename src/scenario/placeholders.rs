@@ -1,7 +1,52 @@
 //! The placeholders a scenario's job arguments may hold (`{checkpoint}`, `{bootstrap_servers}`,
-//! `{output}`, `{topic.NAME}` of an input or output topic) and how the harness fills them.
+//! `{output}`, `{topic.NAME}` of an input or output topic) and how the harness fills them; and
+//! the version placeholders `{spark}` and `{scala}` of job paths and dependency coordinates
+//! ([`fill_versions`], [`check_versions`]).
 
 use super::Topic;
+use crate::versions::SparkLine;
+
+/// The placeholders of job paths (`jar`, `file`) and dependency coordinates, filled per Spark
+/// version by [`fill_versions`]: `{spark}` the full version (`4.0.1`), `{scala}` the Scala
+/// binary version of its line (`2.13`, the `scala` column of `src/versions/spark-lines.toml`:
+/// pom.xml `scala.binary.version`). Teams that publish one artifact per line name it so:
+/// `app_{scala}-{spark}.jar`, `org.apache.spark:spark-avro_{scala}:{spark}`.
+pub const VERSION_NAMES: &[&str] = &["spark", "scala"];
+
+/// Fills `{spark}` with `spark` and `{scala}` with the Scala binary version of `spark`'s line
+/// ([`VERSION_NAMES`]). A version before the table's first line (Spark 2.x, refused at load)
+/// leaves `{scala}` as written. Any other `{…}` is left as it is: [`check_versions`] refuses it
+/// at load.
+pub fn fill_versions(text: &str, spark: &str) -> String {
+    let mut out = text.replace("{spark}", spark);
+    if let Some(line) = SparkLine::of_text(spark) {
+        out = out.replace("{scala}", line.scala);
+    }
+    out
+}
+
+/// Checks that every `{NAME}` in `text` (a job path or a dependency coordinate, named `what` in
+/// the message, e.g. `[job] jar`) is one of [`VERSION_NAMES`]; `Err` names the placeholder, the
+/// closest of them and what they are filled with.
+pub fn check_versions(text: &str, what: &str) -> Result<(), String> {
+    for name in names(text) {
+        if VERSION_NAMES.contains(&name) {
+            continue;
+        }
+        let hint = closest(name, VERSION_NAMES.iter().copied())
+            .map(|k| format!(" — did you mean {{{k}}}?"))
+            .unwrap_or_default();
+        let run_time = if KNOWN.contains(&name) || name.starts_with("topic.") {
+            format!(" ({{{name}}} is filled in job arguments only)")
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "{what} = {text:?} holds the placeholder {{{name}}}, which rehearse does not fill there{hint}{run_time}; {what} takes {{spark}} (the Spark version, e.g. 4.0.1) and {{scala}} (its Scala binary version, e.g. 2.13)"
+        ));
+    }
+    Ok(())
+}
 
 /// Values the harness fills into job arguments.
 #[derive(Debug, Clone)]
@@ -113,8 +158,13 @@ pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
                 .chain(std::iter::once("{topic.NAME}".to_string()))
                 .collect();
             return Err(format!(
-                "{arg:?} holds the placeholder {{{name}}}, which rehearse does not fill{hint} (it fills {})",
-                all.join(", ")
+                "{arg:?} holds the placeholder {{{name}}}, which rehearse does not fill{hint} (it fills {}){}",
+                all.join(", "),
+                if VERSION_NAMES.contains(&name) {
+                    format!("; {{{name}}} is filled in job paths (`jar`, `file`) and dependency coordinates, not in arguments")
+                } else {
+                    String::new()
+                }
             ));
         }
     }
@@ -153,6 +203,32 @@ pub fn fill_topics(arg: &str, p: &Placeholders, names: &[&str]) -> Result<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_fill_spark_and_the_scala_binary_version_of_its_line() {
+        assert_eq!(
+            fill_versions("jobs/app_{scala}-{spark}.jar", "3.5.3"),
+            "jobs/app_2.12-3.5.3.jar"
+        );
+        assert_eq!(
+            fill_versions("org.apache.spark:spark-avro_{scala}:{spark}", "4.0.1"),
+            "org.apache.spark:spark-avro_2.13:4.0.1"
+        );
+        assert_eq!(fill_versions("plain.jar", "4.0.1"), "plain.jar");
+        assert_eq!(fill_versions("a_{scala}.jar", "2.4.8"), "a_{scala}.jar");
+        check_versions("app_{scala}-{spark}.jar", "[job] jar").unwrap();
+        check_versions("${HOME}/x.jar", "[job] jar").unwrap();
+        for (text, needle) in [
+            ("app_{scla}.jar", "did you mean {scala}"),
+            ("app_{Spark}.jar", "did you mean {spark}"),
+            ("{output}/app.jar", "filled in job arguments only"),
+        ] {
+            let e = check_versions(text, "[job] jar").unwrap_err();
+            assert!(e.contains(needle) && e.contains("[job] jar"), "{text}: {e}");
+        }
+        let e = check("--v={spark}", &[]).unwrap_err();
+        assert!(e.contains("not in arguments"), "{e}");
+    }
 
     #[test]
     fn placeholder_typos_are_refused_with_the_closest_known_name() {
