@@ -44,6 +44,7 @@
 //! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
 //! | `warnings`                  | array of object | Semantic warnings: the restart resumed but its meaning may have changed. Each `{"code": string, "message": string, "evidence": [string]}`; codes `watermark-removed`, `state-schema-names-changed` (src/verdict/warning-rules.toml). With `deny_warnings` any warning fails the run (exit 19). |
 //! | `copy`                      | object          | What the sandbox copy of the source held, below. |
+//! | `job`                       | object          | The job artifact the trial ran: `table` (`[job]` or `[job.per_target."4.*"]`), `kind` (`jar` or `file`), `path` (`{spark}`/`{scala}` filled), `main_class` (string or null), `blake3` (hex of the artifact's bytes, or null). Absent only from reports built without a trial. |
 //!
 //! `seeding`:
 //!
@@ -202,6 +203,9 @@ struct TrialDocument<'a> {
     warnings: &'a [Warning],
     /// What the sandbox copy held.
     copy: CopyDocument<'a>,
+    /// The job artifact the trial ran; left out of reports built without a trial.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job: Option<&'a crate::report::JobArtifact>,
 }
 
 /// What the sandbox copy held. Field order is the key order.
@@ -302,6 +306,7 @@ impl<'a> TrialDocument<'a> {
                 working_set: trial.copy.working_set,
                 why_full: trial.copy.why_full.as_deref(),
             },
+            job: trial.job.as_ref(),
         }
     }
 }

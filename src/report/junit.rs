@@ -116,6 +116,9 @@ fn message(trial: &TrialReport) -> String {
 /// glue every `\tat org.apache…` frame of a Java stack trace to the left margin.
 fn system_out(trial: &TrialReport) -> String {
     let mut out = format!("verdict: {} (rule {})\n", trial.verdict, trial.rule);
+    if let Some(job) = &trial.job {
+        out.push_str(&format!("job: {}\n", job.describe()));
+    }
     if let Some(expected) = trial.expected_verdict {
         out.push_str(&format!("expected: {expected}\n"));
     }

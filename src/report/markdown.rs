@@ -58,6 +58,7 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
     }
     writeln!(out)?;
     write_copy_line(report, out)?;
+    write_jobs_line(report, out)?;
     writeln!(out)?;
     write_table(report, out)?;
     for trial in &report.trials {
@@ -139,6 +140,24 @@ fn write_output(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
+/// One line: the job artifact each trial ran, when the reports know it.
+fn write_jobs_line(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
+    let each: Vec<String> = report
+        .trials
+        .iter()
+        .filter_map(|t| {
+            t.job
+                .as_ref()
+                .map(|j| format!("spark-{}: {}", t.target_version, j.describe()))
+        })
+        .collect();
+    if each.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "Jobs: {}.", escape(&each.join("; ")))
+}
+
 /// One line: what the sandbox copies held (the same for every target, or per target).
 fn write_copy_line(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
     let first = &report.trials[0].copy;
@@ -198,6 +217,9 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
     }
     writeln!(out, "- **Rule:** {}", code(&trial.rule))?;
     writeln!(out, "- **Remedy:** {}", escape(&trial.remedy))?;
+    if let Some(job) = &trial.job {
+        writeln!(out, "- **Job:** {}", escape(&job.describe()))?;
+    }
     for note in &trial.notes {
         writeln!(out, "- **Note:** {}", escape(note))?;
     }

@@ -106,6 +106,41 @@ pub struct TrialReport {
     pub warnings: Vec<Warning>,
     /// What the sandbox copy of the source held.
     pub copy: CopyReport,
+    /// The job artifact this trial ran (`[job]` or a `[job.per_target]` entry); `None` in
+    /// reports built without a trial.
+    pub job: Option<JobArtifact>,
+}
+
+/// The artifact a trial ran, as the reports name it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct JobArtifact {
+    /// The scenario table it comes from: `[job]` or `[job.per_target."4.*"]`.
+    pub table: String,
+    /// `jar` or `file` (PySpark).
+    pub kind: String,
+    /// The artifact's path, `{spark}`/`{scala}` filled.
+    pub path: PathBuf,
+    /// The jar's main class.
+    pub main_class: Option<String>,
+    /// blake3 of the artifact's bytes as staged (hex), when it could be read.
+    pub blake3: Option<String>,
+}
+
+impl JobArtifact {
+    /// One line for terminal and Markdown reports: `jar app_2.13-4.0.1.jar (com.example.Main)
+    /// from [job.per_target."4.*"]`.
+    pub fn describe(&self) -> String {
+        let name = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let class = self
+            .main_class
+            .as_ref()
+            .map(|c| format!(" ({c})"))
+            .unwrap_or_default();
+        format!("{} {name}{class} from {}", self.kind, self.table)
+    }
 }
 
 /// What a trial's sandbox copy of the source checkpoint held: the restart's working set, or

@@ -325,6 +325,9 @@ fn write_notes_and_sandbox(
         }
     }
     detail(out, "copy", &text::copy(&trial.copy))?;
+    if let Some(job) = &trial.job {
+        detail(out, "job", &job.describe())?;
+    }
     for note in &trial.notes {
         detail(out, "note", note)?;
     }

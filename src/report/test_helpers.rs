@@ -99,6 +99,7 @@ fn resumed_trial() -> TrialReport {
         notes: vec![],
         warnings: vec![],
         copy: working_set_copy(),
+        job: None,
     }
 }
 
@@ -145,6 +146,7 @@ fn state_store_trial() -> TrialReport {
         notes: vec!["Kafka offsets were rebased by 1,000,000 per partition in the sandbox copy; batch-to-batch differences are kept.".to_owned()],
         warnings: vec![],
         copy: full_copy(),
+        job: None,
     }
 }
 
@@ -163,6 +165,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         sandbox: None,
         notes: vec![],
         copy: working_set_copy(),
+        job: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -188,6 +191,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         notes: vec![],
         warnings: vec![],
         copy: working_set_copy(),
+        job: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -210,6 +214,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         notes: vec![],
         warnings: vec![],
         copy: working_set_copy(),
+        job: None,
     };
     report(vec![
         resumed_trial(),
@@ -241,6 +246,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         notes: vec![],
         warnings: vec![],
         copy: working_set_copy(),
+        job: None,
     };
     RunReport {
         source_version: None,

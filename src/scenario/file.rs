@@ -86,6 +86,26 @@ pub struct JobSpec {
     /// Spark conf passed as `--conf key=value`.
     #[serde(default)]
     pub conf: BTreeMap<String, String>,
+    /// `[job.per_target."4.0.1"]`, `[job.per_target."4.*"]`: what a target runs instead of the
+    /// base job (see `scenario/job.rs` for which entry applies).
+    #[serde(default)]
+    pub per_target: BTreeMap<String, JobOverrideSpec>,
+}
+
+/// `[job.per_target."KEY"]`: the keys of `[job]` a target (or a version pattern) overrides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobOverrideSpec {
+    /// A PySpark file (relative to the scenario file; `{spark}`, `{scala}` filled).
+    pub file: Option<PathBuf>,
+    /// A jar (relative to the scenario file; `{spark}`, `{scala}` filled).
+    pub jar: Option<PathBuf>,
+    /// Main class of the jar.
+    pub main_class: Option<String>,
+    /// Arguments replacing `[job] args`.
+    pub args: Option<Vec<String>>,
+    /// Restart-only arguments replacing `[job] restart_args`.
+    pub restart_args: Option<Vec<String>>,
 }
 
 /// `[[topics]]`: one Kafka topic.

@@ -3,7 +3,8 @@
 //! `scenarios/suites/README.md`.
 //!
 //! One scenario: `file.rs` mirrors the TOML, `parse.rs` validates it table by table into the
-//! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments, `records.rs` reads a topic's
+//! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments, `job.rs` picks the job a target runs
+//! (`[job.per_target]`) and checks its artifact, `records.rs` reads a topic's
 //! `records_file`. [`suite`] reads a
 //! suite (query shapes × state store providers × source versions × target versions) and cuts it
 //! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
@@ -11,13 +12,18 @@
 
 mod file;
 pub mod init;
+mod job;
 mod model;
 mod parse;
 mod placeholders;
 mod records;
 pub mod suite;
 
-pub use file::{CheckpointSpec, GenerateSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec};
+pub use file::{
+    CheckpointSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec, ScenarioFile,
+    TopicSpec,
+};
+pub use job::{JobOverride, ResolvedJob, TargetPattern};
 pub use model::{
     trial_output_topic, CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError,
     Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,

@@ -162,6 +162,12 @@ pub struct Scenario {
     pub restart_args: Vec<String>,
     /// Spark conf.
     pub conf: BTreeMap<String, String>,
+    /// `[job.per_target."V"]` entries, in key order ([`Scenario::job_for`] picks one).
+    pub per_target: Vec<super::JobOverride>,
+    /// Whether the generation runs the job of its version, `per_target` entries included (a
+    /// suite's sources, each writing its own checkpoint), rather than the base `[job]` (a
+    /// scenario: the base job wrote the checkpoint). Set by `suite::Suite::group_scenario`.
+    pub per_target_generates: bool,
     /// Topics.
     pub topics: Vec<Topic>,
     /// Output topics the job writes (created empty, never seeded).

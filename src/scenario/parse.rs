@@ -7,7 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::file::{CheckpointSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec};
+use super::file::{
+    CheckpointSpec, JobOverrideSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec,
+};
+use super::job::{check_entry, JobOverride, TargetPattern};
 use super::model::{
     CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError, Topic,
     DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
@@ -88,12 +91,13 @@ impl Scenario {
             KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
         }
         check_placeholders(&file.job, &checkpoint, &topics, &output_topics).map_err(invalid)?;
+        let per_target = per_target(&file.job.per_target, &dir).map_err(invalid)?;
         let name = file.name.clone().unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "scenario".into())
         });
-        Ok(Scenario {
+        let scenario = Scenario {
             name,
             file: path.to_path_buf(),
             checkpoint,
@@ -101,6 +105,8 @@ impl Scenario {
             args: file.job.args.clone(),
             restart_args: file.job.restart_args.clone(),
             conf: file.job.conf.clone(),
+            per_target,
+            per_target_generates: false,
             topics,
             output_topics,
             targets: file.targets.clone(),
@@ -112,7 +118,15 @@ impl Scenario {
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
             deny_warnings: file.deny_warnings,
-        })
+        };
+        let generate = match &scenario.checkpoint {
+            CheckpointSource::Generate { spark, .. } => Some(spark.as_str()),
+            CheckpointSource::Path(_) | CheckpointSource::Remote(_) => None,
+        };
+        scenario
+            .check_artifacts(generate, &scenario.targets)
+            .map_err(invalid)?;
+        Ok(scenario)
     }
 }
 
@@ -271,9 +285,32 @@ fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
             job_path.display()
         ));
     }
-    userfile::check_regular(job_path, &format!("[job] {key}"), u64::MAX)
-        .map_err(|e| e.to_string())?;
+    placeholders::check_versions(&job_path.to_string_lossy(), &format!("[job] {key}"))?;
     Ok(job)
+}
+
+/// `[job.per_target."KEY"]`: each key a release or a pattern ([`TargetPattern`]), each entry's
+/// keys consistent; paths resolved, their existence checked per target by
+/// [`Scenario::check_artifacts`].
+fn per_target(
+    specs: &BTreeMap<String, JobOverrideSpec>,
+    dir: &Relative,
+) -> Result<Vec<JobOverride>, String> {
+    let mut out = Vec::new();
+    for (key, spec) in specs {
+        let o = JobOverride {
+            key: key.clone(),
+            pattern: TargetPattern::parse(key)?,
+            jar: spec.jar.as_deref().map(|p| dir.resolve(p)),
+            file: spec.file.as_deref().map(|p| dir.resolve(p)),
+            main_class: spec.main_class.clone(),
+            args: spec.args.clone(),
+            restart_args: spec.restart_args.clone(),
+        };
+        check_entry(&o)?;
+        out.push(o);
+    }
+    Ok(out)
 }
 
 /// What a Structured Streaming checkpoint directory holds once its query ran: the query id
@@ -533,6 +570,12 @@ fn check_placeholders(
         .chain(generate_args)
     {
         placeholders::check(arg, &names).map_err(|m| format!("[job] args: {m}"))?;
+    }
+    for (key, o) in &job.per_target {
+        for arg in o.args.iter().chain(&o.restart_args).flatten() {
+            placeholders::check(arg, &names)
+                .map_err(|m| format!("[job.per_target.{key:?}] args: {m}"))?;
+        }
     }
     Ok(())
 }
@@ -795,9 +838,10 @@ mod load_time_refusals {
     /// `offsets/`), an empty directory `empty/`, a plain file `plain`.
     fn dir() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        for f in ["job.py", "job.jar", "job.txt", "plain"] {
+        for f in ["job.py", "job.txt", "plain"] {
             std::fs::write(dir.path().join(f), "x").unwrap();
         }
+        std::fs::write(dir.path().join("job.jar"), "PK\x03\x04").unwrap();
         std::fs::create_dir_all(dir.path().join("ck/offsets")).unwrap();
         std::fs::create_dir(dir.path().join("empty")).unwrap();
         dir

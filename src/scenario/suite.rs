@@ -485,7 +485,27 @@ impl Suite {
             expect,
         };
         suite.check_topics().map_err(invalid)?;
+        suite.check_artifacts().map_err(invalid)?;
         Ok(suite)
+    }
+
+    /// Every job artifact the suite would run: per group, the generation's on its source and
+    /// each target's (`[job.per_target]` entries of the shape's scenario included), checked
+    /// before any image is built.
+    fn check_artifacts(&self) -> Result<(), String> {
+        for group in self.groups(None) {
+            let scenario = self.group_scenario(&group);
+            scenario
+                .check_artifacts(Some(&group.source), &group.targets)
+                .map_err(|m| {
+                    format!(
+                        "shape {} ({}): {m}",
+                        self.shapes[group.shape].name,
+                        self.shapes[group.shape].scenario.file.display()
+                    )
+                })?;
+        }
+        Ok(())
     }
 
     /// The topics the suite creates on its one broker (`<suite>.<shape>.<provider>.<source>.
@@ -611,7 +631,8 @@ impl Suite {
     }
 
     /// The scenario that generates `group`'s source checkpoint and restarts it: the shape's
-    /// scenario with the group's source version and provider, its topics (input and output)
+    /// scenario with the group's source version (whose generation runs the job of that version,
+    /// [`Scenario::per_target_generates`]) and provider, its topics (input and output)
     /// renamed apart from every other group's (`<suite>.<shape>.<provider>.<source>.<topic>`,
     /// so one Kafka broker serves the whole suite), `{topic.NAME}` placeholders renamed to match, and the suite's
     /// timeout and expectations.
@@ -634,8 +655,14 @@ impl Suite {
                 }
             }
         };
-        rename_args(&mut s.args);
-        rename_args(&mut s.restart_args);
+        s.map_job_args(|a| {
+            for (from, to) in &renames {
+                *a = a.replace(&format!("{{topic.{from}}}"), &format!("{{topic.{to}}}"));
+            }
+        });
+        // Each source writes its own checkpoint with the job of its version (per-line
+        // artifacts: `[job.per_target]`, `{spark}`/`{scala}` in the job's path).
+        s.per_target_generates = true;
         if let CheckpointSource::Generate {
             spark, extra_args, ..
         } = &mut s.checkpoint

@@ -23,13 +23,22 @@ pub async fn bare_restart_seconds(
     target: &str,
 ) -> Result<f64, TrialError> {
     let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
-    let app = stage_job(scenario, sandbox.path(), target)?;
+    let job = scenario.job_for(target);
+    let app = stage_job(&job, sandbox.path(), target)?;
     let ids = TrialIds::new(&scenario.name);
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {
         seed_and_check(&kafka, inspection, scenario).await?;
         let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
-        let cmd = submit(scenario, target, &job_sandbox, &app, &scenario.args, &kafka)?;
+        let cmd = submit(
+            scenario,
+            &job,
+            target,
+            &job_sandbox,
+            &app,
+            &job.args,
+            &kafka,
+        )?;
         let started = Instant::now();
         let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
         let mut lines = spark.lines();

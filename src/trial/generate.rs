@@ -96,7 +96,7 @@ pub async fn generate_checkpoint(
         None,
         &format!("{}-generate-{}", scenario.name, g.spark),
     )?;
-    let app = stage_job(scenario, work.path(), &g.spark)?;
+    let app = stage_job(&scenario.generation_job(&g.spark), work.path(), &g.spark)?;
     let ids = broker.ids(&scenario.name, g.runtime);
     let (kafka, _) = broker.start(&ids, scenario, on_event).await?;
     let result = generate_with(
@@ -228,10 +228,11 @@ async fn generate_with(
         }
     };
     produce_round(0).await?;
-    let mut args = scenario.args.clone();
+    let job = scenario.generation_job(&g.spark);
+    let mut args = job.args.clone();
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
-    let cmd = submit(scenario, &g.spark, &job_sandbox, app, &args, kafka)?;
+    let cmd = submit(scenario, &job, &g.spark, &job_sandbox, app, &args, kafka)?;
     tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
     let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {
@@ -338,21 +339,19 @@ fn committed_offsets_reached(checkpoint: &Path, want: &KafkaOffsets) -> bool {
 /// the `.py` files beside it), the arguments, conf, topics, versions, batches and records.
 fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialError> {
     let mut h = blake3::Hasher::new();
-    let job = match &scenario.job {
-        Job::Python { file } => file,
-        Job::Jar { jar, .. } => jar,
-    };
+    let resolved = scenario.generation_job(&g.spark);
+    let job = resolved.artifact().to_path_buf();
     // Through userfile: a job (or a `.py` beside it) that is a FIFO must not hang the key.
     let read = |p: &Path| {
         crate::userfile::read_bytes(p, "job file", crate::userfile::MAX_JOB_BYTES)
             .map_err(std::io::Error::other)
     };
-    let bytes = read(job).map_err(|source| TrialError::Stage {
+    let bytes = read(&job).map_err(|source| TrialError::Stage {
         path: job.clone(),
         source,
     })?;
     h.update(&bytes);
-    if let (Job::Python { .. }, Some(dir)) = (&scenario.job, job.parent()) {
+    if let (Job::Python { .. }, Some(dir)) = (&resolved.job, job.parent()) {
         let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|rd| {
                 rd.flatten()
@@ -390,7 +389,7 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
     h.update(
         format!(
             "{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}",
-            scenario.args,
+            resolved.args,
             g.extra_args,
             scenario.conf,
             topics,
@@ -401,6 +400,11 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
         )
         .as_bytes(),
     );
+    // A jar's main class picks the query; hashed only for jars, so the keys of PySpark jobs
+    // stay as they were.
+    if let Job::Jar { main_class, .. } = &resolved.job {
+        h.update(format!("|main_class={main_class}").as_bytes());
+    }
     Ok(format!(
         "{}-{}-{}",
         scenario.name,

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 
 use super::TrialError;
 use crate::runtime::KafkaBroker;
-use crate::scenario::{fill_topics, Job, Placeholders, Scenario};
+use crate::scenario::{fill_topics, Job, Placeholders, ResolvedJob, Scenario};
 use crate::spark::{self, Submit};
 
 /// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/` and the
 /// harness's logging config into `conf/`. Returns the app path relative to the sandbox.
 pub(super) fn stage_job(
-    scenario: &Scenario,
+    job: &ResolvedJob,
     sandbox: &Path,
     version: &str,
 ) -> Result<String, TrialError> {
@@ -24,7 +24,7 @@ pub(super) fn stage_job(
                 source,
             })
     };
-    let app = match &scenario.job {
+    let app = match &job.job {
         Job::Python { file } => {
             if let Some(dir) = file.parent() {
                 let siblings = std::fs::read_dir(dir).map_err(|source| TrialError::Stage {
@@ -96,9 +96,11 @@ pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
 }
 
 /// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
-/// (`RuntimeKind::job_sandbox`) and `app` relative to it.
+/// (`RuntimeKind::job_sandbox`) and `app` relative to it; `job` the job this version runs
+/// ([`Scenario::job_for`]).
 pub(super) fn submit(
     scenario: &Scenario,
+    job: &ResolvedJob,
     version: &str,
     sandbox: &Path,
     app: &str,
@@ -119,7 +121,7 @@ pub(super) fn submit(
             scenario: scenario.file.clone(),
             message,
         })?;
-    let main_class = match &scenario.job {
+    let main_class = match &job.job {
         Job::Jar { main_class, .. } => Some(main_class.clone()),
         Job::Python { .. } => None,
     };

@@ -60,15 +60,17 @@ pub async fn run_trial(
         }
         _ => scenario,
     };
+    let job = scenario.job_for(target);
     let trial = Trial {
         scenario,
+        job: &job,
         source,
         inspection,
         target,
         settings,
     };
     let (store, sandbox) = trial.copy_source(on_event).await?;
-    let app = stage_job(scenario, sandbox.path(), target)?;
+    let app = stage_job(&job, sandbox.path(), target)?;
     let ids = broker.ids(&scenario.name, settings.runtime);
     let mut notes = Vec::new();
     let rebased = match broker {
@@ -104,6 +106,8 @@ pub async fn run_trial(
 /// What a trial was asked to do.
 struct Trial<'a> {
     scenario: &'a Scenario,
+    /// The job this target runs (`[job]` or its `[job.per_target]` entry).
+    job: &'a crate::scenario::ResolvedJob,
     source: &'a Path,
     inspection: &'a Inspection,
     target: &'a str,
@@ -146,13 +150,14 @@ struct Watched {
 /// not in the checkpoint, so the restart may write elsewhere than the generation did.
 fn output_topics_of_trial(scenario: &Scenario, target: &str) -> Scenario {
     let mut s = scenario.clone();
-    for o in &mut s.output_topics {
+    let mut outputs = std::mem::take(&mut s.output_topics);
+    for o in &mut outputs {
         let to = crate::scenario::trial_output_topic(&o.name, target);
-        for a in s.args.iter_mut().chain(s.restart_args.iter_mut()) {
-            *a = a.replace(&format!("{{topic.{}}}", o.name), &format!("{{topic.{to}}}"));
-        }
+        let (from, to_placeholder) = (format!("{{topic.{}}}", o.name), format!("{{topic.{to}}}"));
+        s.map_job_args(|a| *a = a.replace(&from, &to_placeholder));
         o.name = to;
     }
+    s.output_topics = outputs;
     s
 }
 
@@ -229,10 +234,18 @@ impl Trial<'_> {
         on_event: &mut (dyn FnMut(TrialEvent) + Send),
     ) -> Result<Watched, TrialError> {
         let scenario = self.scenario;
-        let mut args = scenario.args.clone();
-        args.extend(scenario.restart_args.iter().cloned());
+        let mut args = self.job.args.clone();
+        args.extend(self.job.restart_args.iter().cloned());
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
-        let cmd = submit(scenario, self.target, &job_sandbox, r.app, &args, r.kafka)?;
+        let cmd = submit(
+            scenario,
+            self.job,
+            self.target,
+            &job_sandbox,
+            r.app,
+            &args,
+            r.kafka,
+        )?;
         tracing::debug!(version = self.target, argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
         let started = Instant::now();
         let spark = runtime::start_spark(
@@ -355,7 +368,29 @@ impl Trial<'_> {
             notes,
             warnings,
             copy: CopyReport::from(&sandbox.copy),
+            job: Some(job_artifact(self.job)),
         })
+    }
+}
+
+/// The artifact a trial ran, for its report: where it came from, its path and main class, and
+/// blake3 of its bytes (`None` when it cannot be read now).
+fn job_artifact(job: &crate::scenario::ResolvedJob) -> crate::report::JobArtifact {
+    let (kind, main_class) = match &job.job {
+        crate::scenario::Job::Python { .. } => ("file", None),
+        crate::scenario::Job::Jar { main_class, .. } => ("jar", Some(main_class.clone())),
+    };
+    let blake3 = std::fs::File::open(job.artifact()).ok().and_then(|f| {
+        let mut h = blake3::Hasher::new();
+        h.update_reader(f).ok()?;
+        Some(h.finalize().to_hex().to_string())
+    });
+    crate::report::JobArtifact {
+        table: job.table(),
+        kind: kind.to_owned(),
+        path: job.artifact().to_path_buf(),
+        main_class,
+        blake3,
     }
 }
 

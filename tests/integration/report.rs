@@ -169,6 +169,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
             working_set: true,
             why_full: None,
         },
+        job: None,
     }
 }
 
