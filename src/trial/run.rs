@@ -162,6 +162,36 @@ fn output_topics_of_trial(scenario: &Scenario, target: &str) -> Scenario {
 }
 
 impl Trial<'_> {
+    /// The job this trial runs and the Spark version its artifact ran on before: the
+    /// generation's, when the generation ran the same artifact; for a given checkpoint run by
+    /// the base `[job]`, the writer's line when the checkpoint pins it to one line.
+    fn job_facts(&self) -> crate::verdict::JobFacts {
+        let artifact = self.job.artifact();
+        let built_for = match &self.scenario.checkpoint {
+            CheckpointSource::Generate { spark, .. } => {
+                (self.scenario.generation_job(spark).artifact() == artifact).then(|| spark.clone())
+            }
+            CheckpointSource::Path(_) | CheckpointSource::Remote(_) => {
+                let w = &self.inspection.writer_version;
+                match (&w.min, &w.max, &self.job.per_target) {
+                    (Some(min), Some(max), None) => min
+                        .line()
+                        .filter(|(a, b)| max.starts_with(&format!("{a}.{b}.")))
+                        .map(|_| min.to_string()),
+                    _ => None,
+                }
+            }
+        };
+        crate::verdict::JobFacts {
+            artifact: artifact.file_name().map_or_else(
+                || artifact.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            built_for,
+            target: self.target.to_string(),
+        }
+    }
+
     /// The sandbox copy of the source (hashed while copied): the working set of a restart on
     /// this target, or everything (`--full-copy`, or an uncertain working set). Also returns the
     /// source's read-only client, for the check at the end.
@@ -263,6 +293,7 @@ impl Trial<'_> {
             // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
             // of the checkpoint has its own proof: Spark's data-loss error, or the grace.)
             require_input_rows: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
+            job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };
         let classification = watch(

@@ -195,7 +195,76 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             operator_ids: vec![0],
             require_input_rows: false,
             checkpoint_watermark_ms: None,
+            job: None,
         }
+    }
+
+    #[test]
+    fn a_jar_built_for_3_5_failing_on_4_0_in_its_own_class_names_the_rebuild() {
+        let log = include_str!("../../tests/fixtures/logs/jvm/java-built-for-3.5.3-on-4.0.1.log");
+        let job = crate::verdict::JobFacts {
+            artifact: "count-by-key_2.12-3.5.3.jar".into(),
+            built_for: Some("3.5.3".into()),
+            target: "4.0.1".into(),
+        };
+        let with_job = TrialContext {
+            job: Some(job.clone()),
+            ..ctx()
+        };
+        let c = classify(log.lines(), std::iter::empty(), &with_job);
+        assert_eq!(c.verdict, Verdict::EnvironmentError);
+        assert_eq!(c.rule, "job-built-for-another-line");
+        for needle in [
+            "built for Spark 3.5 / Scala 2.12",
+            "rebuild it for 4.0 / Scala 2.13",
+            "[job.per_target]",
+            "com.example.rehearse.CountByKey in count-by-key_2.12-3.5.3.jar",
+        ] {
+            assert!(c.remedy.contains(needle), "{needle}: {}", c.remedy);
+        }
+        assert!(
+            c.evidence
+                .iter()
+                .any(|e| e.contains("at com.example.rehearse.CountByKey.main")),
+            "{:?}",
+            c.evidence
+        );
+        // Without the job's facts (`rehearse classify`), or with an artifact built for the
+        // target's own line, the generic linkage rule stays.
+        let generic = classify(log.lines(), std::iter::empty(), &ctx());
+        assert_eq!(generic.rule, "jvm-linkage-error");
+        let own = TrialContext {
+            job: Some(crate::verdict::JobFacts {
+                built_for: None,
+                ..job.clone()
+            }),
+            ..ctx()
+        };
+        assert_eq!(
+            classify(log.lines(), std::iter::empty(), &own).rule,
+            "jvm-linkage-error"
+        );
+        let same_line = TrialContext {
+            job: Some(crate::verdict::JobFacts {
+                built_for: Some("4.0.0".into()),
+                ..job.clone()
+            }),
+            ..ctx()
+        };
+        assert_eq!(
+            classify(log.lines(), std::iter::empty(), &same_line).rule,
+            "jvm-linkage-error"
+        );
+        // A linkage error thrown inside Spark only (a connector jar shadowing Spark's) is not the
+        // job's code: the generic rule.
+        let inside_spark = log.replace(
+            "at com.example.rehearse.CountByKey.main(CountByKey.java:54)",
+            "at org.apache.spark.sql.kafka010.KafkaSourceProvider.createSource(KafkaSourceProvider.scala:1)",
+        );
+        assert_eq!(
+            classify(inside_spark.lines(), std::iter::empty(), &with_job).rule,
+            "jvm-linkage-error"
+        );
     }
 
     fn progress(batch: u64, start: u64, end: u64) -> String {
@@ -255,6 +324,7 @@ mod complete_log_eof_tests {
             operator_ids: vec![0],
             require_input_rows: false,
             checkpoint_watermark_ms: None,
+            job: None,
         }
     }
 

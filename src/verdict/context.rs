@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::checkpoint::{BatchId, Inspection};
+use crate::versions::{SparkLine, SparkVersion};
 
 /// What the classifier must know about the checkpoint being restarted. Built by
 /// [`TrialContext::from_inspection`] (the trial) or given partly by hand (`rehearse classify`
@@ -34,6 +35,45 @@ pub struct TrialContext {
     /// the query had a watermark; 0 or `None` tells nothing (a watermark that never advanced).
     #[serde(default)]
     pub checkpoint_watermark_ms: Option<i64>,
+    /// The job the trial runs, when the harness knows it (a trial sets it; `rehearse classify`
+    /// does not): a linkage failure in the job's own classes is then explained.
+    #[serde(default)]
+    pub job: Option<JobFacts>,
+}
+
+/// The job a trial runs and the Spark version its artifact was built for, as far as the
+/// harness knows.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JobFacts {
+    /// The artifact's file name (`app_2.12-3.5.3.jar`).
+    pub artifact: String,
+    /// The Spark version the artifact ran on before (the version that wrote the checkpoint,
+    /// when the trial runs the same artifact as the generation, or the base job on a
+    /// checkpoint whose writer line is known); `None` when the trial runs its own artifact.
+    pub built_for: Option<String>,
+    /// The target the trial restarts on.
+    pub target: String,
+}
+
+impl JobFacts {
+    /// `(source line, source Scala, target line, target Scala)` when the artifact was built
+    /// for another Spark line than the target's and the two differ in Scala binary version or
+    /// major version (Spark 4 moved the Dataset and streaming API classes to `sql-api` and is
+    /// Scala 2.13 only: SPARK-45314, SPARK-49700) — the fact `job-built-for-another-line`.
+    pub fn line_change(&self) -> Option<(String, &'static str, String, &'static str)> {
+        let from = SparkVersion::parse(self.built_for.as_deref()?).ok()?;
+        let to = SparkVersion::parse(&self.target).ok()?;
+        let (from_row, to_row) = (SparkLine::of(&from)?, SparkLine::of(&to)?);
+        let (fl, tl) = (from.line()?, to.line()?);
+        (from_row.scala != to_row.scala || fl.0 != tl.0).then(|| {
+            (
+                format!("{}.{}", fl.0, fl.1),
+                from_row.scala,
+                format!("{}.{}", tl.0, tl.1),
+                to_row.scala,
+            )
+        })
+    }
 }
 
 impl TrialContext {
@@ -48,6 +88,8 @@ impl TrialContext {
             // Only a live trial knows it seeded fresh records; it sets this itself.
             require_input_rows: false,
             checkpoint_watermark_ms: inspection.watermark_ms(),
+            // Only a trial knows the job it runs; it sets this itself.
+            job: None,
         }
     }
 }

@@ -250,8 +250,9 @@ pub(crate) fn judge_failure(
         lines: primary.to_vec(),
         error_class_hint: None,
     };
-    if let Some(found) = rules.first_match(&primary_text) {
-        return finish_match(ctx, &primary_text, found);
+    let facts_held = trial_facts(ctx);
+    if let Some(found) = rules.first_match_given(&primary_text, &facts_held) {
+        return finish_match(rules, ctx, &primary_text, found);
     }
     let mut text = FailureText {
         lines: primary.to_vec(),
@@ -260,9 +261,9 @@ pub(crate) fn judge_failure(
     for b in earlier {
         text.lines.extend(b.iter().cloned());
     }
-    let m = rules.first_match(&text);
+    let m = rules.first_match_given(&text, &facts_held);
     match m {
-        Some(found) => finish_match(ctx, &text, found),
+        Some(found) => finish_match(rules, ctx, &text, found),
         None => {
             let top = top_exception_lines(&text.lines);
             // A Python traceback with nothing of Spark in it, before Spark's driver said a word:
@@ -305,7 +306,46 @@ pub(crate) fn judge_failure(
     }
 }
 
+/// The facts of this trial a rule's `when` may name (`rules::FACTS`).
+fn trial_facts(ctx: &TrialContext) -> Vec<&'static str> {
+    let mut facts = Vec::new();
+    if ctx.job.as_ref().and_then(|j| j.line_change()).is_some() {
+        facts.push("job-built-for-another-line");
+    }
+    facts
+}
+
+/// A `when = "job-built-for-another-line"` row's remedy with its placeholders filled:
+/// `{source_line}`, `{source_scala}`, `{target_line}`, `{target_scala}` (from the job's facts),
+/// `{jar}` (the artifact) and `{class}` (the class of the job's first frame in the failure).
+fn fill_linkage_remedy(remedy: &str, ctx: &TrialContext, user_frame: Option<&str>) -> String {
+    let Some(job) = &ctx.job else {
+        return remedy.to_owned();
+    };
+    let Some((from, from_scala, to, to_scala)) = job.line_change() else {
+        return remedy.to_owned();
+    };
+    let class = user_frame
+        .map(|f| {
+            let method = f.trim_start().trim_start_matches("at ");
+            let method = method.split('(').next().unwrap_or(method);
+            method
+                .rsplit_once('.')
+                .map_or(method, |(class, _)| class)
+                .to_owned()
+        })
+        .unwrap_or_else(|| "the job's code".to_owned());
+    remedy
+        .replace("{source_line}", &from)
+        .replace("{source_scala}", from_scala)
+        .replace("{target_line}", &to)
+        .replace("{target_scala}", to_scala)
+        .replace("{jar}", &job.artifact)
+        .replace("{class}", &class)
+}
+
 fn finish_match(
+    rules: &RuleTable,
     ctx: &TrialContext,
     text: &FailureText,
     m: super::rules::RuleMatch<'_>,
@@ -332,10 +372,20 @@ fn finish_match(
         ));
     }
     dedup_keep_order(&mut evidence);
+    let user_frame = rules.user_frame(&text.lines);
+    let remedy = match m.rule.when.as_deref() {
+        Some("job-built-for-another-line") => {
+            if let Some(f) = user_frame {
+                evidence.push(format!("in the job's own code: {}", clip_owned(f.trim())));
+            }
+            fill_linkage_remedy(&m.rule.remedy, ctx, user_frame)
+        }
+        _ => m.rule.remedy.clone(),
+    };
     let mut j = FailureJudgement {
         verdict: m.rule.verdict,
         rule: m.rule.id.clone(),
-        remedy: m.rule.remedy.clone(),
+        remedy,
         evidence,
         error_class: first_error_class(&text.lines).or_else(|| text.error_class_hint.clone()),
     };
@@ -515,6 +565,7 @@ mod tests {
             operator_ids: vec![0],
             require_input_rows: false,
             checkpoint_watermark_ms: None,
+            job: None,
         }
     }
 

@@ -39,7 +39,7 @@ pub use crate::checkpoint::BatchId;
 pub use crate::text::sanitize;
 pub use builtin::{BuiltinRule, BUILTIN_RULES_TOML};
 pub use classify::{classify, CompleteLog};
-pub use context::TrialContext;
+pub use context::{JobFacts, TrialContext};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};

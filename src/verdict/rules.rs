@@ -33,12 +33,23 @@ pub struct Rule {
     exception: Vec<Regex>,
     message: Vec<Regex>,
     frame: Vec<Regex>,
+    /// A frame of the failure must be in the job's own classes (outside `library_frames`).
+    user_frame: bool,
+    /// A fact of the trial that must hold ([`FACTS`]), or none.
+    pub when: Option<String>,
 }
+
+/// The facts of a trial a row's `when` may name; the classifier decides each from the
+/// [`TrialContext`](super::TrialContext) (`judge.rs`).
+pub const FACTS: &[&str] = &["job-built-for-another-line"];
 
 /// A validated rule table; order is priority (the first matching row wins).
 #[derive(Debug, Clone)]
 pub struct RuleTable {
     rules: Vec<Rule>,
+    /// Class-name prefixes of the JDK, Scala, Spark and the libraries it ships: a frame of
+    /// none of them is the job's own (`user_frame` rows).
+    library_frames: Vec<String>,
 }
 
 /// Why a rule table could not be loaded.
@@ -73,6 +84,8 @@ pub enum RulesError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTable {
+    #[serde(default)]
+    library_frames: Vec<String>,
     rule: Vec<RawRule>,
 }
 
@@ -95,6 +108,9 @@ struct RawRule {
     source: String,
     #[serde(default)]
     remedy: String,
+    #[serde(default)]
+    user_frame: bool,
+    when: Option<String>,
 }
 
 impl RawRule {
@@ -117,6 +133,8 @@ impl RawRule {
             Some("names no Spark versions")
         } else if self.remedy.trim().is_empty() {
             Some("has no remedy")
+        } else if self.when.as_deref().is_some_and(|w| !FACTS.contains(&w)) {
+            Some("`when` names a fact the classifier does not know (job-built-for-another-line)")
         } else if self.error_class.is_empty()
             && self.exception.is_empty()
             && self.message.is_empty()
@@ -164,6 +182,8 @@ impl RawRule {
             exception,
             message,
             frame,
+            user_frame: self.user_frame,
+            when: self.when,
         })
     }
 }
@@ -247,7 +267,14 @@ impl RuleTable {
         let raw: RawTable = toml::from_str(text).map_err(RulesError::Toml)?;
         let mut rules = Vec::with_capacity(raw.rule.len());
         let mut seen = std::collections::HashSet::new();
+        let library_frames = raw.library_frames;
         for (i, r) in raw.rule.into_iter().enumerate() {
+            if r.user_frame && library_frames.is_empty() {
+                return Err(invalid(
+                    &r.id,
+                    "`user_frame = true` needs the table's `library_frames` (the prefixes that are not the job's code)",
+                ));
+            }
             let id = if r.id.trim().is_empty() {
                 format!("#{}", i + 1)
             } else {
@@ -262,7 +289,31 @@ impl RuleTable {
                 problem: "the table has no rules".into(),
             });
         }
-        Ok(RuleTable { rules })
+        Ok(RuleTable {
+            rules,
+            library_frames,
+        })
+    }
+
+    /// The first frame of `lines` in the job's own code: a stack frame whose class is under
+    /// none of the table's `library_frames` (a `java.base/` module prefix dropped).
+    pub fn user_frame<'l>(&self, lines: &'l [String]) -> Option<&'l str> {
+        lines.iter().map(String::as_str).find(|l| {
+            is_frame(l) && {
+                let class = l.trim_start().trim_start_matches("at ");
+                let class = class.split_once('/').map_or(class, |(module, rest)| {
+                    if module.contains('(') {
+                        class
+                    } else {
+                        rest
+                    }
+                });
+                !self
+                    .library_frames
+                    .iter()
+                    .any(|prefix| class.starts_with(prefix.as_str()))
+            }
+        })
     }
 
     /// The rows, in priority order.
@@ -273,6 +324,16 @@ impl RuleTable {
     /// The first row matching `text`; when none matches the text, the first row whose
     /// `error_class` matches the event log's hint (and that has no other matcher).
     pub fn first_match<'t>(&'t self, text: &FailureText) -> Option<RuleMatch<'t>> {
+        self.first_match_given(text, &[])
+    }
+
+    /// [`first_match`](Self::first_match) for a trial where `facts` hold (of [`FACTS`]): a row
+    /// with `when` is tried only when its fact is one of them.
+    pub fn first_match_given<'t>(
+        &'t self,
+        text: &FailureText,
+        facts: &[&str],
+    ) -> Option<RuleMatch<'t>> {
         let joined = text.lines.join("\n");
         let frames: Vec<(usize, &str)> = text
             .lines
@@ -282,6 +343,12 @@ impl RuleTable {
             .map(|(i, l)| (i, l.as_str()))
             .collect();
         for rule in &self.rules {
+            if rule.when.as_deref().is_some_and(|w| !facts.contains(&w)) {
+                continue;
+            }
+            if rule.user_frame && self.user_frame(&text.lines).is_none() {
+                continue;
+            }
             if let Some(lines) = rule.matches(text, &joined, &frames) {
                 return Some(RuleMatch {
                     rule,

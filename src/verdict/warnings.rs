@@ -183,6 +183,7 @@ mod tests {
     fn a_removed_watermark_is_a_warning_and_an_unknown_one_is_not() {
         let ctx = TrialContext {
             checkpoint_watermark_ms: Some(1_704_067_224_000),
+            job: None,
             ..TrialContext::default()
         };
         let absent = Progress::from_json(&serde_json::json!({
@@ -211,6 +212,7 @@ mod tests {
         );
         let never_advanced = TrialContext {
             checkpoint_watermark_ms: Some(0),
+            job: None,
             ..TrialContext::default()
         };
         assert!(progress_warnings(&never_advanced, &absent).is_empty());

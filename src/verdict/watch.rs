@@ -869,6 +869,7 @@ mod tests {
             operator_ids: vec![0],
             require_input_rows: false,
             checkpoint_watermark_ms: None,
+            job: None,
         }
     }
 

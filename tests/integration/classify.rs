@@ -142,6 +142,7 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
             // advanced it: the file-source checkpoints hold 1704067224000
             // (2024-01-01T00:00:24Z) in offsets/3 and commits/3.
             checkpoint_watermark_ms: Some(1_704_067_224_000),
+            job: None,
         }
     };
     // The hand edits the case names document (restart-experiments.md).
