@@ -6,7 +6,7 @@
 //! | root | used for | `$REHEARSE_CACHE_DIR` | then | no home known |
 //! |---|---|---|---|---|
 //! | [`root`] | generated checkpoints ([`checkpoints`]), local-runtime installs ([`local`]) | honoured first | `$REHEARSE_CACHE`, `$XDG_CACHE_HOME/rehearse`, `~/.cache/rehearse` | `<tmp>/.cache/rehearse` |
-//! | [`images_root`] | image-build downloads and logs ([`build_logs`]) | ignored | `$REHEARSE_CACHE`, `$XDG_CACHE_HOME/rehearse`, `~/.cache/rehearse` | `<tmp>` |
+//! | [`images_root`] | image-build downloads and logs ([`build_logs`]), job dependencies ([`dependencies`], [`maven_repository`]) | ignored | `$REHEARSE_CACHE`, `$XDG_CACHE_HOME/rehearse`, `~/.cache/rehearse` | `<tmp>` |
 //!
 //! [`images_root`] is the root the image recipes compute for themselves (`CACHE` in
 //! `docker/common.sh`, which knows only `$REHEARSE_CACHE`): the Rust side writes the build logs
@@ -97,6 +97,20 @@ fn images_root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
         .or_else(|| env("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rehearse")))
         .or_else(|| env("HOME").map(|d| PathBuf::from(d).join(".cache/rehearse")))
         .unwrap_or_else(std::env::temp_dir)
+}
+
+/// Job dependencies resolved on the host (`[job] packages` jars per coordinate, `requirements`
+/// environments per file hash and Python): `<images root>/deps`, next to the Maven repository
+/// (`m2/`) the image recipes and the package resolution share. Not moved by
+/// `$REHEARSE_CACHE_DIR`, like the images' downloads.
+pub fn dependencies() -> PathBuf {
+    images_root().join("deps")
+}
+
+/// The local Maven repository the image recipes (`docker/common.sh`, `maven_copy`) and the job's
+/// `packages` resolve into: `<images root>/m2`.
+pub fn maven_repository() -> PathBuf {
+    images_root().join("m2")
 }
 
 /// Where the whole output of image builds and local installs goes: `<images root>/logs`.

@@ -14,6 +14,7 @@
 
 pub mod cache;
 pub mod checkpoint;
+pub mod deps;
 pub mod exit;
 pub mod images;
 pub mod kafka;

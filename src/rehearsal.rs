@@ -196,6 +196,7 @@ pub async fn run_scenario(
         }
         CheckpointSource::Generate { .. } => None,
     };
+    resolve_dependencies_async(scenario, settings.runtime, on_event).await?;
     prepare_runtime_async(
         settings.runtime,
         spark_versions(scenario),
@@ -303,6 +304,44 @@ fn scenario_path(scenario: &Scenario) -> PathBuf {
         CheckpointSource::Path(p) => p.clone(),
         CheckpointSource::Remote(_) | CheckpointSource::Generate { .. } => PathBuf::new(),
     }
+}
+
+/// Resolves the job's dependencies (`[job] packages`, `requirements`) on the host for every Spark
+/// version the scenario runs — each target and the generating version — before any image or
+/// container, off the async thread; progress lines (one per download) as
+/// [`RehearsalEvent::RuntimeProgressed`]. Resolved once, they come from the cache
+/// (`crate::deps`), so the trials' staging finds them without the network. A package that
+/// does not exist for a version is bad input naming the coordinate and the version.
+pub async fn resolve_dependencies_async(
+    scenario: &Scenario,
+    runtime: RuntimeKind,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<(), RehearsalError> {
+    if scenario.dependencies.packages.is_empty() && scenario.dependencies.requirements.is_none() {
+        return Ok(());
+    }
+    let mut versions: Vec<(String, String)> = scenario
+        .targets
+        .iter()
+        .map(|t| (t.clone(), format!("target {t}")))
+        .collect();
+    if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
+        versions.insert(0, (spark.clone(), format!("the generating Spark {spark}")));
+    }
+    let dependencies = scenario.dependencies.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let resolved = tokio::task::spawn_blocking(move || {
+        for (version, role) in &versions {
+            trial::resolve_dependencies(&dependencies, version, role, runtime, &mut |line| {
+                let _ = tx.send(line);
+            })?;
+        }
+        Ok::<_, TrialError>(())
+    });
+    while let Some(line) = rx.recv().await {
+        on_event(RehearsalEvent::RuntimeProgressed { line });
+    }
+    Ok(resolved.await.map_err(RehearsalError::PrepareStopped)??)
 }
 
 /// [`prepare_runtime`] off the async thread (so Ctrl-C is still heard during a long first build

@@ -86,6 +86,14 @@ pub struct Submit {
     pub args: Vec<String>,
     /// User Spark conf.
     pub conf: BTreeMap<String, String>,
+    /// Jars as the job sees them, passed as `--jars a,b` (the job's `packages` and `jars`).
+    pub jars: Vec<String>,
+    /// Python files as the job sees them, passed as `--py-files a,b`.
+    pub py_files: Vec<String>,
+    /// Environment of spark-submit (and so of the driver's Python, whose `PYTHONPATH`
+    /// `PythonRunner` extends, core/src/main/scala/org/apache/spark/deploy/PythonRunner.scala):
+    /// the command starts with `env K=V …` when it is not empty.
+    pub env: BTreeMap<String, String>,
 }
 
 /// The conf the harness sets (after the user's, so it wins): local master, no UI, the event
@@ -119,18 +127,31 @@ pub fn submit_command(s: &Submit) -> Vec<String> {
             format!("-Dlog4j2.configurationFile=file:{}", conf_file.display())
         }
     };
-    let mut cmd = vec![
+    let mut cmd: Vec<String> = Vec::new();
+    if !s.env.is_empty() {
+        cmd.push("env".into());
+        cmd.extend(s.env.iter().map(|(k, v)| format!("{k}={v}")));
+    }
+    cmd.extend([
         "spark-submit".to_string(),
         "--master".into(),
         "local[2]".into(),
         "--driver-java-options".into(),
         log_opt,
-    ];
+    ]);
     let mut conf = s.conf.clone();
     conf.extend(harness_conf(&s.version, &s.sandbox));
     for (k, v) in conf {
         cmd.push("--conf".into());
         cmd.push(format!("{k}={v}"));
+    }
+    if !s.jars.is_empty() {
+        cmd.push("--jars".into());
+        cmd.push(s.jars.join(","));
+    }
+    if !s.py_files.is_empty() {
+        cmd.push("--py-files".into());
+        cmd.push(s.py_files.join(","));
     }
     if let Some(class) = &s.main_class {
         cmd.push("--class".into());
@@ -144,6 +165,36 @@ pub fn submit_command(s: &Submit) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dependencies_go_before_the_app_and_the_environment_first() {
+        let s = Submit {
+            version: "4.0.1".into(),
+            sandbox: PathBuf::from(SANDBOX_MOUNT),
+            app: "/sandbox/job/job.py".into(),
+            main_class: None,
+            args: vec!["x".into()],
+            conf: BTreeMap::new(),
+            jars: vec![
+                "/sandbox/deps/jars/a.jar".into(),
+                "/sandbox/deps/jars/b.jar".into(),
+            ],
+            py_files: vec!["/sandbox/deps/py/u.py".into()],
+            env: BTreeMap::from([("PYTHONPATH".to_string(), "/sandbox/deps/python".to_string())]),
+        };
+        let cmd = submit_command(&s);
+        assert_eq!(
+            cmd[..3],
+            ["env", "PYTHONPATH=/sandbox/deps/python", "spark-submit"]
+        );
+        let at = |w: &str| cmd.iter().position(|c| c == w).unwrap();
+        assert_eq!(
+            cmd[at("--jars") + 1],
+            "/sandbox/deps/jars/a.jar,/sandbox/deps/jars/b.jar"
+        );
+        assert_eq!(cmd[at("--py-files") + 1], "/sandbox/deps/py/u.py");
+        assert!(at("--py-files") < at("/sandbox/job/job.py"));
+    }
 
     #[test]
     fn logging_framework_switches_at_3_3() {
@@ -167,6 +218,9 @@ mod tests {
             main_class: None,
             args: vec!["--checkpoint".into(), "/sandbox/checkpoint".into()],
             conf: BTreeMap::from([("spark.ui.enabled".to_string(), "true".to_string())]),
+            jars: vec![],
+            py_files: vec![],
+            env: BTreeMap::new(),
         };
         let cmd = submit_command(&s);
         assert!(
@@ -193,6 +247,9 @@ mod tests {
             main_class: None,
             args: vec![],
             conf: BTreeMap::new(),
+            jars: vec![],
+            py_files: vec![],
+            env: BTreeMap::new(),
         };
         let cmd = submit_command(&s);
         assert!(cmd.contains(&"spark.eventLog.dir=file:///tmp/rehearse-abc/eventlog".to_string()));

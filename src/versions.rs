@@ -439,6 +439,26 @@ pub enum Debian {
     Bookworm,
 }
 
+impl Debian {
+    /// The `python3` of the release's base image (`major.minor`): Debian 11 ships 3.9, Debian 12
+    /// 3.11 (docker/README.md, `base.sh`). Wheels for a job's `requirements` are chosen for it.
+    pub fn python(self) -> &'static str {
+        match self {
+            Debian::Bullseye => "3.9",
+            Debian::Bookworm => "3.11",
+        }
+    }
+
+    /// The release's glibc (`major.minor`): 2.31 in Debian 11, 2.36 in Debian 12 — the newest
+    /// `manylinux_2_X` wheel tag its Python can load (PEP 600).
+    pub fn glibc(self) -> (u32, u32) {
+        match self {
+            Debian::Bullseye => (2, 31),
+            Debian::Bookworm => (2, 36),
+        }
+    }
+}
+
 /// A Java or Python version as `(major, minor)`; Java's minor is 0 (`17`), old `1.8` is `8`.
 pub type ToolVersion = (u32, u32);
 

@@ -396,7 +396,9 @@ pub fn spark_versions(suite: &Suite, shard: Option<super::Shard>) -> Vec<String>
 }
 
 /// Makes `runtime` ready for the cells of `suite` in `shard` ([`spark_versions`], and the
-/// Kafka version of the suite's first shape): nothing when no cell runs. Blocking; progress one
+/// Kafka version of the suite's first shape): nothing when no cell runs. A shape's job
+/// dependencies (`[job] packages`, `requirements`) are resolved first for every version, so a
+/// package missing for a line is refused before any image or container. Blocking; progress one
 /// line per step.
 pub fn prepare_runtime(
     suite: &Suite,
@@ -405,6 +407,17 @@ pub fn prepare_runtime(
     progress: &mut dyn FnMut(&str),
 ) -> Result<(), RehearsalError> {
     let versions = spark_versions(suite, shard);
+    for shape in &suite.shapes {
+        for v in &versions {
+            crate::trial::resolve_dependencies(
+                &shape.scenario.dependencies,
+                v,
+                &format!("Spark {v} (shape {})", shape.name),
+                runtime,
+                &mut |line| progress(&line),
+            )?;
+        }
+    }
     if let (Some(s), false) = (suite.shapes.first(), versions.is_empty()) {
         rehearsal::prepare_runtime(runtime, &versions, &s.scenario.kafka_version, progress)?;
     }

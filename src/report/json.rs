@@ -206,6 +206,9 @@ struct TrialDocument<'a> {
     /// The job artifact the trial ran; left out of reports built without a trial.
     #[serde(skip_serializing_if = "Option::is_none")]
     job: Option<&'a crate::report::JobArtifact>,
+    /// The job's dependencies (left out when it names none, so older documents read the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dependencies: Option<&'a crate::deps::DependencyReport>,
 }
 
 /// What the sandbox copy held. Field order is the key order.
@@ -298,6 +301,7 @@ impl<'a> TrialDocument<'a> {
             sandbox: trial.sandbox.as_deref().map(lossy),
             notes: &trial.notes,
             warnings: &trial.warnings,
+            dependencies: trial.dependencies.as_ref(),
             copy: CopyDocument {
                 files: trial.copy.files,
                 bytes: trial.copy.bytes,

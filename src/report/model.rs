@@ -106,6 +106,9 @@ pub struct TrialReport {
     pub warnings: Vec<Warning>,
     /// What the sandbox copy of the source held.
     pub copy: CopyReport,
+    /// The dependencies the job ran with (`[job] packages`, `jars`, `py_files`,
+    /// `requirements`); `None` when it names none.
+    pub dependencies: Option<crate::deps::DependencyReport>,
     /// The job artifact this trial ran (`[job]` or a `[job.per_target]` entry); `None` in
     /// reports built without a trial.
     pub job: Option<JobArtifact>,

@@ -100,6 +100,7 @@ fn resumed_trial() -> TrialReport {
         warnings: vec![],
         copy: working_set_copy(),
         job: None,
+        dependencies: None,
     }
 }
 
@@ -147,6 +148,7 @@ fn state_store_trial() -> TrialReport {
         warnings: vec![],
         copy: full_copy(),
         job: None,
+        dependencies: None,
     }
 }
 
@@ -166,6 +168,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         notes: vec![],
         copy: working_set_copy(),
         job: None,
+        dependencies: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -192,6 +195,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         warnings: vec![],
         copy: working_set_copy(),
         job: None,
+        dependencies: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -215,6 +219,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         warnings: vec![],
         copy: working_set_copy(),
         job: None,
+        dependencies: None,
     };
     report(vec![
         resumed_trial(),
@@ -247,6 +252,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         warnings: vec![],
         copy: working_set_copy(),
         job: None,
+        dependencies: None,
     };
     RunReport {
         source_version: None,

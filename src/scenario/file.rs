@@ -86,6 +86,20 @@ pub struct JobSpec {
     /// Spark conf passed as `--conf key=value`.
     #[serde(default)]
     pub conf: BTreeMap<String, String>,
+    /// Maven coordinates (`group:artifact:version`, `{spark}`/`{scala}` filled per version),
+    /// resolved on the host and passed with `--jars`.
+    #[serde(default)]
+    pub packages: Vec<String>,
+    /// Local jars (relative to the scenario file) passed with `--jars`.
+    #[serde(default)]
+    pub jars: Vec<PathBuf>,
+    /// Local `.py`, `.zip` or `.egg` files (relative to the scenario file) passed with
+    /// `--py-files`.
+    #[serde(default)]
+    pub py_files: Vec<PathBuf>,
+    /// A pip requirements file (relative to the scenario file) installed as wheels for the
+    /// image's Python (PySpark jobs).
+    pub requirements: Option<PathBuf>,
     /// `[job.per_target."4.0.1"]`, `[job.per_target."4.*"]`: what a target runs instead of the
     /// base job (see `scenario/job.rs` for which entry applies).
     #[serde(default)]

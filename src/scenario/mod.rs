@@ -10,6 +10,7 @@
 //! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
 //! inspection (`rehearse init`). This module only declares and re-exports.
 
+mod dependencies;
 mod file;
 pub mod init;
 mod job;
@@ -19,6 +20,7 @@ mod placeholders;
 mod records;
 pub mod suite;
 
+pub use dependencies::{Coordinate, Dependencies};
 pub use file::{
     CheckpointSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec, ScenarioFile,
     TopicSpec,

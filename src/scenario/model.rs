@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::dependencies::Dependencies;
 use super::records::RecordsFile;
 
 use crate::store::CheckpointLocation;
@@ -168,6 +169,8 @@ pub struct Scenario {
     /// suite's sources, each writing its own checkpoint), rather than the base `[job]` (a
     /// scenario: the base job wrote the checkpoint). Set by `suite::Suite::group_scenario`.
     pub per_target_generates: bool,
+    /// The job's dependencies (`packages`, `jars`, `py_files`, `requirements`).
+    pub dependencies: Dependencies,
     /// Topics.
     pub topics: Vec<Topic>,
     /// Output topics the job writes (created empty, never seeded).

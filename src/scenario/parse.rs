@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::dependencies::Dependencies;
 use super::file::{
     CheckpointSpec, JobOverrideSpec, JobSpec, OutputTopicSpec, ScenarioFile, TopicSpec,
 };
@@ -92,6 +93,8 @@ impl Scenario {
         }
         check_placeholders(&file.job, &checkpoint, &topics, &output_topics).map_err(invalid)?;
         let per_target = per_target(&file.job.per_target, &dir).map_err(invalid)?;
+        let dependencies =
+            dependencies(&file.job, &job, &checkpoint, &file.targets, &dir).map_err(invalid)?;
         let name = file.name.clone().unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -107,6 +110,7 @@ impl Scenario {
             conf: file.job.conf.clone(),
             per_target,
             per_target_generates: false,
+            dependencies,
             topics,
             output_topics,
             targets: file.targets.clone(),
@@ -311,6 +315,86 @@ fn per_target(
         out.push(o);
     }
     Ok(out)
+}
+
+/// `[job]` `packages`, `jars`, `py_files` and `requirements`: coordinates well formed for every
+/// Spark version the scenario runs (targets and the generating version), files regular with the
+/// extension spark-submit expects, `requirements` only for a PySpark job.
+fn dependencies(
+    spec: &JobSpec,
+    job: &Job,
+    checkpoint: &CheckpointSource,
+    targets: &[String],
+    dir: &Relative,
+) -> Result<Dependencies, String> {
+    let mut versions: Vec<&str> = targets.iter().map(String::as_str).collect();
+    if let CheckpointSource::Generate { spark, .. } = checkpoint {
+        versions.push(spark);
+    }
+    super::dependencies::check_packages(&spec.packages, &versions)?;
+    // Each path, `{spark}`/`{scala}` filled for every version, is a regular file with the
+    // extension spark-submit expects, and no two share a file name (they share `deps/`).
+    let files = |key: &str, paths: &[PathBuf], exts: &[&str]| -> Result<Vec<PathBuf>, String> {
+        let what = format!("[job] {key}");
+        let written: Vec<PathBuf> = paths.iter().map(|p| dir.resolve(p)).collect();
+        for p in &written {
+            super::placeholders::check_versions(&p.to_string_lossy(), &what)?;
+        }
+        for v in &versions {
+            let filled = super::dependencies::fill_paths(&written, v);
+            for (i, path) in filled.iter().enumerate() {
+                let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if !exts.contains(&ext) {
+                    return Err(format!(
+                        "{what}: {} does not end in {}: spark-submit passes only such files with --{}; name the file itself",
+                        path.display(),
+                        exts.iter().map(|e| format!(".{e}")).collect::<Vec<_>>().join(" or "),
+                        key.replace('_', "-")
+                    ));
+                }
+                let for_version = if filled[i] == written[i] {
+                    String::new()
+                } else {
+                    format!(" (for Spark {v})")
+                };
+                userfile::check_regular(path, &format!("{what}{for_version}"), u64::MAX)
+                    .map_err(|e| e.to_string())?;
+                let name = super::dependencies::file_name(path);
+                if filled[..i]
+                    .iter()
+                    .any(|o| super::dependencies::file_name(o) == name)
+                {
+                    return Err(format!(
+                        "{what}: two files are named {name:?}: they would overwrite each other in the sandbox; rename one"
+                    ));
+                }
+            }
+        }
+        Ok(written)
+    };
+    let jars = files("jars", &spec.jars, &["jar"])?;
+    let py_files = files("py_files", &spec.py_files, &["py", "zip", "egg"])?;
+    if !py_files.is_empty() && !matches!(job, Job::Python { .. }) {
+        return Err("[job] py_files is for a PySpark job (`file`); a jar job's own dependencies go in `jars` or `packages`".into());
+    }
+    let requirements = match &spec.requirements {
+        None => None,
+        Some(_) if !matches!(job, Job::Python { .. }) => {
+            return Err("[job] requirements is for a PySpark job (`file`): its packages are installed for the image's Python; a jar job's dependencies go in `jars` or `packages`".into())
+        }
+        Some(r) => {
+            let path = dir.resolve(r);
+            userfile::check_regular(&path, "[job] requirements", userfile::MAX_CONFIG_BYTES)
+                .map_err(|e| e.to_string())?;
+            Some(path)
+        }
+    };
+    Ok(Dependencies {
+        packages: spec.packages.clone(),
+        jars,
+        py_files,
+        requirements,
+    })
 }
 
 /// What a Structured Streaming checkpoint directory holds once its query ran: the query id

@@ -8,7 +8,7 @@ use super::broker::{seed_and_check, start_ready_kafka};
 use super::job::{stage_job, submit};
 use super::TrialError;
 use crate::checkpoint::Inspection;
-use crate::runtime::{self, TrialIds};
+use crate::runtime::{self, RuntimeKind, TrialIds};
 use crate::sandbox::Sandbox;
 use crate::scenario::Scenario;
 
@@ -24,7 +24,13 @@ pub async fn bare_restart_seconds(
 ) -> Result<f64, TrialError> {
     let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
     let job = scenario.job_for(target);
-    let app = stage_job(&job, sandbox.path(), target)?;
+    let app = stage_job(
+        &job,
+        &scenario.dependencies,
+        sandbox.path(),
+        target,
+        RuntimeKind::Docker,
+    )?;
     let ids = TrialIds::new(&scenario.name);
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {

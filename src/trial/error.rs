@@ -53,6 +53,15 @@ pub enum TrialError {
     /// The generated checkpoint could not be inspected.
     #[error(transparent)]
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
+    /// The job's dependencies could not be resolved or staged (boxed: the error is large).
+    #[error(transparent)]
+    Deps(Box<crate::deps::DepsError>),
+}
+
+impl From<crate::deps::DepsError> for TrialError {
+    fn from(e: crate::deps::DepsError) -> Self {
+        TrialError::Deps(Box::new(e))
+    }
 }
 
 /// A trial that could not start or whose source checkpoint could not be generated is the
@@ -62,6 +71,7 @@ impl crate::exit::HasErrorKind for TrialError {
         use crate::exit::ErrorKind;
         match self {
             TrialError::Kafka(e) => crate::exit::HasErrorKind::error_kind(e),
+            TrialError::Deps(e) => crate::exit::HasErrorKind::error_kind(e.as_ref()),
             TrialError::Runtime(_) | TrialError::Generation { .. } => ErrorKind::Environment,
             TrialError::Sandbox(_)
             | TrialError::Args { .. }

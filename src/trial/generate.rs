@@ -96,7 +96,13 @@ pub async fn generate_checkpoint(
         None,
         &format!("{}-generate-{}", scenario.name, g.spark),
     )?;
-    let app = stage_job(&scenario.generation_job(&g.spark), work.path(), &g.spark)?;
+    let app = stage_job(
+        &scenario.generation_job(&g.spark),
+        &scenario.dependencies,
+        work.path(),
+        &g.spark,
+        g.runtime,
+    )?;
     let ids = broker.ids(&scenario.name, g.runtime);
     let (kafka, _) = broker.start(&ids, scenario, on_event).await?;
     let result = generate_with(
@@ -183,7 +189,7 @@ async fn generate_with(
     g: &Generate,
     ids: &TrialIds,
     kafka: &KafkaBroker,
-    app: &str,
+    app: &super::job::StagedJob,
     work: &Path,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<(), TrialError> {

@@ -1,21 +1,70 @@
-//! The job of a trial or a generation inside its sandbox: the job's files and the harness's
+//! The job of a trial or a generation inside its sandbox: the job's files, its dependencies
+//! (`deps`: resolved on the host, from the cache once a run resolved them) and the harness's
 //! logging config staged into it, and the spark-submit argv with the scenario's placeholders
 //! filled. Starts nothing.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::TrialError;
-use crate::runtime::KafkaBroker;
-use crate::scenario::{fill_topics, Job, Placeholders, ResolvedJob, Scenario};
+use crate::deps::{self, PythonFor};
+use crate::runtime::{KafkaBroker, RuntimeKind};
+use crate::scenario::{fill_topics, Dependencies, Job, Placeholders, ResolvedJob, Scenario};
 use crate::spark::{self, Submit};
 
-/// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/` and the
-/// harness's logging config into `conf/`. Returns the app path relative to the sandbox.
+/// The job as staged into a sandbox, paths relative to it.
+#[derive(Debug, Clone)]
+pub(super) struct StagedJob {
+    /// The application (`job/app.py`, `job/app.jar`).
+    pub app: String,
+    /// Its dependencies (`deps/…`) and what the report says of them.
+    pub deps: deps::Staged,
+}
+
+/// The Python the job's `requirements` are installed for on `runtime`.
+fn python_for(runtime: RuntimeKind) -> PythonFor {
+    match runtime {
+        RuntimeKind::Local => PythonFor::Host,
+        _ => PythonFor::Image,
+    }
+}
+
+/// Resolves the job's dependencies for `version` on the host (`role` names the version in
+/// errors: `target 4.0.1`), from the cache when a run resolved them before. `rehearse run` calls
+/// it for every version before any image or container; staging calls it again (a cache hit).
+pub fn resolve_dependencies(
+    dependencies: &Dependencies,
+    version: &str,
+    role: &str,
+    runtime: RuntimeKind,
+    progress: &mut dyn FnMut(String),
+) -> Result<deps::Resolved, TrialError> {
+    Ok(deps::resolve(
+        dependencies,
+        version,
+        role,
+        python_for(runtime),
+        progress,
+    )?)
+}
+
+/// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/`, its
+/// dependencies into `deps/` and the harness's logging config into `conf/`.
 pub(super) fn stage_job(
     job: &ResolvedJob,
+    dependencies: &Dependencies,
     sandbox: &Path,
     version: &str,
-) -> Result<String, TrialError> {
+    runtime: RuntimeKind,
+) -> Result<StagedJob, TrialError> {
+    let resolved = resolve_dependencies(
+        dependencies,
+        version,
+        &format!("Spark {version}"),
+        runtime,
+        &mut |_| {},
+    )?;
+    let deps = deps::stage(&resolved, sandbox)?;
     let stage = |from: &Path, to: PathBuf| -> Result<(), TrialError> {
         std::fs::copy(from, &to)
             .map(|_| ())
@@ -65,7 +114,10 @@ pub(super) fn stage_job(
     let (name, text) = spark::logging_config(version);
     let conf = sandbox.join("conf").join(name);
     std::fs::write(&conf, text).map_err(|source| TrialError::Stage { path: conf, source })?;
-    Ok(format!("job/{app}"))
+    Ok(StagedJob {
+        app: format!("job/{app}"),
+        deps,
+    })
 }
 
 /// `argv` for a debug trace, without values that may be secrets: in every `KEY=VALUE` word of
@@ -96,14 +148,15 @@ pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
 }
 
 /// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
-/// (`RuntimeKind::job_sandbox`) and `app` relative to it; `job` the job this version runs
-/// ([`Scenario::job_for`]).
+/// (`RuntimeKind::job_sandbox`) and `staged` in it; `job` the job this version runs
+/// ([`Scenario::job_for`]). The installed `requirements` go on the driver's `PYTHONPATH` and,
+/// through `spark.executorEnv.PYTHONPATH`, the executors'.
 pub(super) fn submit(
     scenario: &Scenario,
     job: &ResolvedJob,
     version: &str,
     sandbox: &Path,
-    app: &str,
+    staged: &StagedJob,
     args: &[String],
     kafka: &KafkaBroker,
 ) -> Result<Vec<String>, TrialError> {
@@ -125,13 +178,29 @@ pub(super) fn submit(
         Job::Jar { main_class, .. } => Some(main_class.clone()),
         Job::Python { .. } => None,
     };
+    let in_sandbox = |rel: &String| sandbox.join(rel).to_string_lossy().into_owned();
+    let mut conf = scenario.conf.clone();
+    let mut env = BTreeMap::new();
+    if let Some(path) = &staged.deps.python_path {
+        let path = in_sandbox(path);
+        let key = "spark.executorEnv.PYTHONPATH".to_string();
+        let value = match conf.get(&key) {
+            Some(user) => format!("{path}:{user}"),
+            None => path.clone(),
+        };
+        conf.insert(key, value);
+        env.insert("PYTHONPATH".to_string(), path);
+    }
     Ok(spark::submit_command(&Submit {
         version: version.to_string(),
         sandbox: sandbox.to_path_buf(),
-        app: sandbox.join(app).to_string_lossy().into_owned(),
+        app: in_sandbox(&staged.app),
         main_class,
         args,
-        conf: scenario.conf.clone(),
+        conf,
+        jars: staged.deps.jars.iter().map(in_sandbox).collect(),
+        py_files: staged.deps.py_files.iter().map(in_sandbox).collect(),
+        env,
     }))
 }
 

@@ -37,4 +37,5 @@ pub use broker::{seed, start_ready_kafka, Broker};
 pub use error::TrialError;
 pub use events::TrialEvent;
 pub use generate::{cached_checkpoint, generate_checkpoint, Generate};
+pub use job::resolve_dependencies;
 pub use run::{run_trial, TrialSettings};

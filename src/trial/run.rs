@@ -70,7 +70,13 @@ pub async fn run_trial(
         settings,
     };
     let (store, sandbox) = trial.copy_source(on_event).await?;
-    let app = stage_job(&job, sandbox.path(), target)?;
+    let app = stage_job(
+        &job,
+        &scenario.dependencies,
+        sandbox.path(),
+        target,
+        settings.runtime,
+    )?;
     let ids = broker.ids(&scenario.name, settings.runtime);
     let mut notes = Vec::new();
     let rebased = match broker {
@@ -100,7 +106,7 @@ pub async fn run_trial(
         target: target.to_string(),
         classification: Box::new(watched.classification.clone()),
     });
-    trial.report(sandbox, watched, notes, changes)
+    trial.report(sandbox, watched, notes, changes, &app.deps.report)
 }
 
 /// What a trial was asked to do.
@@ -119,7 +125,7 @@ struct Restart<'a> {
     ids: &'a TrialIds,
     sandbox: &'a Path,
     /// The job, relative to the sandbox.
-    app: &'a str,
+    app: &'a super::job::StagedJob,
     /// The checkpoint the restart reads (the rebased copy's, if it was rebased).
     inspection: &'a Inspection,
     kafka: &'a KafkaBroker,
@@ -336,6 +342,7 @@ impl Trial<'_> {
         watched: Watched,
         mut notes: Vec<String>,
         changes: Vec<String>,
+        dependencies: &Option<crate::deps::DependencyReport>,
     ) -> Result<TrialReport, TrialError> {
         if !changes.is_empty() {
             notes.push(format!(
@@ -400,6 +407,7 @@ impl Trial<'_> {
             warnings,
             copy: CopyReport::from(&sandbox.copy),
             job: Some(job_artifact(self.job)),
+            dependencies: dependencies.clone(),
         })
     }
 }

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u32, &[&str])] = &[
     ("sandbox", 6, &[]),
     ("spark", 6, &[]),
     ("images", 6, &[]),
+    ("deps", 6, &[]),
     ("runtime", 6, &["images", "spark"]),
     ("report", 7, &[]),
     ("trial", 8, &[]),

@@ -170,6 +170,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
             why_full: None,
         },
         job: None,
+        dependencies: None,
     }
 }
 
