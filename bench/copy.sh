@@ -11,15 +11,23 @@
 #   - operator 1, RocksDB: per partition 100 zips (102..201) whose metadata names SST files of
 #     64 MiB and more in SSTs/ (a new SST generation every 10 versions; zip 201 names the
 #     newest), two thirds of SIZE.
-# Then prints side by side, in one run, on a warm page cache, the median of 3 runs each:
-#   - rehearse's copy + source verification (examples/copy_bench.rs, release build):
+# Then prints side by side, in one run, on a warm page cache, the median of 3 rounds (the cases
+# of a round run one after another, rounds interleaved, so a busy machine weighs on all alike):
+#   - rehearse's copy + source verification (examples/copy_bench.rs):
 #       working set for a 3.5 target, working set for any target (4.2 adds the snapshot before),
-#       full copy with copy_file_range, full copy with read-hash-write;
+#       full copy (the default method: a reflink where the filesystem shares extents, else
+#       read-hash-write in one pass), full copy with copy_file_range then hashing the copy;
 #   - `cp -a` + `b3sum` of both trees (all files of the source and of the copy);
 #   - peak memory of each (/usr/bin/time -v, maximum resident set);
-#   - working-set bytes against the whole checkpoint.
+#   - working-set bytes against the whole checkpoint;
+#   - from S3 (the MinIO test server, when scripts/setup-test-servers.sh has started it and
+#     /tmp/rehearse-test-servers.env exists): the checkpoint uploaded to a fresh prefix, then
+#     rehearse's copy from it (working set, full) against `aws s3 cp --recursive` of the same
+#     prefix (awscli, default 10 requests in flight; rehearse: 8), removed afterwards.
+#     S3=0 skips this part; awscli is installed with pip when missing.
 # Targets: full copy + verify <= 1.0x cp -a + b3sum, peak memory <= 64 MiB, working set <= 10%.
-# COPY_BENCH_BIN=PATH uses a driver built elsewhere instead of the release build.
+# The driver: COPY_BENCH_PROFILE=release (default) or dev (the debug build: blake3 is built
+# optimised there too, Cargo.toml), or COPY_BENCH_BIN=PATH for a driver built elsewhere.
 # b3sum: `cargo install b3sum` (falls back to Python's blake3 from PyPI if missing).
 # The trees are removed afterwards unless KEEP=1.
 set -euo pipefail
@@ -107,13 +115,17 @@ for p in range(parts):
         write(f"{d}/_metadata/schema", b"\x00\x02v2")
 PY
 
+profile="${COPY_BENCH_PROFILE:-release}"
 if [ -n "${COPY_BENCH_BIN:-}" ]; then
   bench="$COPY_BENCH_BIN" # a driver built some other way (say how in the figures you quote)
+  driver="$bench"
 else
-  echo "building the copy driver (release)" >&2
-  (cd "$root" && cargo build --release --quiet --example copy_bench)
+  echo "building the copy driver ($profile)" >&2
+  (cd "$root" && cargo build --profile "$profile" --quiet --example copy_bench)
   target_dir="${CARGO_TARGET_DIR:-$root/target}"
-  bench="$target_dir/release/examples/copy_bench"
+  dir="$profile"; [ "$profile" = dev ] && dir=debug
+  bench="$target_dir/$dir/examples/copy_bench"
+  driver="$profile build"
 fi
 
 if command -v b3sum >/dev/null; then
@@ -137,59 +149,99 @@ src_bytes=$(du -sb "$src" | awk '{print $1}')
 echo "checkpoint: $src_files files, $((src_bytes / 1048576)) MiB; warming the page cache" >&2
 cat $(find "$src" -type f) >/dev/null
 
-# run NAME COMMAND... : 3 runs; prints "NAME median_seconds peak_rss_kib [driver line]".
-run() {
-  local name="$1"; shift
-  local times=() rss=0 line=""
-  for _ in 1 2 3; do
+# S3: the same checkpoint in a fresh prefix of the MinIO test server.
+s3=0
+if [ "${S3:-1}" = 1 ] && [ -f /tmp/rehearse-test-servers.env ]; then
+  # shellcheck disable=SC1091
+  source /tmp/rehearse-test-servers.env
+  if curl -sf -o /dev/null "$S3_ENDPOINT/minio/health/live"; then
+    s3=1
+  else
+    echo "S3: the test server at $S3_ENDPOINT does not answer (scripts/setup-test-servers.sh); skipped" >&2
+  fi
+fi
+if [ "$s3" = 1 ]; then
+  command -v aws >/dev/null || pip install --quiet awscli
+  export AWS_ACCESS_KEY_ID="$S3_ACCESS_KEY_ID" AWS_SECRET_ACCESS_KEY="$S3_SECRET_ACCESS_KEY"
+  export AWS_REGION="$S3_REGION" AWS_DEFAULT_REGION="$S3_REGION"
+  export AWS_ENDPOINT_URL="$S3_ENDPOINT" AWS_ALLOW_HTTP=true
+  prefix="bench-copy-$(basename "$work")"
+  url="s3://$S3_BUCKET/$prefix/checkpoint"
+  echo "uploading the checkpoint to $url" >&2
+  aws --endpoint-url "$S3_ENDPOINT" s3 cp --recursive --quiet "$src" "$url"
+  trap 'aws --endpoint-url "$S3_ENDPOINT" s3 rm --recursive --quiet "s3://$S3_BUCKET/$prefix/" || true; [ "${KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
+  s3_client="awscli $(aws --version 2>&1 | awk '{print $1}' | cut -d/ -f2)"
+fi
+
+# The cases, in order: NAME and the command (a shell string).
+names=(cp+b3sum ws-3.5 ws-any full full-range)
+cmds=(
+  "$(declare -f b3); cp -a '$src' '$work/copy' && b3 '$src' && b3 '$work/copy'"
+  "'$bench' '$src' '$work/copy' --target 3.5.3"
+  "'$bench' '$src' '$work/copy'"
+  "'$bench' '$src' '$work/copy' --full"
+  "'$bench' '$src' '$work/copy' --full --method range"
+)
+if [ "$s3" = 1 ]; then
+  names+=(s3-ws-3.5 s3-full s3-aws-cp)
+  cmds+=(
+    "'$bench' '$url' '$work/copy' --target 3.5.3"
+    "'$bench' '$url' '$work/copy' --full"
+    "aws --endpoint-url '$S3_ENDPOINT' s3 cp --recursive --quiet '$url' '$work/copy'"
+  )
+fi
+
+# 3 rounds; per case: wall milliseconds, peak RSS (KiB), the driver's last line.
+declare -A ms rss line
+for round in 1 2 3; do
+  echo "round $round of 3" >&2
+  for i in "${!names[@]}"; do
     rm -rf "$work/copy"
-    local t0 t1 out
     t0=$(date +%s%N)
-    out=$(/usr/bin/time -v "$@" 2>"$work/time.txt")
+    out=$(/usr/bin/time -v bash -c "${cmds[$i]}" 2>"$work/time.txt") || {
+      cat "$work/time.txt" >&2
+      exit 1
+    }
     t1=$(date +%s%N)
-    times+=($(( (t1 - t0) / 1000000 )))
-    local r
+    ms[$i]="${ms[$i]:-} $(((t1 - t0) / 1000000))"
     r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
-    [ "$r" -gt "$rss" ] && rss=$r
-    [ -n "$out" ] && line="$out"
+    [ "$r" -gt "${rss[$i]:-0}" ] && rss[$i]=$r
+    [ -n "$out" ] && line[$i]="$out"
   done
-  rm -rf "$work/copy"
-  local median
-  median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
-  printf '%s %s %s %s\n' "$name" "$median" "$rss" "$line"
+done
+rm -rf "$work/copy"
+median() { printf '%s\n' $1 | sort -n | sed -n 2p; }
+
+row() { # NAME MS BASE_MS RSS DETAIL
+  awk -v n="$1" -v ms="$2" -v base="$3" -v rss="$4" -v d="$5" \
+    'BEGIN{printf "%-12s %9.2f %6.2fx %9.1f  %s\n", n, ms/1000, ms/base, rss/1024, d}'
+}
+detail() { # the driver's line → "N files, M MiB, P% (copy + verify)"
+  set -- $1
+  local files bytes cs vs
+  files=$(printf '%s\n' "$@" | sed -n 's/^files=//p')
+  bytes=$(printf '%s\n' "$@" | sed -n 's/^bytes=//p')
+  cs=$(printf '%s\n' "$@" | sed -n 's/^copy_s=//p')
+  vs=$(printf '%s\n' "$@" | sed -n 's/^verify_s=//p')
+  awk -v f="$files" -v b="$bytes" -v t="$src_bytes" -v cs="$cs" -v vs="$vs" \
+    'BEGIN{printf "%d files, %.1f MiB, %.1f%% (last round: copy %.2fs + verify %.2fs)", f, b/1048576, 100*b/t, cs, vs}'
 }
 
-baseline() { cp -a "$src" "$work/copy" && b3 "$src" && b3 "$work/copy"; }
-export -f b3 baseline 2>/dev/null || true
-export src work
-
-results=()
-results+=("$(run cp+b3sum bash -c "$(declare -f b3 baseline); baseline")")
-results+=("$(run ws-3.5 "$bench" "$src" "$work/copy" --target 3.5.3)")
-results+=("$(run ws-any "$bench" "$src" "$work/copy")")
-results+=("$(run full-range "$bench" "$src" "$work/copy" --full --method range)")
-results+=("$(run full-rw "$bench" "$src" "$work/copy" --full --method rw)")
-
-base_ms=$(echo "${results[0]}" | awk '{print $2}')
 echo
-echo "checkpoint: $src_files files, $(awk -v b="$src_bytes" 'BEGIN{printf "%.2f GiB", b/1073741824}'); baseline: cp -a + $b3name of both trees"
+echo "checkpoint: $src_files files, $(awk -v b="$src_bytes" 'BEGIN{printf "%.2f GiB", b/1073741824}') on $(df -T "$work" | awk 'NR==2 {print $2}'); driver: $driver; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "baseline: cp -a + $b3name of both trees"
 printf '%-12s %9s %7s %9s  %s\n' "what" "seconds" "× base" "peak MiB" "copied (files, bytes, share of the checkpoint)"
-for r in "${results[@]}"; do
-  set -- $r
-  name=$1 ms=$2 rss=$3
-  shift 3
-  detail=""
-  if [ $# -gt 0 ]; then
-    files=$(printf '%s\n' "$@" | sed -n 's/^files=//p')
-    bytes=$(printf '%s\n' "$@" | sed -n 's/^bytes=//p')
-    cs=$(printf '%s\n' "$@" | sed -n 's/^copy_s=//p')
-    vs=$(printf '%s\n' "$@" | sed -n 's/^verify_s=//p')
-    detail=$(awk -v f="$files" -v b="$bytes" -v t="$src_bytes" -v cs="$cs" -v vs="$vs" \
-      'BEGIN{printf "%d files, %.1f MiB, %.1f%% (copy %.2fs + verify %.2fs)", f, b/1048576, 100*b/t, cs, vs}')
-  else
-    detail="$src_files files, $((src_bytes / 1048576)) MiB, 100% (copy + hash of both trees)"
+base_ms=$(median "${ms[0]}")
+for i in "${!names[@]}"; do
+  case "${names[$i]}" in
+    cp+b3sum) d="$src_files files, $((src_bytes / 1048576)) MiB, 100% (copy + hash of both trees)" ;;
+    s3-aws-cp) d="$src_files files, $((src_bytes / 1048576)) MiB, 100% (download only, no hash)" ;;
+    *) d=$(detail "${line[$i]}") ;;
+  esac
+  if [ "${names[$i]}" = s3-ws-3.5 ]; then
+    echo "from S3 ($url on MinIO at $S3_ENDPOINT), × the plain download: $s3_client s3 cp --recursive"
+    base_ms=$(median "${ms[$((${#names[@]} - 1))]}")
   fi
-  awk -v n="$name" -v ms="$ms" -v base="$base_ms" -v rss="$rss" -v d="$detail" \
-    'BEGIN{printf "%-12s %9.2f %6.2fx %9.1f  %s\n", n, ms/1000, ms/base, rss/1024, d}'
+  row "${names[$i]}" "$(median "${ms[$i]}")" "$base_ms" "${rss[$i]}" "$d"
 done
 echo "(seconds: median of 3 wall times, including the driver's start and inspect; peak: largest of 3)"

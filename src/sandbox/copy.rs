@@ -4,17 +4,25 @@
 //! - **What is copied**: the restart's working set ([`crate::checkpoint::working_set`]) by
 //!   default, everything with [`CopyOptions::full_copy`] or when the working set cannot be
 //!   determined with certainty ([`CopySummary::why_full`] says why).
-//! - **Local sources**: each file goes through `copy_file_range(2)` (the kernel copies, or
-//!   shares the extents on filesystems that reflink: XFS, Btrfs, NFS 4.2 server-side copy), then
-//!   the copy is read back once and hashed. The hash is therefore of the bytes the sandbox
-//!   holds; [`verify_source`] re-hashes the source files that were copied at the end and
-//!   compares, so a source file that changed during the copy or the trial shows up there.
-//!   Where `copy_file_range` is not offered (another kernel, a cross-filesystem copy on old
-//!   kernels), the file is read, hashed and written through one buffer instead.
-//! - **Remote sources**: each object is streamed in chunks of at most [`store::READ_CHUNK`]
-//!   bytes, hashed and written as it arrives; `parallel` objects at a time.
-//! - **Memory**: one [`BUFFER`] per local worker, at most one chunk per remote stream in flight;
-//!   never a whole file.
+//! - **Local sources** (see [`LocalMethod`]; measured by `bench/copy.sh`): where the
+//!   filesystem shares extents (`FICLONE`: XFS, Btrfs, bcachefs, OCFS2), the file is cloned —
+//!   no byte is copied — and the clone is then read once and hashed. Elsewhere (ext4, tmpfs,
+//!   overlayfs, another filesystem than the source's) each file is read through one buffer,
+//!   hashed from that buffer and written from it, one pass: the hash is of exactly the bytes
+//!   the sandbox was given by `write(2)`, whose every call the kernel acknowledged whole.
+//!   Reading the copy back instead would read the same page-cache pages that `write(2)` just
+//!   filled, so it would prove nothing more and cost a second pass (on ext4 it made a full
+//!   copy 1.4× slower). Either way [`verify_source`](super::verify_source) hashes the copied
+//!   source files again at the end and compares with these hashes: a source file that changed
+//!   during the copy or the trial, or a copy that does not hold the source's bytes, shows up
+//!   there.
+//! - **Remote sources**: each object is read with one streamed GET; its body is hashed as it
+//!   arrives and written through a [`BUFFER`]-sized writer (the hash is of the bytes received,
+//!   all of which are written, and the size must match the listing); `parallel` objects at a
+//!   time.
+//! - **Memory**: one [`BUFFER`] per local worker; per remote stream one [`BUFFER`] plus the body
+//!   frames in flight (at most [`store::READ_CHUNK`]); never a whole file. Measured by
+//!   `bench/copy.sh` (peak resident memory, ≤ 64 MiB).
 //! - Links to regular files are copied as the file (Spark reads through them); links to
 //!   directories are refused ([`SandboxError::LinkedDirectory`]); FIFOs, sockets and devices are
 //!   skipped and never opened.
@@ -80,13 +88,17 @@ pub struct CopySummary {
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LocalMethod {
-    /// `copy_file_range`, then hash the copy (the default).
-    CopyRange = 0,
+    /// A reflink (`FICLONE`) then hash the clone where the filesystem shares extents, else
+    /// read, hash and write through one buffer (the default).
+    Auto = 0,
     /// Read, hash and write through one buffer.
     ReadWrite = 1,
+    /// `copy_file_range(2)` (a kernel copy, or shared extents where offered), then read the
+    /// copy back and hash it: kept for the benchmark's comparison.
+    CopyRange = 2,
 }
 
-static LOCAL_METHOD: AtomicU8 = AtomicU8::new(LocalMethod::CopyRange as u8);
+static LOCAL_METHOD: AtomicU8 = AtomicU8::new(LocalMethod::Auto as u8);
 
 /// Chooses how local files are copied (benchmark only).
 #[doc(hidden)]
@@ -95,10 +107,10 @@ pub fn set_local_method(method: LocalMethod) {
 }
 
 fn local_method() -> LocalMethod {
-    if LOCAL_METHOD.load(Ordering::Relaxed) == LocalMethod::ReadWrite as u8 {
-        LocalMethod::ReadWrite
-    } else {
-        LocalMethod::CopyRange
+    match LOCAL_METHOD.load(Ordering::Relaxed) {
+        1 => LocalMethod::ReadWrite,
+        2 => LocalMethod::CopyRange,
+        _ => LocalMethod::Auto,
     }
 }
 
@@ -327,7 +339,8 @@ pub(super) fn open_source(path: &Path) -> Result<fs::File, SandboxError> {
     Ok(file)
 }
 
-/// Copies one file; returns the blake3 of the bytes now in `to`.
+/// Copies one file; returns the blake3 of the bytes now in `to` (see the module docs for what
+/// is hashed in each method and why).
 fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, SandboxError> {
     let mut src = open_source(from)?;
     let write_err = |source| SandboxError::Write {
@@ -340,8 +353,14 @@ fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, San
         .create_new(true)
         .open(to)
         .map_err(write_err)?;
-    if local_method() == LocalMethod::CopyRange && copy_range(&src, &dst).map_err(write_err)? {
-        // The kernel copied (or shared) the bytes: hash what the copy holds.
+    let shared = match local_method() {
+        LocalMethod::Auto => clone_file(&src, &dst),
+        LocalMethod::CopyRange => copy_range(&src, &dst).map_err(write_err)?,
+        LocalMethod::ReadWrite => false,
+    };
+    if shared {
+        // The filesystem holds the bytes (shared extents or a kernel copy): hash what the copy
+        // holds, read once.
         use std::io::Seek;
         dst.seek(io::SeekFrom::Start(0)).map_err(write_err)?;
         let mut hasher = blake3::Hasher::new();
@@ -354,6 +373,7 @@ fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, San
         }
         return Ok(hasher.finalize().to_hex().to_string());
     }
+    // One pass: the bytes are hashed from the buffer they are written from.
     let mut hasher = blake3::Hasher::new();
     loop {
         let n = src.read(buf).map_err(|source| SandboxError::ReadSource {
@@ -367,6 +387,15 @@ fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, San
         dst.write_all(&buf[..n]).map_err(write_err)?;
     }
     Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// A reflink of the whole of `src` into the empty `dst` (`ioctl(FICLONE)`): true when the
+/// filesystem now shares the extents; false (nothing written) where it does not offer it
+/// (ext4, tmpfs, overlayfs, two filesystems).
+fn clone_file(src: &fs::File, dst: &fs::File) -> bool {
+    // SAFETY: both descriptors are open for the duration of the call; FICLONE takes the source
+    // descriptor as its argument and writes nothing to user memory.
+    unsafe { libc::ioctl(dst.as_raw_fd(), libc::FICLONE, src.as_raw_fd()) == 0 }
 }
 
 /// `copy_file_range(2)` of the whole of `src` into the empty `dst`. `Ok(false)` when the
@@ -492,12 +521,14 @@ async fn copy_object(
     if let Some(parent) = to.parent() {
         tokio::fs::create_dir_all(parent).await.map_err(write_err)?;
     }
-    let mut file = tokio::fs::OpenOptions::new()
+    let file = tokio::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(to)
         .await
         .map_err(write_err)?;
+    // The body arrives in frames of a few KiB: gathered into writes of BUFFER bytes.
+    let mut file = tokio::io::BufWriter::with_capacity(BUFFER, file);
     let mut stream = source.read(&info.path).await?;
     let mut hasher = blake3::Hasher::new();
     let mut size = 0u64;
@@ -584,7 +615,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn full_copy_and_both_local_methods_copy_the_same_bytes() {
+    async fn full_copy_and_every_local_method_copy_the_same_bytes() {
         let src = fixture_copy("tests/fixtures/checkpoints/4.0.1/rocksdb-ckptv2-agg");
         let inspection = crate::checkpoint::inspect(src.path()).unwrap();
         let store = local_store(src.path()).await;
@@ -593,24 +624,29 @@ mod tests {
             parallel: 3,
         };
         let a = tempfile::tempdir().unwrap();
-        let ranged = copy_checkpoint(&store, &inspection, a.path(), &full)
+        let default = copy_checkpoint(&store, &inspection, a.path(), &full)
             .await
             .unwrap();
-        assert_eq!(ranged.files, ranged.source_files);
-        assert_eq!(ranged.why_full.as_deref(), Some("--full-copy was given"));
+        assert_eq!(default.files, default.source_files);
+        assert_eq!(default.why_full.as_deref(), Some("--full-copy was given"));
         let b = tempfile::tempdir().unwrap();
         let (entries, _) = list_local(src.path()).unwrap();
         let mut buf = vec![0u8; 4096];
         for e in &entries {
             let to = b.path().join(&e.info.path);
             fs::create_dir_all(to.parent().unwrap()).unwrap();
-            set_local_method(LocalMethod::ReadWrite);
-            let rw = copy_local_file(&e.path, &to, &mut buf);
             set_local_method(LocalMethod::CopyRange);
-            assert_eq!(
-                &rw.unwrap(),
-                &ranged.hashes.files[&PathBuf::from(&e.info.path)]
-            );
+            let ranged = copy_local_file(&e.path, &to, &mut buf);
+            set_local_method(LocalMethod::Auto);
+            let ranged = ranged.unwrap();
+            let rel = PathBuf::from(&e.info.path);
+            let source = blake3::hash(&fs::read(&e.path).unwrap())
+                .to_hex()
+                .to_string();
+            assert_eq!(ranged, default.hashes.files[&rel], "{rel:?}");
+            assert_eq!(ranged, source, "{rel:?}");
+            let written = blake3::hash(&fs::read(a.path().join(&rel)).unwrap());
+            assert_eq!(written.to_hex().to_string(), source, "{rel:?}");
         }
     }
 
