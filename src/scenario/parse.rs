@@ -749,7 +749,7 @@ template = "u{n}"
             CheckpointSource::Remote(CheckpointLocation::Hdfs { .. })
         ));
         // A bad URL names the key and never echoes a query string (where SAS tokens hide).
-        let err = load("s3://b/p?X-Amz-Signature=sekrit")
+        let err = load("s3://bkt/p?X-Amz-Signature=sekrit")
             .unwrap_err()
             .to_string();
         assert!(err.contains("checkpoint.path"), "{err}");

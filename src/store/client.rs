@@ -93,6 +93,8 @@ enum Backend {
         endpoint_from: &'static str,
         /// Where credentials come from, for hints.
         credentials_from: &'static str,
+        /// The store deadline ([`StoreEnv::store_timeout`]).
+        timeout: Duration,
     },
 }
 
@@ -152,22 +154,23 @@ impl CheckpointStore {
     pub async fn list(&self) -> Result<Vec<ObjectInfo>, StoreError> {
         let mut files = match &self.backend {
             Backend::Local { root } => list_local(root).await?,
-            Backend::Remote { op, prefix, .. } => {
+            Backend::Remote {
+                op,
+                prefix,
+                timeout,
+                ..
+            } => {
                 let dir = if prefix.is_empty() {
                     "/"
                 } else {
                     prefix.as_str()
                 };
-                let mut lister = op
-                    .lister_with(dir)
-                    .recursive(true)
-                    .await
-                    .map_err(|e| self.remote_error("list", "", e))?;
+                // The deadline bounds the first entry and each next one, not the whole listing.
+                let mut lister = self
+                    .within(*timeout, "list", "", op.lister_with(dir).recursive(true))
+                    .await?;
                 let mut files = Vec::new();
-                while let Some(entry) = lister
-                    .try_next()
-                    .await
-                    .map_err(|e| self.remote_error("list", "", e))?
+                while let Some(entry) = self.within(*timeout, "list", "", lister.try_next()).await?
                 {
                     if entry.metadata().is_dir() {
                         continue;
@@ -185,9 +188,7 @@ impl CheckpointStore {
             }
         };
         if files.is_empty() {
-            return Err(StoreError::NothingThere {
-                url: self.location.to_string(),
-            });
+            return Err(self.nothing_there().await);
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(files)
@@ -213,11 +214,15 @@ impl CheckpointStore {
                 }
                 Ok(local_info(rel, &meta))
             }
-            Backend::Remote { op, prefix, .. } => {
-                let meta = op
-                    .stat(&format!("{prefix}{rel}"))
-                    .await
-                    .map_err(|e| self.remote_error("stat", rel, e))?;
+            Backend::Remote {
+                op,
+                prefix,
+                timeout,
+                ..
+            } => {
+                let meta = self
+                    .within(*timeout, "stat", rel, op.stat(&format!("{prefix}{rel}")))
+                    .await?;
                 if meta.is_dir() {
                     return Err(StoreError::NotFound {
                         url: self.location.join_display(rel),
@@ -245,28 +250,29 @@ impl CheckpointStore {
                     inner: Box::pin(local_stream(file, path)),
                 })
             }
-            Backend::Remote { op, prefix, .. } => {
+            Backend::Remote {
+                op,
+                prefix,
+                timeout,
+                ..
+            } => {
                 let full = format!("{prefix}{rel}");
-                let reader = op
-                    .reader_with(&full)
-                    .await
-                    .map_err(|e| self.remote_error("read", &rel, e))?;
-                let stream = reader
-                    .into_bytes_stream(..)
-                    .await
-                    .map_err(|e| self.remote_error("read", &rel, e))?;
+                let opening = async { op.reader_with(&full).await?.into_bytes_stream(..).await };
+                let stream = self.within(*timeout, "read", &rel, opening).await?;
                 let this = self.clone();
+                let stream = stream.map(move |r| {
+                    r.map_err(|e| match e.downcast::<opendal::Error>() {
+                        Ok(e) => this.remote_error("read", &rel, e),
+                        Err(e) => StoreError::Other {
+                            operation: "read",
+                            url: this.location.join_display(&rel),
+                            cause: this.redactor.cause(&e),
+                        },
+                    })
+                });
+                let timed_out = self.timed_out("read", relative.trim_matches('/'), *timeout);
                 Ok(ObjectStream {
-                    inner: Box::pin(stream.map(move |r| {
-                        r.map_err(|e| match e.downcast::<opendal::Error>() {
-                            Ok(e) => this.remote_error("read", &rel, e),
-                            Err(e) => StoreError::Other {
-                                operation: "read",
-                                url: this.location.join_display(&rel),
-                                cause: this.redactor.cause(&e),
-                            },
-                        })
-                    })),
+                    inner: Box::pin(with_progress_deadline(stream, *timeout, timed_out)),
                 })
             }
         }
@@ -278,20 +284,80 @@ impl CheckpointStore {
     /// # Errors
     /// As for [`read`](Self::read); [`StoreError::Other`] when the file exceeds `limit`.
     pub async fn read_small(&self, relative: &str, limit: u64) -> Result<Vec<u8>, StoreError> {
-        let mut stream = self.read(relative).await?;
-        let mut out = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk?;
-            if (out.len() + chunk.len()) as u64 > limit {
-                return Err(StoreError::Other {
-                    operation: "read",
-                    url: self.location.join_display(relative.trim_matches('/')),
-                    cause: Cause(format!("larger than {limit} bytes, not a small file")),
-                });
+        let whole = async {
+            let mut stream = self.read(relative).await?;
+            let mut out = Vec::new();
+            while let Some(chunk) = stream.next().await {
+                let chunk = chunk?;
+                if (out.len() + chunk.len()) as u64 > limit {
+                    return Err(StoreError::Other {
+                        operation: "read",
+                        url: self.location.join_display(relative.trim_matches('/')),
+                        cause: Cause(format!("larger than {limit} bytes, not a small file")),
+                    });
+                }
+                out.extend_from_slice(&chunk);
             }
-            out.extend_from_slice(&chunk);
+            Ok(out)
+        };
+        match &self.backend {
+            Backend::Local { .. } => whole.await,
+            // A small file is read whole within the deadline.
+            Backend::Remote { timeout, .. } => tokio::time::timeout(*timeout, whole)
+                .await
+                .unwrap_or_else(|_| Err(self.timed_out("read", relative, *timeout))),
         }
-        Ok(out)
+    }
+
+    /// `fut` (an opendal operation) within `timeout`; its error mapped by
+    /// [`remote_error`](Self::remote_error).
+    async fn within<T>(
+        &self,
+        timeout: Duration,
+        operation: &'static str,
+        rel: &str,
+        fut: impl std::future::IntoFuture<Output = opendal::Result<T>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(timeout, fut.into_future()).await {
+            Ok(r) => r.map_err(|e| self.remote_error(operation, rel, e)),
+            Err(_) => Err(self.timed_out(operation, rel, timeout)),
+        }
+    }
+
+    fn timed_out(&self, operation: &'static str, rel: &str, timeout: Duration) -> StoreError {
+        StoreError::TimedOut {
+            operation,
+            url: self.location.join_display(rel.trim_matches('/')),
+            endpoint: self.endpoint(),
+            seconds: timeout.as_secs(),
+        }
+    }
+
+    /// Why a listing found no file: the location may name one object (`…/ckpt/metadata`), which
+    /// a listing of the prefix `…/metadata/` does not show; else nothing is there.
+    async fn nothing_there(&self) -> StoreError {
+        let url = self.location.to_string();
+        if let Backend::Remote {
+            op,
+            prefix,
+            timeout,
+            ..
+        } = &self.backend
+        {
+            let object = prefix.trim_end_matches('/');
+            if !object.is_empty() {
+                if let Ok(Ok(meta)) = tokio::time::timeout(*timeout, op.stat(object)).await {
+                    if meta.is_file() {
+                        let parent = url.rsplit_once('/').map_or(url.as_str(), |(p, _)| p);
+                        return StoreError::IsAFile {
+                            parent: parent.to_string(),
+                            url,
+                        };
+                    }
+                }
+            }
+        }
+        StoreError::NothingThere { url }
     }
 
     /// Maps a backend error to a [`StoreError`] naming the location (or the object under it)
@@ -306,6 +372,15 @@ impl CheckpointStore {
         else {
             unreachable!("remote_error on a local store")
         };
+        if err.message() == NOT_A_STORE {
+            return StoreError::NotAStore {
+                url: self.location.to_string(),
+                endpoint: endpoint.clone(),
+                protocol: protocol(&self.location),
+                what: "an HTML page (200 text/html)".into(),
+                hint: endpoint_from.to_string(),
+            };
+        }
         let url = self.location.to_string();
         let target = self.location.join_display(rel);
         // The message and its sources, without opendal's context dump (request headers, paths).
@@ -331,6 +406,15 @@ impl CheckpointStore {
             "bucket does not exist",
             "bucket not found",
         ];
+        if text.contains("invalidbucketname") {
+            // Names the parser lets through (it checks each platform's rule) but this server
+            // refuses.
+            return StoreError::BadLocation {
+                input: url,
+                reason: format!("the server at {endpoint} refuses the bucket name"),
+                hint: "check the bucket name against the server's naming rule (S3: https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html)".into(),
+            };
+        }
         if MISSING_BUCKET.iter().any(|m| text.contains(m)) {
             return StoreError::MissingBucket {
                 url,
@@ -544,7 +628,96 @@ fn http_client(url: &str) -> Result<opendal::raw::HttpClient, StoreError> {
             what: format!("cannot build an HTTP client: {e}"),
             hint: "check the system's TLS root certificates".into(),
         })?;
-    Ok(opendal::raw::HttpClient::with(client))
+    Ok(opendal::raw::HttpClient::with(StoreHttp(client)))
+}
+
+/// The message of the error [`StoreHttp`] gives for a listing answered with a web page.
+const NOT_A_STORE: &str = "a listing was answered with an HTML page";
+
+/// Query parameters of a listing request, per backend: S3 `list-type=2`, Azure Blob
+/// `comp=list`, ADLS Gen2 `resource=filesystem`, WebHDFS `op=LISTSTATUS`, GCS (and the others)
+/// `prefix=`.
+const LISTING_MARKERS: [&str; 5] = [
+    "list-type=",
+    "comp=list",
+    "resource=filesystem",
+    "op=LISTSTATUS",
+    "prefix=",
+];
+
+/// reqwest under every remote operator, plus one check no backend makes: a listing answered
+/// `2xx text/html` (a web server, a proxy's login page at the endpoint) is an error, where the
+/// backends' XML/JSON parsers read it as an empty listing ("no file under this prefix").
+/// Objects are not checked: a file may be stored as `text/html`.
+struct StoreHttp(reqwest::Client);
+
+impl opendal::raw::HttpFetch for StoreHttp {
+    async fn fetch(
+        &self,
+        req: http::Request<opendal::Buffer>,
+    ) -> opendal::Result<http::Response<opendal::raw::HttpBody>> {
+        let query = req.uri().query().unwrap_or("");
+        let listing = LISTING_MARKERS.iter().any(|m| query.contains(m));
+        let resp = self.0.fetch(req).await?;
+        let html = resp
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/html"));
+        if listing && html && resp.status().is_success() {
+            return Err(opendal::Error::new(
+                opendal::ErrorKind::Unexpected,
+                NOT_A_STORE,
+            ));
+        }
+        Ok(resp)
+    }
+}
+
+/// The protocol a location's endpoint must speak, for [`StoreError::NotAStore`].
+fn protocol(location: &CheckpointLocation) -> &'static str {
+    match location {
+        CheckpointLocation::S3 { .. } => "the S3 API",
+        CheckpointLocation::Gcs { .. } => "the Cloud Storage JSON API",
+        CheckpointLocation::AzureBlob { .. } => "the Azure Blob API",
+        CheckpointLocation::AzureDataLake { .. } => "the ADLS Gen2 API",
+        CheckpointLocation::Hdfs { .. } => "WebHDFS",
+        CheckpointLocation::Local { .. } => "a filesystem",
+    }
+}
+
+/// Bytes a streamed read must deliver (or end) within each store deadline.
+const PROGRESS_BYTES: u64 = 1 << 20;
+
+/// `inner`, failing with `timed_out` when a window of `deadline` passes with fewer than
+/// [`PROGRESS_BYTES`] received and no end: a stalled or trickling response, however large the
+/// file, while a slow but steady one (above 1 MiB per deadline) goes on.
+fn with_progress_deadline(
+    inner: impl Stream<Item = Result<Bytes, StoreError>> + Send + 'static,
+    deadline: Duration,
+    timed_out: StoreError,
+) -> impl Stream<Item = Result<Bytes, StoreError>> + Send {
+    let start = tokio::time::Instant::now();
+    futures::stream::unfold(
+        (Box::pin(inner), start, 0u64, Some(timed_out)),
+        move |(mut inner, window, got, timed_out)| async move {
+            let timed_out = timed_out?;
+            match tokio::time::timeout_at(window + deadline, inner.next()).await {
+                Err(_) => Some((Err(timed_out), (inner, window, got, None))),
+                Ok(None) => None,
+                Ok(Some(Err(e))) => Some((Err(e), (inner, window, got, None))),
+                Ok(Some(Ok(chunk))) => {
+                    let got = got + chunk.len() as u64;
+                    let (window, got) = if got >= PROGRESS_BYTES {
+                        (tokio::time::Instant::now(), 0)
+                    } else {
+                        (window, got)
+                    };
+                    Some((Ok(chunk), (inner, window, got, Some(timed_out))))
+                }
+            }
+        },
+    )
 }
 
 /// The operator, endpoint and hints for a remote location (one function per platform in
@@ -555,6 +728,14 @@ async fn remote_backend(
     redactor: &Redactor,
 ) -> Result<Backend, StoreError> {
     let url = location.to_string();
+    let timeout = env.store_timeout().map_err(|what| StoreError::Config {
+        url: url.clone(),
+        what,
+        hint: format!(
+            "unset it (the default is {} s) or give whole seconds",
+            super::env::DEFAULT_STORE_TIMEOUT_SECONDS
+        ),
+    })?;
     let client = http_client(&url)?;
     let (remote, prefix) = match location {
         CheckpointLocation::S3 { bucket, prefix } => {
@@ -602,12 +783,275 @@ async fn remote_backend(
         endpoint: remote.endpoint,
         endpoint_from: remote.endpoint_from,
         credentials_from: remote.credentials_from,
+        timeout,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A throwaway HTTP/1.1 server on 127.0.0.1 for protocol cases no real store produces:
+    /// `answer(method, path?query)` gives the status line and headers (without the blank line)
+    /// and the body; `trickle` sends the body a byte every 100 ms.
+    fn serve(
+        answer: impl Fn(&str, &str) -> (String, Vec<u8>) + Send + Sync + 'static,
+        trickle: bool,
+    ) -> String {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let answer = std::sync::Arc::new(answer);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                let answer = answer.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(conn.try_clone().unwrap());
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).is_err() {
+                        return;
+                    }
+                    let mut parts = line.split_whitespace();
+                    let (method, target) = (
+                        parts.next().unwrap_or("").to_string(),
+                        parts.next().unwrap_or("").to_string(),
+                    );
+                    loop {
+                        let mut h = String::new();
+                        if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                            break;
+                        }
+                    }
+                    let (head, body) = answer(&method, &target);
+                    let head = format!(
+                        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = conn.write_all(head.as_bytes());
+                    if method == "HEAD" {
+                        return;
+                    }
+                    if trickle {
+                        for b in body {
+                            if conn.write_all(&[b]).is_err() {
+                                return;
+                            }
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                    } else {
+                        let _ = conn.write_all(&body);
+                    }
+                });
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    async fn s3_at(endpoint: &str, url: &str) -> CheckpointStore {
+        let location = CheckpointLocation::parse(url).unwrap();
+        let env = env(&[
+            ("AWS_ENDPOINT_URL", endpoint),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", "rehearse-test"),
+            ("AWS_SECRET_ACCESS_KEY", "rehearse-test-secret"),
+            ("REHEARSE_STORE_TIMEOUT_SECONDS", "1"),
+        ]);
+        CheckpointStore::open(location, &env).await.unwrap()
+    }
+
+    const EMPTY_LISTING: &str = r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>ck/metadata/</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>"#;
+
+    /// The breaker pass: an endpoint that trickles a byte a second hung `inspect`. Listing,
+    /// stat, small reads and streamed reads each fail within the store deadline, exit 4, naming
+    /// the URL and the variable that gives more time.
+    #[tokio::test]
+    async fn a_trickling_endpoint_times_out_naming_the_url_and_the_setting() {
+        let listing = format!("{EMPTY_LISTING}{}", " ".repeat(400));
+        let endpoint = serve(
+            move |_, _| {
+                (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                    listing.clone().into_bytes(),
+                )
+            },
+            true,
+        );
+        let store = s3_at(&endpoint, "s3://bkt/ck").await;
+        let started = std::time::Instant::now();
+        let err = store.list().await.unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10), "{err}");
+        assert!(
+            matches!(
+                err,
+                StoreError::TimedOut {
+                    operation: "list",
+                    seconds: 1,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+        let text = err.to_string();
+        assert!(
+            text.contains("s3://bkt/ck") && text.contains(&endpoint),
+            "{text}"
+        );
+        assert!(text.contains("REHEARSE_STORE_TIMEOUT_SECONDS"), "{text}");
+        let err = store.read_small("metadata", 1 << 20).await.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                StoreError::TimedOut {
+                    operation: "read",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("s3://bkt/ck/metadata"), "{err}");
+        // A streamed read: the response starts, then fewer than 1 MiB arrives per deadline.
+        let mut stream = store.read("state/0/0/1.delta").await.unwrap();
+        let mut last = None;
+        while let Some(item) = stream.next().await {
+            if let Err(e) = item {
+                last = Some(e);
+                break;
+            }
+        }
+        let err = last.expect("a trickled stream must fail");
+        assert!(
+            matches!(
+                err,
+                StoreError::TimedOut {
+                    operation: "read",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+
+    /// The deadline is a setting: a bad value is refused when the store is opened.
+    #[tokio::test]
+    async fn a_bad_store_timeout_is_refused_naming_the_variable() {
+        for bad in ["0", "ten", "99999999"] {
+            let err = CheckpointStore::open(
+                CheckpointLocation::parse("s3://bkt/ck").unwrap(),
+                &env(&[
+                    ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+                    ("AWS_ALLOW_HTTP", "true"),
+                    ("REHEARSE_STORE_TIMEOUT_SECONDS", bad),
+                ]),
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+            assert!(
+                err.contains("REHEARSE_STORE_TIMEOUT_SECONDS") && err.contains(bad),
+                "{err}"
+            );
+        }
+    }
+
+    /// The breaker pass: an endpoint answering `200 text/html` (a web server, a proxy's login
+    /// page) was read as an empty listing, "no file under this prefix", exit 3.
+    #[tokio::test]
+    async fn an_endpoint_answering_html_does_not_speak_s3() {
+        let endpoint = serve(
+            |_, _| {
+                (
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8".into(),
+                    b"<!DOCTYPE html><html><body>Sign in</body></html>".to_vec(),
+                )
+            },
+            false,
+        );
+        let store = s3_at(&endpoint, "s3://bkt/ck").await;
+        let err = store.list().await.unwrap_err();
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+        assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+        let text = err.to_string();
+        assert!(
+            text.contains("does not speak the S3 API")
+                && text.contains("HTML")
+                && text.contains("s3://bkt/ck")
+                && text.contains("AWS_ENDPOINT_URL"),
+            "{text}"
+        );
+    }
+
+    /// The breaker pass: a URL naming one object (`…/ck/metadata`) said "no file under this
+    /// prefix"; it is a file, not a checkpoint directory, and the message names the directory.
+    /// A real empty prefix still says nothing is there.
+    #[tokio::test]
+    async fn a_url_naming_one_object_is_called_a_file_not_an_empty_prefix() {
+        let endpoint = serve(
+            |method, target| match (method, target.split('?').next().unwrap_or("")) {
+                ("HEAD", "/bkt/ck/metadata") => (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nETag: \"e1\""
+                        .into(),
+                    Vec::new(),
+                ),
+                ("HEAD", _) => ("HTTP/1.1 404 Not Found".into(), Vec::new()),
+                _ => (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                    EMPTY_LISTING.as_bytes().to_vec(),
+                ),
+            },
+            false,
+        );
+        let err = s3_at(&endpoint, "s3://bkt/ck/metadata")
+            .await
+            .list()
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::IsAFile { .. }), "{err:?}");
+        assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput);
+        let text = err.to_string();
+        assert!(
+            text.contains("s3://bkt/ck/metadata is a file")
+                && text.contains("not a checkpoint directory")
+                && text.contains("such as s3://bkt/ck)"),
+            "{text}"
+        );
+        let err = s3_at(&endpoint, "s3://bkt/nothing")
+            .await
+            .list()
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::NothingThere { .. }), "{err:?}");
+    }
+
+    /// A name the parser lets through but the server refuses (`InvalidBucketName`) is bad
+    /// input naming the rule, not a raw `S3Error {…}`, exit 4.
+    #[tokio::test]
+    async fn a_bucket_name_the_server_refuses_is_bad_input() {
+        let endpoint = serve(
+            |_, _| {
+                (
+                    "HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml".into(),
+                    br#"<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidBucketName</Code><Message>The specified bucket is not valid.</Message><BucketName>xn--bkt</BucketName></Error>"#.to_vec(),
+                )
+            },
+            false,
+        );
+        let err = s3_at(&endpoint, "s3://xn--bkt/ck")
+            .await
+            .list()
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput, "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("refuses the bucket name") && text.contains("bucketnamingrules"),
+            "{text}"
+        );
+        assert!(!text.contains("S3Error"), "{text}");
+    }
 
     fn env(vars: &[(&str, &str)]) -> StoreEnv {
         StoreEnv::from_vars(vars.iter().copied())
@@ -667,7 +1111,7 @@ mod tests {
 
     #[tokio::test]
     async fn plain_http_s3_endpoints_need_aws_allow_http() {
-        let loc = CheckpointLocation::parse("s3://b/p").unwrap();
+        let loc = CheckpointLocation::parse("s3://bkt/p").unwrap();
         let err = CheckpointStore::open(
             loc.clone(),
             &env(&[
@@ -679,7 +1123,7 @@ mod tests {
         .unwrap_err();
         let text = err.to_string();
         assert!(text.contains("AWS_ALLOW_HTTP=true"), "{text}");
-        assert!(text.contains("s3://b/p"), "{text}");
+        assert!(text.contains("s3://bkt/p"), "{text}");
         CheckpointStore::open(
             loc,
             &env(&[
@@ -693,7 +1137,7 @@ mod tests {
 
     #[tokio::test]
     async fn az_without_an_account_says_which_variable_to_set() {
-        let loc = CheckpointLocation::parse("az://c/p").unwrap();
+        let loc = CheckpointLocation::parse("az://cont/p").unwrap();
         let err = CheckpointStore::open(loc, &StoreEnv::default())
             .await
             .unwrap_err();

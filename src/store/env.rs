@@ -5,6 +5,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// The variable that sets [`StoreEnv::store_timeout`].
+pub const STORE_TIMEOUT_VARIABLE: &str = "REHEARSE_STORE_TIMEOUT_SECONDS";
+/// The store deadline when [`STORE_TIMEOUT_VARIABLE`] is unset: two minutes without progress.
+pub const DEFAULT_STORE_TIMEOUT_SECONDS: u64 = 120;
+
 /// Environment variables relevant to checkpoint stores (endpoints, regions, credentials).
 ///
 /// The variables read, by platform (the standard ones each platform's own tools read):
@@ -15,6 +20,7 @@ use std::fmt;
 /// | GCS | `STORAGE_EMULATOR_HOST` (emulator, no auth), `GOOGLE_APPLICATION_CREDENTIALS`; else application-default credentials, VM metadata |
 /// | Azure | `AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_ACCOUNT_NAME`/`AZURE_STORAGE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_KEY`/`AZURE_STORAGE_KEY`, `AZURE_STORAGE_SAS_TOKEN`, `AZURE_CLIENT_ID` + `AZURE_CLIENT_SECRET` + `AZURE_TENANT_ID`; else workload identity, Azure CLI, managed identity |
 /// | HDFS | `REHEARSE_WEBHDFS_URL` (whole base URL), `REHEARSE_WEBHDFS_PORT` (default 9870), `HADOOP_USER_NAME` |
+/// | all remote | `REHEARSE_STORE_TIMEOUT_SECONDS` (see [`StoreEnv::store_timeout`]) |
 #[derive(Clone, Default)]
 pub struct StoreEnv {
     vars: BTreeMap<String, String>,
@@ -49,6 +55,33 @@ impl StoreEnv {
     /// The first of these variables that is set, with its name.
     pub fn first<'a>(&'a self, names: &[&'a str]) -> Option<(&'a str, &'a str)> {
         names.iter().find_map(|n| self.get(n).map(|v| (*n, v)))
+    }
+
+    /// The store deadline: how long a remote operation may go without progress before it
+    /// fails with [`super::StoreError::TimedOut`]. From `REHEARSE_STORE_TIMEOUT_SECONDS`
+    /// (whole seconds, 1 to 86400), else [`DEFAULT_STORE_TIMEOUT_SECONDS`]. It bounds:
+    ///
+    /// - a listing: the first entry, and each next one, must arrive within it (a listing of a
+    ///   million objects may take longer as a whole, page after page);
+    /// - a stat and a small read (`metadata`, an offset or commit file, a zip): the whole;
+    /// - a streamed read (the copy): the response's start, then each MiB (or the end).
+    ///
+    /// A server that trickles a byte a second defeats a per-read socket timeout; this does not.
+    ///
+    /// # Errors
+    /// The variable's value, when it is not a whole number of seconds in range.
+    pub fn store_timeout(&self) -> Result<std::time::Duration, String> {
+        match self.get(STORE_TIMEOUT_VARIABLE) {
+            None => Ok(std::time::Duration::from_secs(
+                DEFAULT_STORE_TIMEOUT_SECONDS,
+            )),
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if (1..=86_400).contains(&n) => Ok(std::time::Duration::from_secs(n)),
+                _ => Err(format!(
+                    "{STORE_TIMEOUT_VARIABLE}={v:?} is not a whole number of seconds from 1 to 86400"
+                )),
+            },
+        }
     }
 
     /// Values that must never appear in output: every variable whose name says it holds a

@@ -55,6 +55,42 @@ pub enum StoreError {
         /// The location.
         url: String,
     },
+    /// The location names one file (an object), not the directory a checkpoint is.
+    #[error("{url} is a file (an object), not a checkpoint directory\n(hint: give the directory that holds the checkpoint's metadata, offsets/ and commits/, such as {parent})")]
+    IsAFile {
+        /// The location.
+        url: String,
+        /// The directory holding it.
+        parent: String,
+    },
+    /// The endpoint answered, but not in its platform's protocol: a web page, a proxy's login
+    /// or error page (a listing answered `200 text/html` read as an empty listing before).
+    #[error("{endpoint} does not speak {protocol} for {url}: it answered a listing with {what}\n(hint: check the endpoint ({hint}); a web server, a proxy's login page or a captive portal answers like this)")]
+    NotAStore {
+        /// The location.
+        url: String,
+        /// The endpoint asked.
+        endpoint: String,
+        /// `the S3 API`, `WebHDFS`, ….
+        protocol: &'static str,
+        /// What came back: `an HTML page (200 text/html)`.
+        what: String,
+        /// Where the endpoint comes from.
+        hint: String,
+    },
+    /// An operation on the location made no progress within the store deadline
+    /// (`REHEARSE_STORE_TIMEOUT_SECONDS`, see [`super::StoreEnv::store_timeout`]).
+    #[error("timed out: {operation} {url} made no progress in {seconds} s (the server at {endpoint} answers too slowly or stalls)\n(hint: check the endpoint and the network; to wait longer on a slow link set REHEARSE_STORE_TIMEOUT_SECONDS (now {seconds}))")]
+    TimedOut {
+        /// `list`, `read`, `stat`.
+        operation: &'static str,
+        /// The location or object.
+        url: String,
+        /// The endpoint asked.
+        endpoint: String,
+        /// The deadline.
+        seconds: u64,
+    },
     /// One object or file named under the location does not exist.
     #[error("no such file: {url}")]
     NotFound {
@@ -129,14 +165,16 @@ impl StoreError {
     ///
     /// | variant | kind |
     /// |---|---|
-    /// | BadLocation, MissingBucket, NothingThere, NotFound | BadInput |
-    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, Other, Io | Environment |
+    /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound | BadInput |
+    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, Other, Io | Environment |
     pub fn kind(&self) -> StoreErrorKind {
         match self {
             Self::BadLocation { .. }
             | Self::MissingBucket { .. }
             | Self::NothingThere { .. }
+            | Self::IsAFile { .. }
             | Self::NotFound { .. } => StoreErrorKind::BadInput,
+            Self::NotAStore { .. } | Self::TimedOut { .. } => StoreErrorKind::Environment,
             Self::Config { .. }
             | Self::BadCredentials { .. }
             | Self::AccessDenied { .. }

@@ -101,11 +101,21 @@ impl CheckpointLocation {
                 path: PathBuf::from(input),
             });
         };
-        if rest.contains('?') || rest.contains('#') {
-            return Err(refuse(
-                "a query string or fragment is not part of a checkpoint location",
-                "pass credentials (SAS tokens, keys) through the environment, never in the URL",
-            ));
+        // Whichever comes first names the part: `s3://b/p#x?y` holds a fragment.
+        match rest.find(['?', '#']).map(|i| &rest[i..i + 1]) {
+            Some("?") => {
+                return Err(refuse(
+                    "a query string (`?…`) is not part of a checkpoint location",
+                    "remove it; pass credentials (SAS tokens, keys) through the environment, never in the URL",
+                ))
+            }
+            Some(_) => {
+                return Err(refuse(
+                    "a fragment (`#…`) is not part of a checkpoint location (it is never sent to the server)",
+                    "remove the `#` and what follows it",
+                ))
+            }
+            None => {}
         }
         let scheme = scheme.to_ascii_lowercase();
         let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
@@ -160,6 +170,14 @@ impl CheckpointLocation {
                 "write SCHEME://bucket/prefix; for credentials use the environment",
             ));
         }
+        let rule = if scheme == "gs" {
+            &GCS_BUCKET
+        } else if scheme == "az" {
+            &AZURE_CONTAINER
+        } else {
+            &S3_BUCKET
+        };
+        rule.check(authority)?;
         let bucket = authority.to_string();
         Ok(match scheme {
             "gs" => Self::Gcs { bucket, prefix },
@@ -191,6 +209,7 @@ impl CheckpointLocation {
                     &example,
                 )
             })?;
+        AZURE_CONTAINER.check(container)?;
         Ok(if dfs {
             Self::AzureDataLake {
                 account: account.to_string(),
@@ -315,6 +334,90 @@ impl std::str::FromStr for CheckpointLocation {
     }
 }
 
+/// A platform's rule for bucket (container) names, checked when a URL is parsed: a name the
+/// platform would refuse gets the rule, not the server's raw answer.
+struct NameRule {
+    /// What the name is called: "an S3 bucket name".
+    what: &'static str,
+    /// Shortest and longest name.
+    len: (usize, usize),
+    /// Characters allowed besides lowercase ASCII letters and digits.
+    also: &'static str,
+    /// True when two hyphens in a row are refused (Azure).
+    no_double_hyphen: bool,
+    /// The rule in words, for the message.
+    text: &'static str,
+    /// Where the platform documents it.
+    source: &'static str,
+}
+
+/// <https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html> (general
+/// purpose buckets; MinIO and Ceph follow it).
+const S3_BUCKET: NameRule = NameRule {
+    what: "an S3 bucket name",
+    len: (3, 63),
+    also: ".-",
+    no_double_hyphen: false,
+    text: "3 to 63 characters: lowercase letters, digits, `.` and `-`, beginning and ending with a letter or digit",
+    source: "https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html",
+};
+
+/// <https://cloud.google.com/storage/docs/buckets#naming> (names with dots may reach 222
+/// characters).
+const GCS_BUCKET: NameRule = NameRule {
+    what: "a Cloud Storage bucket name",
+    len: (3, 222),
+    also: ".-_",
+    no_double_hyphen: false,
+    text: "3 to 63 characters (222 with dots): lowercase letters, digits, `-`, `_` and `.`, beginning and ending with a letter or digit",
+    source: "https://cloud.google.com/storage/docs/buckets#naming",
+};
+
+/// <https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata#container-names>
+const AZURE_CONTAINER: NameRule = NameRule {
+    what: "an Azure container (filesystem) name",
+    len: (3, 63),
+    also: "-",
+    no_double_hyphen: true,
+    text: "3 to 63 characters: lowercase letters, digits and single `-`, beginning and ending with a letter or digit",
+    source: "https://learn.microsoft.com/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata#container-names",
+};
+
+impl NameRule {
+    fn check(&self, name: &str) -> Result<(), Refusal> {
+        // Azure's root container is spelled `$root`.
+        if self.no_double_hyphen && name == "$root" {
+            return Ok(());
+        }
+        let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+        let n = name.chars().count();
+        let ok = n >= self.len.0
+            && n <= self.len.1
+            && (n <= 63 || name.contains('.'))
+            && name.chars().all(|c| alnum(c) || self.also.contains(c))
+            && name.starts_with(alnum)
+            && name.ends_with(alnum)
+            && !(self.no_double_hyphen && name.contains("--"))
+            && !name.split('.').any(|part| part.len() > 63);
+        if ok {
+            return Ok(());
+        }
+        let lower = name.to_ascii_lowercase();
+        let hint = if lower != name && self.check(&lower).is_ok() {
+            format!(
+                "names are lowercase: did you mean {lower:?}? (rule: {})",
+                self.source
+            )
+        } else {
+            format!("check the name (rule: {})", self.source)
+        };
+        Err(Refusal(
+            format!("{name:?} is not {}: {}", self.what, self.text),
+            hint,
+        ))
+    }
+}
+
 /// Why a location was refused and the fix (the `reason` and `hint` of [`StoreError::BadLocation`]).
 struct Refusal(String, String);
 
@@ -341,8 +444,9 @@ fn clean_path(path: &str) -> Result<String, &'static str> {
 fn without_query(input: &str) -> String {
     let cut = input.find(['?', '#']).unwrap_or(input.len());
     let mut s = without_password(input[..cut].trim());
-    if cut < input.len() {
-        s.push_str("?…");
+    if let Some(mark) = input[cut..].chars().next() {
+        s.push(mark);
+        s.push('…');
     }
     s
 }
@@ -357,11 +461,12 @@ fn without_password(input: &str) -> String {
         None => (rest, ""),
     };
     match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
+        // Azure's `container@account.…` holds no password: shown as typed.
+        Some((userinfo, host)) if userinfo.contains(':') => {
             let user = userinfo.split(':').next().unwrap_or("");
             format!("{scheme}://{user}:***@{host}{path}")
         }
-        None => input.to_string(),
+        _ => input.to_string(),
     }
 }
 
@@ -375,11 +480,11 @@ mod tests {
     fn credentials_in_a_url_are_refused_and_never_echoed() {
         for url in [
             "s3://AKIAXX:supersecret123@brk/one",
-            "gs://u:supersecret123@b/x",
+            "gs://u:supersecret123@bkt/x",
             "az://c:supersecret123@acct/x",
             "hdfs://user:supersecret123@127.0.0.1:19000/x",
             "webhdfs://u:supersecret123@127.0.0.1:19870/x",
-            "abfss://fs:supersecret123@acct.dfs.core.windows.net/x",
+            "abfss://fsys:supersecret123@acct.dfs.core.windows.net/x",
             "wasbs://c:supersecret123@acct.blob.core.windows.net/x",
         ] {
             let e = CheckpointLocation::parse(url).expect_err(url).to_string();
@@ -388,7 +493,7 @@ mod tests {
         }
         assert!(CheckpointLocation::parse("hdfs://someone@namenode:8020/x").is_err());
         // Azure's own container@account form stays.
-        parse("abfss://fs@acct.dfs.core.windows.net/x");
+        parse("abfss://fsys@acct.dfs.core.windows.net/x");
     }
 
     fn parse(s: &str) -> CheckpointLocation {
@@ -410,8 +515,8 @@ mod tests {
                 "s3a://prod-checkpoints/orders/",
                 "s3://prod-checkpoints/orders",
             ),
-            ("S3://b", "s3://b"),
-            ("s3://b//x/./y", "s3://b/x/y"),
+            ("S3://bkt", "s3://bkt"),
+            ("s3://bkt//x/./y", "s3://bkt/x/y"),
             ("gs://bkt/a/b", "gs://bkt/a/b"),
             ("az://cont/ckpt", "az://cont/ckpt"),
             (
@@ -419,8 +524,8 @@ mod tests {
                 "wasbs://cont@acct.blob.core.windows.net/ckpt",
             ),
             (
-                "abfss://fs@acct.dfs.core.windows.net/a/ckpt",
-                "abfss://fs@acct.dfs.core.windows.net/a/ckpt",
+                "abfss://fsys@acct.dfs.core.windows.net/a/ckpt",
+                "abfss://fsys@acct.dfs.core.windows.net/a/ckpt",
             ),
             ("hdfs://nn:8020/user/x/ckpt", "hdfs://nn:8020/user/x/ckpt"),
             ("hdfs://nn/ckpt", "hdfs://nn/ckpt"),
@@ -431,10 +536,10 @@ mod tests {
             assert_eq!(parse(shown), parse(typed), "{typed} round-trips");
         }
         assert_eq!(
-            parse("abfss://fs@acct.dfs.core.windows.net/a/ckpt"),
+            parse("abfss://fsys@acct.dfs.core.windows.net/a/ckpt"),
             CheckpointLocation::AzureDataLake {
                 account: "acct".into(),
-                filesystem: "fs".into(),
+                filesystem: "fsys".into(),
                 prefix: "a/ckpt".into()
             }
         );
@@ -449,10 +554,13 @@ mod tests {
         );
         assert!(parse("./x").is_local());
         assert_eq!(
-            parse("s3://b/p").join_display("offsets/0"),
-            "s3://b/p/offsets/0"
+            parse("s3://bkt/p").join_display("offsets/0"),
+            "s3://bkt/p/offsets/0"
         );
-        assert_eq!(parse("s3://b").join_display("metadata"), "s3://b/metadata");
+        assert_eq!(
+            parse("s3://bkt").join_display("metadata"),
+            "s3://bkt/metadata"
+        );
     }
 
     #[test]
@@ -464,10 +572,10 @@ mod tests {
             ("s3://", "bucket"),
             ("s3:///prefix", "bucket"),
             ("s3://user:pw@bucket/x", "credentials in the URL"),
-            ("gs://b/../x", "`..`"),
+            ("gs://bkt/../x", "`..`"),
             ("file://otherhost/x", "no remote host"),
             ("abfss://acct.dfs.core.windows.net/x", "container@account"),
-            ("abfss://fs@acct.blob.core.windows.net/x", "account.dfs"),
+            ("abfss://fsys@acct.blob.core.windows.net/x", "account.dfs"),
             ("wasbs://c@/x", "container@account"),
             ("hdfs://:8020/x", "NameNode host"),
             ("hdfs://nn:port/x", "not a number"),
@@ -483,10 +591,100 @@ mod tests {
                 "{typed}: {err}"
             );
         }
-        let err = CheckpointLocation::parse("az://c/p?sv=2024&sig=SECRETSIG")
+        let err = CheckpointLocation::parse("az://cont/p?sv=2024&sig=SECRETSIG")
             .unwrap_err()
             .to_string();
         assert!(!err.contains("SECRETSIG"), "{err}");
-        assert!(err.contains("az://c/p?…"), "{err}");
+        assert!(err.contains("az://cont/p?…"), "{err}");
+        assert!(err.contains("a query string"), "{err}");
+    }
+
+    /// The breaker pass: `s3://b/x#frag` was refused as a query string and shown as `?…`.
+    #[test]
+    fn a_fragment_is_called_a_fragment_and_never_echoed() {
+        for (typed, shown) in [
+            ("s3://bkt/x#frag", "s3://bkt/x#…"),
+            ("gs://bkt/x#frag?y=1", "gs://bkt/x#…"),
+            ("hdfs://nn:8020/x#frag", "hdfs://nn:8020/x#…"),
+        ] {
+            let err = CheckpointLocation::parse(typed)
+                .expect_err(typed)
+                .to_string();
+            assert!(err.contains("a fragment (`#…`)"), "{typed}: {err}");
+            assert!(!err.contains("query string"), "{typed}: {err}");
+            assert!(
+                err.contains(shown) && !err.contains("#frag"),
+                "{typed}: {err}"
+            );
+        }
+        let err = CheckpointLocation::parse("s3://bkt/x?a=1#frag")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a query string") && err.contains("s3://bkt/x?…"),
+            "{err}"
+        );
+    }
+
+    /// The breaker pass: `s3://BRK/x` reached the server and came back as a raw `S3Error {…}`
+    /// debug string, exit 4. Every platform's naming rule is checked when the URL is parsed.
+    #[test]
+    fn bucket_names_each_platform_refuses_are_bad_locations_naming_the_rule() {
+        let table = [
+            (
+                "s3://BRK/x",
+                "not an S3 bucket name",
+                "did you mean \"brk\"",
+            ),
+            (
+                "s3a://my_bucket/x",
+                "not an S3 bucket name",
+                "bucketnamingrules",
+            ),
+            ("s3://ab/x", "3 to 63 characters", "bucketnamingrules"),
+            ("s3://-bkt/x", "beginning and ending", "bucketnamingrules"),
+            (
+                "gs://Bkt/x",
+                "not a Cloud Storage bucket name",
+                "did you mean \"bkt\"",
+            ),
+            ("az://my--container/x", "single `-`", "container-names"),
+            (
+                "az://my_container/x",
+                "not an Azure container",
+                "container-names",
+            ),
+            (
+                "abfss://Fsys@acct.dfs.core.windows.net/x",
+                "not an Azure container",
+                "did you mean \"fsys\"",
+            ),
+        ];
+        for (typed, reason, hint) in table {
+            let err = CheckpointLocation::parse(typed).expect_err(typed);
+            assert_eq!(
+                err.kind(),
+                super::super::StoreErrorKind::BadInput,
+                "{typed}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(reason) && text.contains(hint),
+                "{typed}: {text}"
+            );
+            assert!(!text.contains("S3Error"), "{typed}: {text}");
+        }
+        let long = format!("{}.{}", "a".repeat(60), "b".repeat(60));
+        for ok in [
+            "s3://prod-checkpoints.eu/x",
+            "s3://abc",
+            "gs://my_bucket/x",
+            "az://$root/x",
+            "az://a-b-c/x",
+        ] {
+            parse(ok);
+        }
+        parse(&format!("gs://{long}/x"));
+        assert!(CheckpointLocation::parse(&format!("s3://{long}/x")).is_err());
     }
 }
