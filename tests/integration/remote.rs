@@ -449,6 +449,30 @@ async fn inspect_by_url_bad_cases_are_one_clear_error_each_and_write_nothing() {
             3,
             "pass credentials",
         ),
+        // The breaker pass: a raw `S3Error {…}`, exit 4.
+        (
+            "a bucket name S3 refuses",
+            format!("s3://BRK/{prefix}/ckpt"),
+            minio.env.clone(),
+            3,
+            "is not an S3 bucket name",
+        ),
+        // The breaker pass: "no file under this prefix".
+        (
+            "a URL naming one object",
+            format!("{good}/metadata"),
+            minio.env.clone(),
+            3,
+            "is a file (an object), not a checkpoint directory",
+        ),
+        // The breaker pass: called a query string.
+        (
+            "a fragment in the URL",
+            format!("{good}#frag"),
+            minio.env.clone(),
+            3,
+            "a fragment (`#…`)",
+        ),
     ];
     for (what, url, env, want, needle) in &cases {
         for json in [false, true] {
@@ -462,7 +486,7 @@ async fn inspect_by_url_bad_cases_are_one_clear_error_each_and_write_nothing() {
             assert!(out.is_empty(), "{what}: nothing on stdout: {out}");
             assert!(err.contains(needle), "{what}: {needle:?} in {err}");
             assert!(err.contains("hint"), "{what}: a fix in {err}");
-            let shown = url.split('?').next().unwrap();
+            let shown = url.split(['?', '#']).next().unwrap();
             assert!(err.contains(shown), "{what}: the URL in {err}");
             assert_eq!(
                 err.lines().filter(|l| l.starts_with("error:")).count(),
