@@ -118,9 +118,27 @@ pub struct RunArgs {
     /// Also write a Markdown report (fit for a CI job summary) to FILE.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Where Kafka and Spark run, for the source checkpoint's generation and every trial.
-    #[arg(long, value_enum, default_value_t = RuntimeChoice::Docker, env = "REHEARSE_RUNTIME")]
-    pub runtime: RuntimeChoice,
+    /// Where Kafka and Spark run, for the source checkpoint's generation and every trial
+    /// (default: docker, or standalone when the scenario has a `[cluster]` table).
+    #[arg(long, value_enum, env = "REHEARSE_RUNTIME")]
+    pub runtime: Option<RuntimeChoice>,
+    /// The standalone cluster's shape (`--runtime standalone`).
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Submit each restart to an existing cluster instead (client mode): `spark://host:7077`,
+    /// `k8s://https://…`, `yarn`. Needs --report-dir on a directory every node of the cluster
+    /// mounts at the same path (see docs/CLUSTER.md).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["runtime", "workers", "worker_cores", "worker_memory"])]
+    pub master: Option<String>,
+    /// The address the cluster reaches this machine at, for the driver (`spark.driver.host`)
+    /// and the sandbox Kafka's advertised listener (with --master; default: this machine's
+    /// address on its default route).
+    #[arg(long, value_name = "HOST", requires = "master")]
+    pub advertised_host: Option<String>,
+    /// Extra Spark conf for every restart (and generation), after the scenario's `[job.conf]`:
+    /// `--conf spark.executor.instances=2`. Repeatable.
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    pub conf: Vec<String>,
     /// Fail (exit 19) when a target resumed with a semantic warning — a removed watermark,
     /// state read under other field names — as the scenario's `deny_warnings = true` does.
     #[arg(long)]
@@ -136,14 +154,69 @@ pub enum RuntimeChoice {
     /// Host processes: the same Spark distribution and Kafka broker installed under the cache
     /// and run with the host's java and python3 (no Docker engine needed).
     Local,
+    /// A Spark standalone cluster in containers of the same image: one master and --workers
+    /// workers, the driver in client mode (see docs/CLUSTER.md).
+    Standalone,
 }
 
-impl From<RuntimeChoice> for rehearse::runtime::RuntimeKind {
-    fn from(c: RuntimeChoice) -> Self {
-        match c {
-            RuntimeChoice::Docker => rehearse::runtime::RuntimeKind::Docker,
-            RuntimeChoice::Local => rehearse::runtime::RuntimeKind::Local,
+/// The shape of a standalone cluster; each flag overrides the scenario's or suite's
+/// `[cluster]` key of the same meaning.
+#[derive(Debug, Args, Default)]
+pub struct ClusterArgs {
+    /// Workers of the standalone cluster (default 1).
+    #[arg(long, value_name = "N")]
+    pub workers: Option<u16>,
+    /// Cores each worker offers (default 2).
+    #[arg(long, value_name = "N")]
+    pub worker_cores: Option<u16>,
+    /// Memory each worker offers to its executor, MiB (default 1024).
+    #[arg(long, value_name = "MIB")]
+    pub worker_memory: Option<u32>,
+}
+
+impl ClusterArgs {
+    fn given(&self) -> bool {
+        self.workers.is_some() || self.worker_cores.is_some() || self.worker_memory.is_some()
+    }
+
+    /// The runtime `--runtime` and these flags ask for, with `file` the scenario's or suite's
+    /// `[cluster]`: `--runtime` wins; without it a `[cluster]` table or a cluster flag means
+    /// standalone. Cluster flags with `--runtime docker|local` are refused (bad input).
+    pub fn runtime(
+        &self,
+        choice: Option<RuntimeChoice>,
+        file: Option<rehearse::scenario::ClusterShape>,
+    ) -> anyhow::Result<rehearse::runtime::RuntimeKind> {
+        use rehearse::runtime::{Cluster, RuntimeKind};
+        let standalone = match choice {
+            Some(RuntimeChoice::Docker | RuntimeChoice::Local) if self.given() => {
+                anyhow::bail!(
+                    "--workers, --worker-cores and --worker-memory shape a standalone cluster: \
+                     give them with --runtime standalone (or drop them)"
+                )
+            }
+            Some(RuntimeChoice::Docker) => return Ok(RuntimeKind::Docker),
+            Some(RuntimeChoice::Local) => return Ok(RuntimeKind::Local),
+            Some(RuntimeChoice::Standalone) => true,
+            None => file.is_some() || self.given(),
+        };
+        if !standalone {
+            return Ok(RuntimeKind::Docker);
         }
+        let base = file.unwrap_or_default();
+        let spec = rehearse::scenario::ClusterSpec {
+            workers: Some(self.workers.unwrap_or(base.workers)),
+            cores: Some(self.worker_cores.unwrap_or(base.cores)),
+            memory_mb: Some(self.worker_memory.unwrap_or(base.memory_mb)),
+        };
+        let shape = rehearse::scenario::cluster_shape(&spec).map_err(|m| {
+            anyhow::anyhow!("the standalone cluster (--workers/--worker-cores/--worker-memory or [cluster]): {m}")
+        })?;
+        Ok(RuntimeKind::Standalone(Cluster {
+            workers: shape.workers,
+            cores: shape.cores,
+            memory_mb: shape.memory_mb,
+        }))
     }
 }
 
@@ -167,9 +240,14 @@ pub struct MatrixArgs {
     /// Memory cap of each Spark container, MiB.
     #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
     pub spark_memory: u64,
-    /// Where Kafka and Spark run: containers, or host processes (no Docker; see README).
-    #[arg(long, value_enum, default_value_t = RuntimeChoice::Docker, env = "REHEARSE_RUNTIME")]
-    pub runtime: RuntimeChoice,
+    /// Where Kafka and Spark run: containers, host processes (no Docker; see README), or a
+    /// standalone cluster the cells share (default: docker, or standalone when the suite has a
+    /// `[cluster]` table).
+    #[arg(long, value_enum, env = "REHEARSE_RUNTIME")]
+    pub runtime: Option<RuntimeChoice>,
+    /// The standalone cluster's shape (`--runtime standalone`).
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Keep every trial's sandbox and print its path in the reports.
     #[arg(long, env = "REHEARSE_KEEP")]
     pub keep: bool,
@@ -275,6 +353,81 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
+
+    /// `--runtime` wins over a `[cluster]` table; a table or a cluster flag alone means
+    /// standalone; flags override the table's keys; a cluster flag with docker/local and a
+    /// shape out of range are refused.
+    #[test]
+    fn the_runtime_comes_from_the_flag_then_the_cluster_table() {
+        use rehearse::runtime::{Cluster, RuntimeKind};
+        use rehearse::scenario::ClusterShape;
+        let none = ClusterArgs::default();
+        let table = Some(ClusterShape {
+            workers: 3,
+            cores: 1,
+            memory_mb: 2048,
+        });
+        assert_eq!(none.runtime(None, None).unwrap(), RuntimeKind::Docker);
+        assert_eq!(
+            none.runtime(Some(RuntimeChoice::Local), table).unwrap(),
+            RuntimeKind::Local
+        );
+        assert_eq!(
+            none.runtime(None, table).unwrap(),
+            RuntimeKind::Standalone(Cluster {
+                workers: 3,
+                cores: 1,
+                memory_mb: 2048
+            })
+        );
+        let two = ClusterArgs {
+            workers: Some(2),
+            ..ClusterArgs::default()
+        };
+        assert_eq!(
+            two.runtime(None, None).unwrap(),
+            RuntimeKind::Standalone(Cluster {
+                workers: 2,
+                ..Cluster::default()
+            })
+        );
+        assert_eq!(
+            two.runtime(Some(RuntimeChoice::Standalone), table).unwrap(),
+            RuntimeKind::Standalone(Cluster {
+                workers: 2,
+                cores: 1,
+                memory_mb: 2048
+            })
+        );
+        let e = two.runtime(Some(RuntimeChoice::Docker), None).unwrap_err();
+        assert!(e.to_string().contains("--runtime standalone"), "{e}");
+        let zero = ClusterArgs {
+            workers: Some(0),
+            ..ClusterArgs::default()
+        };
+        let e = zero.runtime(None, None).unwrap_err();
+        assert!(e.to_string().contains("workers = 0"), "{e}");
+        let small = ClusterArgs {
+            worker_memory: Some(100),
+            ..ClusterArgs::default()
+        };
+        assert!(small.runtime(None, None).is_err());
+    }
+
+    /// `--master` excludes `--runtime` and the cluster flags; `--advertised-host` needs it.
+    #[test]
+    fn master_conflicts_with_a_runtime_and_advertised_host_needs_it() {
+        let parse = |extra: &[&str]| {
+            let mut line = vec!["rehearse", "run", "s.toml"];
+            line.extend_from_slice(extra);
+            Cli::try_parse_from(line)
+        };
+        assert!(parse(&["--master", "spark://h:7077"]).is_ok());
+        assert!(parse(&["--master", "spark://h:7077", "--runtime", "docker"]).is_err());
+        assert!(parse(&["--master", "spark://h:7077", "--workers", "2"]).is_err());
+        assert!(parse(&["--advertised-host", "10.0.0.1"]).is_err());
+        assert!(parse(&["--conf", "a=b", "--conf", "c=d"]).is_ok());
+    }
 
     /// `rehearse --help` lists every exit code with its meaning, from `rehearse::exit`.
     #[test]

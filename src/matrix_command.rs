@@ -39,7 +39,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     }
     crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
     let suite = Suite::load(path)?;
-    let options = options(&args);
+    let options = options(&args, suite.cluster)?;
     matrix::refuse_nested_paths(&suite, &options)?;
     let mut progress = Progress::new(mode, std::io::stderr());
     matrix::prepare_runtime(
@@ -99,9 +99,13 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
 }
 
 /// How to run the suite, from the arguments: `--jobs` (default: what memory and CPUs allow at
-/// `--spark-memory` each), `--shard`, sandboxes, `--keep`, `--runtime`.
-fn options(args: &MatrixArgs) -> MatrixOptions {
-    MatrixOptions {
+/// `--spark-memory` each), `--shard`, sandboxes, `--keep`, `--runtime` (and the suite's
+/// `[cluster]`, `cluster`).
+fn options(
+    args: &MatrixArgs,
+    cluster: Option<rehearse::scenario::ClusterShape>,
+) -> anyhow::Result<MatrixOptions> {
+    Ok(MatrixOptions {
         jobs: args
             .jobs
             .map(usize::from)
@@ -111,10 +115,10 @@ fn options(args: &MatrixArgs) -> MatrixOptions {
             report_dir: args.report_dir.clone(),
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
-            runtime: args.runtime.into(),
+            runtime: args.cluster.runtime(args.runtime, cluster)?,
             full_copy: args.full_copy,
         },
-    }
+    })
 }
 
 /// Progress of a suite: one line per finished cell, and each shape·provider grid as soon as all

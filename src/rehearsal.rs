@@ -188,8 +188,14 @@ pub async fn run_scenario(
             Some(source)
         }
         CheckpointSource::Path(_) => {
-            let source =
-                source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?;
+            let source = source_checkpoint(
+                scenario,
+                settings.runtime.for_generation(),
+                None,
+                Broker::Own,
+                on_event,
+            )
+            .await?;
             scenario.check_topics_named(&source.inspection)?;
             scenario.check_regular_files(&source.inspection)?;
             Some(source)
@@ -206,7 +212,16 @@ pub async fn run_scenario(
     .await?;
     let source = match given {
         Some(source) => source,
-        None => source_checkpoint(scenario, settings.runtime, None, Broker::Own, on_event).await?,
+        None => {
+            source_checkpoint(
+                scenario,
+                settings.runtime.for_generation(),
+                None,
+                Broker::Own,
+                on_event,
+            )
+            .await?
+        }
     };
     let mut trials = Vec::new();
     for target in &scenario.targets {
@@ -380,7 +395,9 @@ pub fn prepare_runtime(
         "preparing the runtime"
     );
     match runtime {
-        RuntimeKind::Docker => ensure_images(spark_versions, kafka_version, progress),
+        RuntimeKind::Docker | RuntimeKind::Standalone(_) | RuntimeKind::Master(_) => {
+            ensure_images(spark_versions, kafka_version, progress)
+        }
         RuntimeKind::Local => {
             let mut unique = spark_versions.to_vec();
             unique.sort();

@@ -32,12 +32,22 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         }
         scenario.targets = args.targets.clone();
     }
+    for kv in &args.conf {
+        let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            anyhow::bail!("--conf {kv}: give KEY=VALUE, e.g. --conf spark.executor.instances=2");
+        };
+        scenario.conf.insert(k.trim().to_string(), v.to_string());
+    }
+    let kind = match &args.master {
+        Some(master) => external_cluster(master, &args)?,
+        None => args.cluster.runtime(args.runtime, scenario.cluster)?,
+    };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let settings = TrialSettings {
         report_dir: args.report_dir.clone(),
         keep: args.keep,
         spark_memory_mb: None,
-        runtime: args.runtime.into(),
+        runtime: kind,
         full_copy: args.full_copy,
     };
     let report = runtime.block_on(async {
@@ -72,6 +82,40 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         return Ok(Outcome::SourceChanged);
     }
     Ok(report::outcome(&report))
+}
+
+/// `--master URL`: an existing cluster, checked before anything starts. Client mode only; the
+/// sandbox must be where the cluster reads it (`--report-dir` on a shared directory).
+fn external_cluster(
+    master: &str,
+    args: &RunArgs,
+) -> anyhow::Result<rehearse::runtime::RuntimeKind> {
+    let known = ["spark://", "k8s://", "yarn", "mesos://"];
+    if !known.iter().any(|p| master.starts_with(p)) || master.contains(char::is_whitespace) {
+        anyhow::bail!(
+            "--master {master}: give a cluster manager URL spark-submit takes in client mode \
+             (spark://HOST:PORT, k8s://https://HOST:PORT, yarn); for a cluster in containers \
+             use --runtime standalone"
+        );
+    }
+    if args.report_dir.is_none() {
+        anyhow::bail!(
+            "--master {master} needs --report-dir DIR on a directory every node of the cluster \
+             mounts at the same path: the executors read and write the sandbox copy of the \
+             checkpoint there (an object-store or HDFS sandbox is not supported yet)"
+        );
+    }
+    let advertised_host = args
+        .advertised_host
+        .clone()
+        .unwrap_or_else(rehearse::runtime::default_advertised_host);
+    Ok(rehearse::runtime::RuntimeKind::Master(
+        rehearse::runtime::ExternalCluster {
+            master: master.to_string(),
+            advertised_host,
+        }
+        .leak(),
+    ))
 }
 
 /// The report on stdout (terminal text or JSON), and as JUnit and Markdown files if asked.

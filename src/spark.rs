@@ -75,6 +75,10 @@ pub fn logging_config(version: &str) -> (&'static str, String) {
 pub struct Submit {
     /// Target Spark version (picks the logging framework).
     pub version: String,
+    /// `--master`: `local[2]` (the docker and local runtimes), `spark://host:7077` (a standalone
+    /// cluster; Spark's `deploy/SparkSubmitArguments`), `k8s://…` or `yarn`. Always client mode:
+    /// the driver runs where rehearse watches it.
+    pub master: String,
     /// Where the job sees the sandbox (`/sandbox` in a container, the host path locally): the
     /// logging config is read from `conf/` in it, the event log written to `eventlog/`.
     pub sandbox: PathBuf,
@@ -135,7 +139,7 @@ pub fn submit_command(s: &Submit) -> Vec<String> {
     cmd.extend([
         "spark-submit".to_string(),
         "--master".into(),
-        "local[2]".into(),
+        s.master.clone(),
         "--driver-java-options".into(),
         log_opt,
     ]);
@@ -170,6 +174,7 @@ mod tests {
     fn dependencies_go_before_the_app_and_the_environment_first() {
         let s = Submit {
             version: "4.0.1".into(),
+            master: "local[2]".into(),
             sandbox: PathBuf::from(SANDBOX_MOUNT),
             app: "/sandbox/job/job.py".into(),
             main_class: None,
@@ -213,6 +218,7 @@ mod tests {
     fn submit_command_puts_harness_conf_last_and_app_before_args() {
         let s = Submit {
             version: "4.0.1".into(),
+            master: "local[2]".into(),
             sandbox: PathBuf::from(SANDBOX_MOUNT),
             app: "/sandbox/job/job.py".into(),
             main_class: None,
@@ -242,6 +248,7 @@ mod tests {
     fn a_host_sandbox_is_used_as_is() {
         let s = Submit {
             version: "3.2.4".into(),
+            master: "spark://m:7077".into(),
             sandbox: PathBuf::from("/tmp/rehearse-abc"),
             app: "/tmp/rehearse-abc/job/job.py".into(),
             main_class: None,
@@ -252,6 +259,7 @@ mod tests {
             env: BTreeMap::new(),
         };
         let cmd = submit_command(&s);
+        assert_eq!(cmd[1..3], ["--master", "spark://m:7077"]);
         assert!(cmd.contains(&"spark.eventLog.dir=file:///tmp/rehearse-abc/eventlog".to_string()));
         assert!(cmd.contains(
             &"-Dlog4j.configuration=file:/tmp/rehearse-abc/conf/log4j.properties".to_string()

@@ -45,6 +45,7 @@
 //! | `warnings`                  | array of object | Semantic warnings: the restart resumed but its meaning may have changed. Each `{"code": string, "message": string, "evidence": [string]}`; codes `watermark-removed`, `state-schema-names-changed` (src/verdict/warning-rules.toml). With `deny_warnings` any warning fails the run (exit 19). |
 //! | `copy`                      | object          | What the sandbox copy of the source held, below. |
 //! | `job`                       | object          | The job artifact the trial ran: `table` (`[job]` or `[job.per_target."4.*"]`), `kind` (`jar` or `file`), `path` (`{spark}`/`{scala}` filled), `main_class` (string or null), `blake3` (hex of the artifact's bytes, or null). Absent only from reports built without a trial. |
+//! | `executors`                 | object (absent) | Only for a restart on a cluster (`--runtime standalone`), from the event log: `count` (integer: executors announced until the verdict), `workers` (array of string: their hosts, the workers' container names, sorted, once each), `removed` (array of string: `executor <id> on <host> removed: <Spark's reason>`). Absent for `local[2]`. |
 //!
 //! `seeding`:
 //!
@@ -209,6 +210,9 @@ struct TrialDocument<'a> {
     /// The job's dependencies (left out when it names none, so older documents read the same).
     #[serde(skip_serializing_if = "Option::is_none")]
     dependencies: Option<&'a crate::deps::DependencyReport>,
+    /// The executors of a restart on a cluster; left out for `local[2]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    executors: Option<&'a crate::report::ExecutorsReport>,
 }
 
 /// What the sandbox copy held. Field order is the key order.
@@ -311,6 +315,7 @@ impl<'a> TrialDocument<'a> {
                 why_full: trial.copy.why_full.as_deref(),
             },
             job: trial.job.as_ref(),
+            executors: trial.executors.as_ref(),
         }
     }
 }

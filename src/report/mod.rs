@@ -26,8 +26,8 @@ pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{
-    CopyReport, JobArtifact, OutputCount, RemoteSourceReport, RunReport, SeedingSummary,
-    TrialReport, RUN_SCHEMA,
+    CopyReport, ExecutorsReport, JobArtifact, OutputCount, RemoteSourceReport, RunReport,
+    SeedingSummary, TrialReport, RUN_SCHEMA,
 };
 pub use outcome::outcome;
 pub use progress::{progress_style, ProgressMode};

@@ -112,6 +112,21 @@ pub struct TrialReport {
     /// The job artifact this trial ran (`[job]` or a `[job.per_target]` entry); `None` in
     /// reports built without a trial.
     pub job: Option<JobArtifact>,
+    /// The executors of a restart on a cluster (`--runtime standalone`), from the event log;
+    /// `None` for `local[2]` (no executor is announced there).
+    pub executors: Option<ExecutorsReport>,
+}
+
+/// The executors a restart on a cluster ran, from the driver's event log
+/// (`SparkListenerExecutorAdded` / `SparkListenerExecutorRemoved`, Spark's `JsonProtocol`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ExecutorsReport {
+    /// Executors announced until the verdict.
+    pub count: u64,
+    /// Their hosts (the workers' names on a standalone cluster), sorted, once each.
+    pub workers: Vec<String>,
+    /// `executor <id> on <host> removed: <Spark's reason>`, one per removed executor.
+    pub removed: Vec<String>,
 }
 
 /// The artifact a trial ran, as the reports name it.

@@ -75,6 +75,7 @@ pub fn write_summary(
             || !trial.notes.is_empty()
             || !trial.warnings.is_empty()
             || !trial.output.is_empty()
+            || trial.executors.is_some()
         {
             writeln!(out)?;
             write_pass_notes(trial, out, style)?;
@@ -327,6 +328,24 @@ fn write_notes_and_sandbox(
     detail(out, "copy", &text::copy(&trial.copy))?;
     if let Some(job) = &trial.job {
         detail(out, "job", &job.describe())?;
+    }
+    if let Some(e) = &trial.executors {
+        detail(
+            out,
+            "executors",
+            &format!(
+                "{} on {}",
+                e.count,
+                if e.workers.is_empty() {
+                    "no worker".to_string()
+                } else {
+                    e.workers.join(", ")
+                }
+            ),
+        )?;
+        for removed in &e.removed {
+            detail(out, "executor lost", removed)?;
+        }
     }
     for note in &trial.notes {
         detail(out, "note", note)?;

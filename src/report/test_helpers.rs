@@ -101,6 +101,7 @@ fn resumed_trial() -> TrialReport {
         copy: working_set_copy(),
         job: None,
         dependencies: None,
+        executors: None,
     }
 }
 
@@ -149,6 +150,7 @@ fn state_store_trial() -> TrialReport {
         copy: full_copy(),
         job: None,
         dependencies: None,
+        executors: None,
     }
 }
 
@@ -169,6 +171,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         copy: working_set_copy(),
         job: None,
         dependencies: None,
+        executors: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -196,6 +199,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         copy: working_set_copy(),
         job: None,
         dependencies: None,
+        executors: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -220,6 +224,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         copy: working_set_copy(),
         job: None,
         dependencies: None,
+        executors: None,
     };
     report(vec![
         resumed_trial(),
@@ -253,6 +258,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         copy: working_set_copy(),
         job: None,
         dependencies: None,
+        executors: None,
     };
     RunReport {
         source_version: None,

@@ -8,29 +8,126 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum RuntimeKind {
     /// Containers from the local images `rehearse/spark:<v>` and `rehearse/kafka:<v>`
-    /// (testcontainers; needs a Docker engine).
+    /// (testcontainers; needs a Docker engine); Spark runs `--master local[2]`.
     #[default]
     Docker,
     /// Host processes: the same Spark distribution and Kafka broker installed under the cache,
     /// run with the host's Java and Python (no Docker engine needed).
     Local,
+    /// A Spark standalone cluster of the target version in containers of the same image
+    /// (`rehearse/spark:<v>`): one master and [`Cluster::workers`] workers on the trial's
+    /// network, the driver in client mode in the Spark container (`cluster.rs`).
+    Standalone(Cluster),
+    /// An existing cluster rehearse did not start (`--master URL`): the driver in client mode
+    /// in the Spark container on the host's network, Kafka advertised at an address the cluster
+    /// reaches, the sandbox at its host path (a directory the cluster mounts at the same path).
+    Master(&'static ExternalCluster),
+}
+
+/// An existing cluster to submit to (`--master URL`): Spark's own `spark://`, `k8s://`, `yarn`.
+/// Held for the whole process ([`ExternalCluster::leak`]) so [`RuntimeKind`] stays `Copy`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ExternalCluster {
+    /// `--master`, as spark-submit takes it (client mode).
+    pub master: String,
+    /// The address the cluster reaches this machine at: the driver's `spark.driver.host` and
+    /// the sandbox Kafka's advertised listener.
+    pub advertised_host: String,
+}
+
+impl ExternalCluster {
+    /// This setting for the rest of the process (one small allocation per command).
+    pub fn leak(self) -> &'static ExternalCluster {
+        Box::leak(Box::new(self))
+    }
+}
+
+/// The address other machines most likely reach this one at: the local address of a UDP socket
+/// "connected" to a documentation address (no packet is sent), else `127.0.0.1`.
+pub fn default_advertised_host() -> String {
+    std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|s| {
+            s.connect("192.0.2.1:9")?;
+            s.local_addr()
+        })
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|_| "127.0.0.1".into())
+}
+
+/// The shape of a standalone cluster (`--runtime standalone`): how many workers, and what
+/// each offers to executors (`Worker --cores --memory`, Spark's `deploy/worker/WorkerArguments`).
+/// One executor runs per worker with all of its cores and memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cluster {
+    /// Worker containers (≥ 1).
+    pub workers: u16,
+    /// Cores each worker offers (`spark.executor.cores` of its one executor).
+    pub cores: u16,
+    /// Memory each worker offers, MiB (`spark.executor.memory` of its one executor). The
+    /// container is capped at this plus [`Cluster::DAEMON_AND_OVERHEAD_MB`].
+    pub memory_mb: u32,
+}
+
+impl Default for Cluster {
+    /// One worker with 2 cores and 1 GiB: the same parallelism as `local[2]`, the fewest JVMs.
+    fn default() -> Self {
+        Cluster {
+            workers: 1,
+            cores: 2,
+            memory_mb: 1024,
+        }
+    }
+}
+
+impl Cluster {
+    /// What a worker container holds beyond its executor's heap: the worker daemon
+    /// (`SPARK_DAEMON_MEMORY`, 256 MiB here) and the executor's off-heap memory (Spark's
+    /// `spark.executor.memoryOverhead` default: max(384 MiB, 10 %); RocksDB's native memory is
+    /// counted there), MiB.
+    pub const DAEMON_AND_OVERHEAD_MB: u32 = 1024;
+
+    /// The memory cap of one worker container, MiB.
+    pub fn container_memory_mb(&self) -> u64 {
+        u64::from(self.memory_mb) + u64::from(Self::DAEMON_AND_OVERHEAD_MB)
+    }
 }
 
 impl RuntimeKind {
-    /// `docker` or `local`, as the `--runtime` flag spells it.
+    /// `docker`, `local` or `standalone`, as the `--runtime` flag spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             RuntimeKind::Docker => "docker",
             RuntimeKind::Local => "local",
+            RuntimeKind::Standalone(_) => "standalone",
+            RuntimeKind::Master(_) => "master",
         }
     }
 
+    /// Where a generation of the source checkpoint runs: here, except on an existing cluster
+    /// (`--master`), which cannot see the generation's private work directory: there it runs
+    /// in containers (`local[2]`).
+    pub fn for_generation(self) -> RuntimeKind {
+        match self {
+            RuntimeKind::Master(_) => RuntimeKind::Docker,
+            other => other,
+        }
+    }
+
+    /// Whether it runs in containers (needs the images and a Docker engine).
+    pub fn uses_docker(self) -> bool {
+        !matches!(self, RuntimeKind::Local)
+    }
+
     /// The path at which the job sees the sandbox whose host path is `sandbox`: the container
-    /// mount point ([`crate::spark::SANDBOX_MOUNT`]) on Docker, the host path itself locally.
+    /// mount point ([`crate::spark::SANDBOX_MOUNT`]) in containers (the driver's and every
+    /// worker's), the host path itself locally and on an existing cluster (which mounts the
+    /// shared directory at the same path).
     pub fn job_sandbox(self, sandbox: &Path) -> PathBuf {
         match self {
-            RuntimeKind::Docker => PathBuf::from(crate::spark::SANDBOX_MOUNT),
-            RuntimeKind::Local => sandbox.to_path_buf(),
+            RuntimeKind::Docker | RuntimeKind::Standalone(_) => {
+                PathBuf::from(crate::spark::SANDBOX_MOUNT)
+            }
+            RuntimeKind::Local | RuntimeKind::Master(_) => sandbox.to_path_buf(),
         }
     }
 }

@@ -1,5 +1,6 @@
-//! Kafka and Spark containers of a trial (the `docker` runtime) and their log streams; the only
-//! file that names testcontainers. What both runtimes share is in `common.rs`.
+//! Kafka and Spark containers of a trial (the `docker` runtime) and their log streams; with
+//! `cluster.rs` (a standalone cluster's master and workers) the only files that name
+//! testcontainers. What both runtimes share is in `common.rs`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,7 +23,7 @@ pub const LABEL_PID: &str = "org.rehearse.pid";
 const KAFKA_INTERNAL_PORT: u16 = 9092;
 
 /// The labels of every container of the trial `ids` (what `rehearse gc` matches).
-fn labels(ids: &TrialIds) -> [(String, String); 4] {
+pub(super) fn labels(ids: &TrialIds) -> [(String, String); 4] {
     [
         (LABEL_MANAGED.to_string(), "true".to_string()),
         (LABEL_PID.to_string(), std::process::id().to_string()),
@@ -31,14 +32,14 @@ fn labels(ids: &TrialIds) -> [(String, String); 4] {
     ]
 }
 
-fn split_tag(image: &str) -> (&str, &str) {
+pub(super) fn split_tag(image: &str) -> (&str, &str) {
     match image.rsplit_once(':') {
         Some((name, tag)) if !tag.contains('/') => (name, tag),
         _ => (image, "latest"),
     }
 }
 
-fn start_error(
+pub(super) fn start_error(
     role: &'static str,
     image: &str,
     e: testcontainers::TestcontainersError,
@@ -82,16 +83,35 @@ impl DockerKafka {
 
 /// Starts `image` (a `rehearse/kafka:<v>` tag) on the trial network. Returns once the container
 /// runs; the caller waits for a real metadata answer (`kafka::wait_ready`).
-pub(crate) async fn start_kafka(ids: &TrialIds, image: &str) -> Result<DockerKafka, RuntimeError> {
+///
+/// With `advertised` (an existing cluster's run, `--master`), the external listener (published
+/// on every interface of the host) is advertised at `<advertised>:<port>` instead of
+/// `127.0.0.1:<port>`, through `KAFKA_EXTRA_PROPERTIES` (a later `advertised.listeners` line
+/// wins in Java's `Properties`; docker/kafka-start.sh appends it), and the job's bootstrap is
+/// that address.
+pub(crate) async fn start_kafka(
+    ids: &TrialIds,
+    image: &str,
+    advertised: Option<&str>,
+) -> Result<DockerKafka, RuntimeError> {
     let port = free_port()?;
     let name = format!("rehearse-kafka-{}", ids.trial);
     let (repo, tag) = split_tag(image);
-    let container = GenericImage::new(repo, tag)
+    let mut request = GenericImage::new(repo, tag)
         .with_network(ids.network.clone())
         .with_container_name(&name)
         .with_labels(labels(ids))
         .with_env_var("KAFKA_INTERNAL_HOST", &name)
-        .with_env_var("KAFKA_EXTERNAL_PORT", port.to_string())
+        .with_env_var("KAFKA_EXTERNAL_PORT", port.to_string());
+    if let Some(host) = advertised {
+        request = request.with_env_var(
+            "KAFKA_EXTRA_PROPERTIES",
+            format!(
+                "advertised.listeners=INTERNAL://{name}:{KAFKA_INTERNAL_PORT},EXTERNAL://{host}:{port}"
+            ),
+        );
+    }
+    let container = request
         .with_mapped_port(port, ContainerPort::Tcp(port))
         .with_startup_timeout(Duration::from_secs(120))
         .start()
@@ -100,7 +120,10 @@ pub(crate) async fn start_kafka(ids: &TrialIds, image: &str) -> Result<DockerKaf
     Ok(DockerKafka {
         container,
         host_bootstrap: format!("127.0.0.1:{port}"),
-        internal_bootstrap: format!("{name}:{KAFKA_INTERNAL_PORT}"),
+        internal_bootstrap: match advertised {
+            Some(host) => format!("{host}:{port}"),
+            None => format!("{name}:{KAFKA_INTERNAL_PORT}"),
+        },
     })
 }
 
@@ -165,26 +188,30 @@ impl DockerSpark {
 /// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
 /// writes stays removable by the user. `memory_mb` caps the container's memory (MiB; Docker
 /// `--memory`), so parallel trials of a suite stay within the machine's budget.
+///
+/// `host_network` (an existing cluster's run, `--master`): the driver joins the host's network
+/// (executors elsewhere connect back to it at the advertised address) and sees the sandbox at
+/// its host path, where the cluster mounts it too.
 pub(crate) async fn start_spark(
     ids: &TrialIds,
     image: &str,
     sandbox: &Path,
     cmd: Vec<String>,
     memory_mb: Option<u64>,
+    host_network: bool,
 ) -> Result<DockerSpark, RuntimeError> {
-    use std::os::unix::fs::MetadataExt;
     let (repo, tag) = split_tag(image);
-    let owner = std::fs::metadata(sandbox)
-        .map(|m| format!("{}:{}", m.uid(), m.gid()))
-        .unwrap_or_else(|_| "0:0".into());
+    let owner = sandbox_owner(sandbox);
+    let (network, mount_at) = if host_network {
+        ("host".to_string(), sandbox.to_string_lossy().into_owned())
+    } else {
+        (ids.network.clone(), crate::spark::SANDBOX_MOUNT.to_string())
+    };
     let container = GenericImage::new(repo, tag)
-        .with_network(ids.network.clone())
-        .with_container_name(format!("rehearse-spark-{}", ids.trial))
+        .with_network(network)
+        .with_container_name(super::cluster::driver_name(ids))
         .with_labels(labels(ids))
-        .with_mount(Mount::bind_mount(
-            sandbox.to_string_lossy(),
-            crate::spark::SANDBOX_MOUNT,
-        ))
+        .with_mount(Mount::bind_mount(sandbox.to_string_lossy(), mount_at))
         .with_user(owner)
         .with_cmd(cmd)
         .with_host_config_modifier(move |host| {
@@ -197,6 +224,15 @@ pub(crate) async fn start_spark(
         .await
         .map_err(|e| start_error("spark", image, e))?;
     Ok(DockerSpark { container })
+}
+
+/// The `uid:gid` owning `sandbox` (`0:0` when it cannot be read): the user the Spark
+/// containers run as, so every file the job writes stays removable by the user.
+pub(super) fn sandbox_owner(sandbox: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(sandbox)
+        .map(|m| format!("{}:{}", m.uid(), m.gid()))
+        .unwrap_or_else(|_| "0:0".into())
 }
 
 /// Removes rehearse containers in `scope`, then every network named `rehearse-*` with no

@@ -8,6 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use std::collections::BTreeMap;
+
+use super::cluster::{self, StandaloneCluster};
 use super::common::{GcScope, LogLine, RuntimeError, RuntimeKind, TrialIds};
 use super::containers::{self, DockerKafka, DockerSpark};
 use super::local::{self, LocalKafka, LocalSpark};
@@ -33,6 +36,7 @@ impl KafkaBroker {
     /// The runtime it runs on.
     pub fn runtime(&self) -> RuntimeKind {
         match self.inner {
+            // A standalone trial's broker is the Docker one (only Spark runs differently).
             KafkaInner::Docker(_) => RuntimeKind::Docker,
             KafkaInner::Local(_) => RuntimeKind::Local,
         }
@@ -56,8 +60,13 @@ impl KafkaBroker {
 /// (`kafka::wait_ready`).
 pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaBroker, RuntimeError> {
     match ids.runtime {
-        RuntimeKind::Docker => {
-            let k = containers::start_kafka(ids, &crate::images::kafka_image(version)).await?;
+        RuntimeKind::Docker | RuntimeKind::Standalone(_) | RuntimeKind::Master(_) => {
+            let advertised = match ids.runtime {
+                RuntimeKind::Master(c) => Some(c.advertised_host.as_str()),
+                _ => None,
+            };
+            let image = crate::images::kafka_image(version);
+            let k = containers::start_kafka(ids, &image, advertised).await?;
             Ok(KafkaBroker {
                 host_bootstrap: k.host_bootstrap.clone(),
                 internal_bootstrap: k.internal_bootstrap.clone(),
@@ -78,6 +87,8 @@ pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaBroker, R
 enum SparkInner {
     Docker(Box<DockerSpark>),
     Local(Box<LocalSpark>),
+    /// The driver container and the standalone cluster it submitted to.
+    Cluster(Box<DockerSpark>, Box<StandaloneCluster>),
 }
 
 /// A running Spark driver (spark-submit) of a trial: a container with the sandbox mounted at
@@ -98,7 +109,7 @@ impl SparkDriver {
     /// once: on the local runtime a second call gets a closed channel.
     pub fn lines(&self) -> mpsc::Receiver<LogLine> {
         match &self.inner {
-            SparkInner::Docker(s) => s.lines(),
+            SparkInner::Docker(s) | SparkInner::Cluster(s, _) => s.lines(),
             SparkInner::Local(s) => s.lines(),
         }
     }
@@ -107,7 +118,7 @@ impl SparkDriver {
     /// runs.
     pub async fn exit_code(&self) -> Option<i64> {
         match &self.inner {
-            SparkInner::Docker(s) => s.exit_code().await,
+            SparkInner::Docker(s) | SparkInner::Cluster(s, _) => s.exit_code().await,
             SparkInner::Local(s) => s.exit_code(),
         }
     }
@@ -116,7 +127,7 @@ impl SparkDriver {
     /// signals go to the driver's whole process group.
     pub async fn stop(&self, grace: Duration) -> Result<(), RuntimeError> {
         match &self.inner {
-            SparkInner::Docker(s) => s.stop(grace).await,
+            SparkInner::Docker(s) | SparkInner::Cluster(s, _) => s.stop(grace).await,
             SparkInner::Local(s) => {
                 s.stop(grace).await;
                 Ok(())
@@ -124,10 +135,16 @@ impl SparkDriver {
         }
     }
 
-    /// Stops and removes the driver (container, or what is left of the process group).
+    /// Stops and removes the driver (container, or what is left of the process group), and
+    /// its standalone cluster (workers, then master) if it has one.
     pub async fn remove(self) -> Result<(), RuntimeError> {
         match self.inner {
             SparkInner::Docker(s) => s.remove().await,
+            SparkInner::Cluster(s, c) => {
+                let driver = s.remove().await;
+                let cluster = c.remove().await;
+                driver.and(cluster)
+            }
             SparkInner::Local(s) => {
                 s.remove().await;
                 Ok(())
@@ -140,6 +157,9 @@ impl SparkDriver {
 /// point into [`RuntimeKind::job_sandbox`]):
 /// - Docker: the image `rehearse/spark:<version>` with `sandbox` bind-mounted at `/sandbox`,
 ///   running as the sandbox owner's uid:gid; `memory_mb` caps the container's memory (MiB).
+/// - Standalone: first a master and the workers of the cluster (`cluster.rs`) on the trial
+///   network, every worker with `sandbox` at `/sandbox`, then the driver as on Docker; `cmd`
+///   must submit to [`spark_master`]'s URL with its conf.
 /// - Local: the distribution under the cache (installed on first use; refused when the host's
 ///   Java or Python cannot run `version`), in `sandbox` as working directory; `memory_mb` is
 ///   not applied (no cgroup).
@@ -153,10 +173,37 @@ pub async fn start_spark(
     match ids.runtime {
         RuntimeKind::Docker => {
             let image = crate::images::spark_image(version);
-            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb).await?;
+            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, false).await?;
             Ok(SparkDriver {
                 inner: SparkInner::Docker(Box::new(s)),
                 description: image,
+            })
+        }
+        RuntimeKind::Master(c) => {
+            let image = crate::images::spark_image(version);
+            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, true).await?;
+            Ok(SparkDriver {
+                inner: SparkInner::Docker(Box::new(s)),
+                description: format!("{image}, client mode on {}", c.master),
+            })
+        }
+        RuntimeKind::Standalone(shape) => {
+            let image = crate::images::spark_image(version);
+            let c = cluster::start_cluster(ids, &image, sandbox, &shape).await?;
+            let s = match containers::start_spark(ids, &image, sandbox, cmd, memory_mb, false).await
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = c.remove().await;
+                    return Err(e);
+                }
+            };
+            Ok(SparkDriver {
+                inner: SparkInner::Cluster(Box::new(s), Box::new(c)),
+                description: format!(
+                    "{image}, standalone cluster: 1 master, {} worker(s) of {} core(s) and {} MiB",
+                    shape.workers, shape.cores, shape.memory_mb
+                ),
             })
         }
         RuntimeKind::Local => {
@@ -166,6 +213,29 @@ pub async fn start_spark(
                 inner: SparkInner::Local(Box::new(s)),
             })
         }
+    }
+}
+
+/// The `--master` a trial's spark-submit gives on `ids.runtime`, and the conf the harness adds
+/// for it: `local[2]` and nothing on Docker and locally; the trial's standalone master and
+/// [`cluster::cluster_conf`] on a standalone cluster; the user's master and the advertised
+/// address as `spark.driver.host` on an existing cluster.
+pub fn spark_master(ids: &TrialIds) -> (String, BTreeMap<String, String>) {
+    match ids.runtime {
+        RuntimeKind::Docker | RuntimeKind::Local => ("local[2]".into(), BTreeMap::new()),
+        RuntimeKind::Standalone(shape) => {
+            (cluster::master_url(ids), cluster::cluster_conf(ids, &shape))
+        }
+        RuntimeKind::Master(c) => (
+            c.master.clone(),
+            BTreeMap::from([
+                ("spark.driver.host".to_string(), c.advertised_host.clone()),
+                (
+                    "spark.driver.bindAddress".to_string(),
+                    "0.0.0.0".to_string(),
+                ),
+            ]),
+        ),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The runtime of one trial: a Kafka broker and a Spark driver, in containers (testcontainers;
 //! `containers.rs`, the only file that names testcontainers) or as host processes (the `local`
-//! runtime, `local.rs`), behind one interface (`handles.rs`: [`KafkaBroker`], [`SparkDriver`])
+//! runtime, `local.rs`), or a Spark standalone cluster in containers (`cluster.rs`, the
+//! driver in client mode), behind one interface (`handles.rs`: [`KafkaBroker`], [`SparkDriver`])
 //! chosen by [`RuntimeKind`]. What both runtimes share (ids, errors, driver-output lines) is in
 //! `common.rs`.
 //!
@@ -9,14 +10,19 @@
 //! interrupted trial left; both are removed explicitly at the end of a trial, and on drop as a
 //! safety net.
 
+mod cluster;
 mod common;
 mod containers;
 mod handles;
 pub mod local;
 
+pub use cluster::{master_name, worker_name, LABEL_ROLE};
 pub use common::{
-    free_port, left_sandboxes, mark_sandbox, process_start, still_runs, GcScope, LogLine,
-    RuntimeError, RuntimeKind, Stream, TrialIds, SANDBOX_OWNER,
+    default_advertised_host, free_port, left_sandboxes, mark_sandbox, process_start, still_runs,
+    Cluster, ExternalCluster, GcScope, LogLine, RuntimeError, RuntimeKind, Stream, TrialIds,
+    SANDBOX_OWNER,
 };
 pub use containers::{LABEL_MANAGED, LABEL_PID, LABEL_TRIAL};
-pub use handles::{gc, prepare_local, start_kafka, start_spark, KafkaBroker, SparkDriver};
+pub use handles::{
+    gc, prepare_local, spark_master, start_kafka, start_spark, KafkaBroker, SparkDriver,
+};

@@ -39,6 +39,22 @@ pub struct ScenarioFile {
     /// Semantic warnings fail the run (`rehearse run --deny-warnings`); default false.
     #[serde(default)]
     pub deny_warnings: bool,
+    /// `[cluster]`: rehearse on a Spark standalone cluster of this shape (as
+    /// `--runtime standalone`), unless `--runtime` says otherwise.
+    pub cluster: Option<ClusterSpec>,
+}
+
+/// `[cluster]` of a scenario or a suite: a Spark standalone cluster's shape. Every key is
+/// optional (defaults: 1 worker, 2 cores, 1024 MiB).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterSpec {
+    /// Worker containers.
+    pub workers: Option<u16>,
+    /// Cores each worker offers.
+    pub cores: Option<u16>,
+    /// Memory each worker offers to its executor, MiB.
+    pub memory_mb: Option<u32>,
 }
 
 /// `[checkpoint]`: exactly one of `path` or `generate`.

@@ -22,16 +22,16 @@ pub mod suite;
 
 pub use dependencies::{Coordinate, Dependencies};
 pub use file::{
-    CheckpointSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec, ScenarioFile,
-    TopicSpec,
+    CheckpointSpec, ClusterSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec,
+    ScenarioFile, TopicSpec,
 };
 pub use job::{JobOverride, ResolvedJob, TargetPattern};
 pub use model::{
-    trial_output_topic, CheckpointSource, Job, OutputTopic, RecordSource, Scenario, ScenarioError,
-    Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
+    trial_output_topic, CheckpointSource, ClusterShape, Job, OutputTopic, RecordSource, Scenario,
+    ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
-pub use parse::{check_release, check_timeout, check_version, MAX_TIMEOUT_SECONDS};
+pub use parse::{check_release, check_timeout, check_version, cluster_shape, MAX_TIMEOUT_SECONDS};
 pub use placeholders::{
     check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,
 };

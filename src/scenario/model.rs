@@ -188,6 +188,39 @@ pub struct Scenario {
     /// `deny_warnings = true`: a target that resumed with a semantic warning fails the run, as
     /// with `rehearse run --deny-warnings`.
     pub deny_warnings: bool,
+    /// `[cluster]`: the standalone cluster the scenario asks to rehearse on (`None`: the
+    /// runtime `--runtime` picks, `local[2]` in a container by default).
+    pub cluster: Option<ClusterShape>,
+}
+
+/// A Spark standalone cluster's shape, checked: `workers` workers offering `cores` cores and
+/// `memory_mb` MiB each (the runtime's `Cluster`; this layer cannot name it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClusterShape {
+    /// Worker containers, 1..=[`MAX_WORKERS`].
+    pub workers: u16,
+    /// Cores per worker, 1..=64.
+    pub cores: u16,
+    /// Memory per worker, MiB, at least [`MIN_WORKER_MEMORY_MB`].
+    pub memory_mb: u32,
+}
+
+/// Most workers a rehearsal starts (each is a JVM plus its executor's on this machine).
+pub const MAX_WORKERS: u16 = 16;
+
+/// Least memory per worker, MiB: Spark refuses an executor below 450 MiB of heap
+/// (`UnifiedMemoryManager.MIN_SYSTEM_MEMORY_BYTES` × 1.5).
+pub const MIN_WORKER_MEMORY_MB: u32 = 512;
+
+impl Default for ClusterShape {
+    /// One worker with 2 cores and 1 GiB: the parallelism of `local[2]`, the fewest JVMs.
+    fn default() -> Self {
+        ClusterShape {
+            workers: 1,
+            cores: 2,
+            memory_mb: 1024,
+        }
+    }
 }
 
 /// Why a scenario file was rejected. Messages name the file and the key.

@@ -122,6 +122,11 @@ impl Scenario {
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
             deny_warnings: file.deny_warnings,
+            cluster: file
+                .cluster
+                .as_ref()
+                .map(|c| cluster_shape(c).map_err(|m| invalid(format!("[cluster] {m}"))))
+                .transpose()?,
         };
         let generate = match &scenario.checkpoint {
             CheckpointSource::Generate { spark, .. } => Some(spark.as_str()),
@@ -1165,4 +1170,35 @@ mod load_time_refusals {
             "{e}"
         );
     }
+}
+
+/// The checked shape of a `[cluster]` table (a scenario's or a suite's): defaults filled,
+/// workers 1..=16, cores 1..=64, memory at least 512 MiB. The message names the key.
+pub fn cluster_shape(spec: &super::file::ClusterSpec) -> Result<super::ClusterShape, String> {
+    use super::model::{MAX_WORKERS, MIN_WORKER_MEMORY_MB};
+    let d = super::ClusterShape::default();
+    let shape = super::ClusterShape {
+        workers: spec.workers.unwrap_or(d.workers),
+        cores: spec.cores.unwrap_or(d.cores),
+        memory_mb: spec.memory_mb.unwrap_or(d.memory_mb),
+    };
+    if !(1..=MAX_WORKERS).contains(&shape.workers) {
+        return Err(format!(
+            "workers = {}: give 1 to {MAX_WORKERS} workers",
+            shape.workers
+        ));
+    }
+    if !(1..=64).contains(&shape.cores) {
+        return Err(format!(
+            "cores = {}: give 1 to 64 cores per worker",
+            shape.cores
+        ));
+    }
+    if shape.memory_mb < MIN_WORKER_MEMORY_MB {
+        return Err(format!(
+            "memory_mb = {}: give at least {MIN_WORKER_MEMORY_MB} MiB per worker (Spark refuses an executor with less)",
+            shape.memory_mb
+        ));
+    }
+    Ok(shape)
 }

@@ -55,6 +55,9 @@ pub struct SuiteFile {
     /// Expected verdicts; a cell without a matching row expects `resumed`.
     #[serde(default)]
     pub expect: Vec<ExpectSpec>,
+    /// `[cluster]`: run the cells on one Spark standalone cluster of this shape (as
+    /// `--runtime standalone`), unless `--runtime` says otherwise.
+    pub cluster: Option<super::ClusterSpec>,
 }
 
 /// `[[shapes]]`: one query shape, given as a scenario file whose `[checkpoint.generate]`
@@ -137,6 +140,8 @@ pub struct Suite {
     pub timeout_seconds: Option<u64>,
     /// Expectation rows in file order.
     pub expect: Vec<Expectation>,
+    /// `[cluster]`: the standalone cluster the suite asks to run on.
+    pub cluster: Option<super::ClusterShape>,
 }
 
 /// One cell of the grid: a shape's checkpoint written by `source` with `provider`, restarted
@@ -483,6 +488,11 @@ impl Suite {
             targets,
             timeout_seconds: file.timeout_seconds,
             expect,
+            cluster: file
+                .cluster
+                .as_ref()
+                .map(|c| super::cluster_shape(c).map_err(|m| invalid(format!("[cluster] {m}"))))
+                .transpose()?,
         };
         suite.check_topics().map_err(invalid)?;
         suite.check_artifacts().map_err(invalid)?;

@@ -37,6 +37,7 @@ pub async fn bare_restart_seconds(
         seed_and_check(&kafka, inspection, scenario).await?;
         let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
         let cmd = submit(
+            &ids,
             scenario,
             &job,
             target,

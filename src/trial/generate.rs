@@ -238,7 +238,16 @@ async fn generate_with(
     let mut args = job.args.clone();
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
-    let cmd = submit(scenario, &job, &g.spark, &job_sandbox, app, &args, kafka)?;
+    let cmd = submit(
+        ids,
+        scenario,
+        &job,
+        &g.spark,
+        &job_sandbox,
+        app,
+        &args,
+        kafka,
+    )?;
     tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
     let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {

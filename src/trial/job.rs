@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::TrialError;
 use crate::deps::{self, PythonFor};
-use crate::runtime::{KafkaBroker, RuntimeKind};
+use crate::runtime::{KafkaBroker, RuntimeKind, TrialIds};
 use crate::scenario::{fill_topics, Dependencies, Job, Placeholders, ResolvedJob, Scenario};
 use crate::spark::{self, Submit};
 
@@ -148,10 +148,13 @@ pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
 }
 
 /// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
-/// (`RuntimeKind::job_sandbox`) and `staged` in it; `job` the job this version runs
+/// (`RuntimeKind::job_sandbox`) and `staged` in it, submitted to the master of `ids`'s runtime
+/// (`runtime::spark_master`: its conf wins over the scenario's); `job` the job this version runs
 /// ([`Scenario::job_for`]). The installed `requirements` go on the driver's `PYTHONPATH` and,
 /// through `spark.executorEnv.PYTHONPATH`, the executors'.
+#[allow(clippy::too_many_arguments)] // each is one fact of the command line; a struct would only rename them
 pub(super) fn submit(
+    ids: &TrialIds,
     scenario: &Scenario,
     job: &ResolvedJob,
     version: &str,
@@ -191,8 +194,11 @@ pub(super) fn submit(
         conf.insert(key, value);
         env.insert("PYTHONPATH".to_string(), path);
     }
+    let (master, master_conf) = crate::runtime::spark_master(ids);
+    conf.extend(master_conf);
     Ok(spark::submit_command(&Submit {
         version: version.to_string(),
+        master,
         sandbox: sandbox.to_path_buf(),
         app: in_sandbox(&staged.app),
         main_class,

@@ -148,6 +148,8 @@ struct Watched {
     output: Vec<OutputCount>,
     /// Why the output topics could not be read back, if they could not.
     output_error: Option<String>,
+    /// The executors of a restart on a cluster.
+    executors: Option<crate::report::ExecutorsReport>,
 }
 
 /// `scenario` with its output topics renamed for one trial on a suite's shared broker
@@ -274,6 +276,7 @@ impl Trial<'_> {
         args.extend(self.job.restart_args.iter().cloned());
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
         let cmd = submit(
+            r.ids,
             scenario,
             self.job,
             self.target,
@@ -302,7 +305,7 @@ impl Trial<'_> {
             job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };
-        let classification = watch(
+        let (classification, executors) = watch(
             &spark,
             r.sandbox,
             ctx,
@@ -325,12 +328,19 @@ impl Trial<'_> {
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
         tracing::debug!(?output, "output topics read back after the restart");
+        // Local mode announces no executor: only a cluster's restart reports them.
+        let executors = matches!(
+            self.settings.runtime,
+            runtime::RuntimeKind::Standalone(_) | runtime::RuntimeKind::Master(_)
+        )
+        .then(|| executors.report());
         Ok(Watched {
             classification,
             seconds,
             seeding: seeded.seeding,
             output,
             output_error,
+            executors,
         })
     }
 
@@ -361,6 +371,7 @@ impl Trial<'_> {
             seeding,
             output,
             output_error,
+            executors,
         } = watched;
         if let Some(e) = output_error {
             notes.push(format!(
@@ -408,6 +419,7 @@ impl Trial<'_> {
             copy: CopyReport::from(&sandbox.copy),
             job: Some(job_artifact(self.job)),
             dependencies: dependencies.clone(),
+            executors,
         })
     }
 }

@@ -6,31 +6,51 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::driver::{exit_code_after_exit, DriverStream, Next};
+use super::event_log::ExecutorLog;
 use super::kafka_short;
 use crate::runtime::SparkDriver;
-use crate::verdict::{Classification, Ended, TrialContext, Verdict, Watcher};
+use crate::verdict::{BuiltinRule, Classification, Ended, TrialContext, Verdict, Watcher};
+
+/// How long a restart on a cluster may run with no executor before it is judged
+/// [`BuiltinRule::ExecutorsLost`]: Spark's own retry (the master relaunching executors on the
+/// workers left, each registering in seconds) gets this long first.
+pub(super) const EXECUTORS_LOST_GRACE: Duration = Duration::from_secs(45);
 
 /// Feeds the driver log and the event log to the watcher until it is certain, the driver
 /// exits, or the timeout passes. Every line is also appended to `logs/driver.log`.
 ///
 /// `kafka_short` is the harness's own evidence that the sandbox Kafka ends below offsets the
 /// checkpoint needs. Then a `resumed` is not final: see [`kafka_short::judge_after_resume`].
+///
+/// Also returns the executors the event log announced until the verdict; when every one of
+/// them was removed and none replaced them for [`EXECUTORS_LOST_GRACE`] before the restart was
+/// proved, the verdict is [`BuiltinRule::ExecutorsLost`] with the removals as evidence.
 pub(super) async fn watch(
     spark: &SparkDriver,
     sandbox: &Path,
     ctx: TrialContext,
     timeout_seconds: u64,
     kafka_short: Option<String>,
-) -> Classification {
+) -> (Classification, ExecutorLog) {
     let mut stream = DriverStream::new(spark, sandbox);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_seconds);
-    let first = until_verdict(&mut stream, spark, &ctx, deadline, timeout_seconds).await;
-    match kafka_short {
+    let mut executors = ExecutorLog::default();
+    let first = until_verdict(
+        &mut stream,
+        spark,
+        &ctx,
+        deadline,
+        timeout_seconds,
+        &mut executors,
+    )
+    .await;
+    let c = match kafka_short {
         Some(short) if first.verdict == Verdict::Resumed => {
             kafka_short::judge_after_resume(&mut stream, deadline, &ctx, short, first).await
         }
         _ => first,
-    }
+    };
+    (c, executors)
 }
 
 /// The watcher's first verdict: at the line or event that makes it certain, else when the
@@ -41,16 +61,22 @@ async fn until_verdict(
     ctx: &TrialContext,
     deadline: tokio::time::Instant,
     timeout_seconds: u64,
+    executors: &mut ExecutorLog,
 ) -> Classification {
     let mut watcher = Watcher::new(ctx.clone());
     loop {
-        match stream.next(deadline).await {
+        let lost_by = executors
+            .all_lost_at()
+            .map(|at| at + EXECUTORS_LOST_GRACE)
+            .filter(|&by| by < deadline);
+        match stream.next(lost_by.unwrap_or(deadline)).await {
             Next::Line(text) => {
                 if let Some(c) = watcher.push_line(&text) {
                     return c;
                 }
             }
             Next::Event(event) => {
+                executors.observe(&event);
                 if let Some(c) = watcher.push_event(&event) {
                     return c;
                 }
@@ -58,7 +84,36 @@ async fn until_verdict(
             Next::Exited => {
                 return watcher.finish(Ended::Exited(exit_code_after_exit(spark).await))
             }
+            Next::TimedOut if lost_by.is_some() && executors.all_lost_at().is_some() => {
+                let base = watcher.finish(Ended::TimedOut(timeout_seconds));
+                return executors_lost(base, executors);
+            }
+            // Lost executors were replaced in time: keep watching.
+            Next::TimedOut if tokio::time::Instant::now() < deadline => {}
             Next::TimedOut => return watcher.finish(Ended::TimedOut(timeout_seconds)),
         }
+    }
+}
+
+/// The verdict once every executor was lost (`base`: what the watcher says of the log so far).
+/// A proved resume stays (it has its proof); anything else becomes
+/// [`BuiltinRule::ExecutorsLost`], the removals first in the evidence, then the watcher's.
+fn executors_lost(base: Classification, executors: &ExecutorLog) -> Classification {
+    if base.verdict == Verdict::Resumed {
+        return base;
+    }
+    let rule = BuiltinRule::ExecutorsLost;
+    let mut evidence = executors.removals();
+    evidence.push(format!(
+        "no executor for {} s after the last was removed, and the restart was not proved",
+        EXECUTORS_LOST_GRACE.as_secs()
+    ));
+    evidence.extend(base.evidence.iter().cloned());
+    Classification {
+        verdict: rule.verdict(),
+        rule: rule.id().to_string(),
+        evidence,
+        remedy: rule.remedy().to_string(),
+        ..base
     }
 }

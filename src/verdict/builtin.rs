@@ -56,6 +56,9 @@ pub enum BuiltinRule {
     NoBatchAfterRestart,
     /// The sandbox Kafka ends below offsets the checkpoint needs (the trial decides it).
     KafkaShortOfCheckpoint,
+    /// Every executor of a restart on a cluster was removed and none replaced them before the
+    /// restart was proved (the trial decides it, from the event log).
+    ExecutorsLost,
 }
 
 /// One row of `builtin-rules.toml`.
@@ -78,7 +81,7 @@ struct RawTable {
 
 impl BuiltinRule {
     /// Every built-in rule, in the order of `builtin-rules.toml`.
-    pub const ALL: [BuiltinRule; 19] = [
+    pub const ALL: [BuiltinRule; 20] = [
         BuiltinRule::ProgressAfterRestart,
         BuiltinRule::ResumedAndReadRows,
         BuiltinRule::BatchIdsContinue,
@@ -98,6 +101,7 @@ impl BuiltinRule {
         BuiltinRule::NoResumeProof,
         BuiltinRule::NoBatchAfterRestart,
         BuiltinRule::KafkaShortOfCheckpoint,
+        BuiltinRule::ExecutorsLost,
     ];
 
     /// The rule id shown with the verdict (`progress-after-restart`).

@@ -2,6 +2,7 @@
 //! `docker.rs`-style modules and fail (never skip) when `CI=true` and no engine answers.
 mod architecture;
 mod classify;
+mod cluster;
 mod deps;
 mod fuzz;
 mod images;

@@ -171,6 +171,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         },
         job: None,
         dependencies: None,
+        executors: None,
     }
 }
 
