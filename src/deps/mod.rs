@@ -78,6 +78,47 @@ pub struct DependencyReport {
     pub requirements: Option<RequirementsReport>,
 }
 
+impl DependencyReport {
+    /// One line for terminal and Markdown reports: `org.apache.spark:spark-avro_2.13:4.0.1 (2
+    /// jars); py_files order_schema.py; requirements.txt for Python 3.11: toolz-0.12.1`
+    /// (controls removed: names come from the user's files).
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .packages
+            .iter()
+            .map(|p| {
+                let n = p.jars.len();
+                format!(
+                    "{} ({n} jar{})",
+                    p.coordinate,
+                    if n == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        if !self.jars.is_empty() {
+            parts.push(format!("jars {}", self.jars.join(", ")));
+        }
+        if !self.py_files.is_empty() {
+            parts.push(format!("py_files {}", self.py_files.join(", ")));
+        }
+        if let Some(r) = &self.requirements {
+            let name = Path::new(&r.file)
+                .file_name()
+                .map_or_else(|| r.file.clone(), |n| n.to_string_lossy().into_owned());
+            parts.push(format!(
+                "{name} for Python {}: {}",
+                r.python,
+                if r.installed.is_empty() {
+                    "nothing installed".to_owned()
+                } else {
+                    r.installed.join(", ")
+                }
+            ));
+        }
+        crate::text::sanitize(&parts.join("; ")).into_owned()
+    }
+}
+
 /// One coordinate and its jars.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PackageReport {
@@ -410,5 +451,18 @@ mod tests {
             .unwrap()
             .report
             .is_none());
+        let r = DependencyReport {
+            requirements: Some(RequirementsReport {
+                file: "/s/requirements.txt".into(),
+                blake3: "b".into(),
+                python: "3.11".into(),
+                installed: vec!["toolz-0.12.1".into()],
+            }),
+            ..r
+        };
+        assert_eq!(
+            r.describe(),
+            "g:a:1 (1 jar); jars a-1.jar; py_files util.py; requirements.txt for Python 3.11: toolz-0.12.1"
+        );
     }
 }

@@ -220,6 +220,9 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
     if let Some(job) = &trial.job {
         writeln!(out, "- **Job:** {}", escape(&job.describe()))?;
     }
+    if let Some(deps) = &trial.dependencies {
+        writeln!(out, "- **Dependencies:** {}", escape(&deps.describe()))?;
+    }
     for note in &trial.notes {
         writeln!(out, "- **Note:** {}", escape(note))?;
     }

@@ -347,6 +347,9 @@ fn write_notes_and_sandbox(
             detail(out, "executor lost", removed)?;
         }
     }
+    if let Some(deps) = &trial.dependencies {
+        detail(out, "dependencies", &deps.describe())?;
+    }
     for note in &trial.notes {
         detail(out, "note", note)?;
     }
