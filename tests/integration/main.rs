@@ -8,6 +8,7 @@ mod fuzz;
 mod images;
 mod init;
 mod inspect;
+mod jvm;
 mod local;
 mod matrix;
 mod remote;
