@@ -24,8 +24,8 @@
 //!   frames in flight (at most [`store::READ_CHUNK`]); never a whole file. Measured by
 //!   `bench/copy.sh` (peak resident memory, ≤ 64 MiB).
 //! - Links to regular files are copied as the file (Spark reads through them); links to
-//!   directories are refused ([`SandboxError::LinkedDirectory`]); FIFOs, sockets and devices are
-//!   skipped and never opened.
+//!   directories are refused ([`SandboxError::LinkedDirectory`]); so are FIFOs, sockets, devices
+//!   and links to nothing ([`SandboxError::NotRegular`]), never opened.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -200,7 +200,8 @@ pub(super) struct LocalEntry {
 }
 
 /// Lists a local checkpoint like [`CheckpointStore::list`], plus what a local copy needs: links
-/// to files listed as files, links to directories refused, FIFOs/sockets/devices left out; the
+/// to files listed as files, links to directories, FIFOs, sockets, devices and links to nothing
+/// refused with the path; the
 /// directories (kept in a copy, empty ones included).
 pub(super) fn list_local(root: &Path) -> Result<(Vec<LocalEntry>, Vec<PathBuf>), SandboxError> {
     let mut files = Vec::new();
@@ -213,7 +214,6 @@ pub(super) fn list_local(root: &Path) -> Result<(Vec<LocalEntry>, Vec<PathBuf>),
         let rel = super::relative(root, entry.path());
         match super::kind(&entry)? {
             super::Kind::Dir => dirs.push(rel),
-            super::Kind::Skip => {}
             super::Kind::File => {
                 let meta =
                     fs::metadata(entry.path()).map_err(|source| SandboxError::ReadSource {

@@ -6,7 +6,9 @@
 //! the source again at the end of a trial, so a report can state that the source was untouched
 //! (or fail loudly if it was not). A link to a regular file is copied as the file it points at
 //! (Spark reads through it); a link to a directory is refused (it may lead anywhere, `/`
-//! included); FIFOs, sockets and devices are skipped, never opened. A sandbox parent inside the
+//! included); so are FIFOs, sockets, devices and links to nothing, named, never opened
+//! ([`SandboxError::NotRegular`]: a copy without them would restart something other than the
+//! source, the same refusal `run` gives up front from inspect's findings). A sandbox parent inside the
 //! source, or a source inside the report dir, is refused before anything starts
 //! ([`refuse_nesting`]).
 //!
@@ -66,6 +68,15 @@ pub enum SandboxError {
         path: PathBuf,
         /// Where it points.
         target: PathBuf,
+    },
+    /// The checkpoint holds a FIFO, socket, device or a link to nothing: a copy cannot hold
+    /// it, so a sandbox without it would restart something other than the source. Never opened.
+    #[error("{path} in the source checkpoint is {what}, not a regular file or directory; a rehearsal restarts a copy, which cannot hold it, so it would not restart this checkpoint\n(hint: remove it, or replace it with the real file from a backup of the checkpoint; `rehearse inspect` lists every such entry)")]
+    NotRegular {
+        /// The entry.
+        path: PathBuf,
+        /// `a FIFO`, `a socket`, `a block device`, `a character device`, `a link to nothing (…)`.
+        what: String,
     },
     /// The copy of a file differs from the source (its size changed while it was copied).
     #[error("the sandbox copy of {path} differs from the source (the file changed while it was copied: is a query still writing to this checkpoint?)\n(hint: stop the query, or rehearse a copy taken while it is stopped)")]
@@ -267,18 +278,35 @@ impl Sandbox {
 /// Copies all of `from` into `to` (which exists) through the copy engine; returns the hashes
 /// of the files copied. Directories and empty files (Hadoop markers) are kept; `.crc` side files
 /// are ordinary files here. A link to a regular file is copied as that file; a link to a
-/// directory is [`SandboxError::LinkedDirectory`]; FIFOs, sockets and devices are skipped.
+/// directory is [`SandboxError::LinkedDirectory`]; FIFOs, sockets, devices and links to nothing
+/// are [`SandboxError::NotRegular`].
 pub fn copy_tree(from: &Path, to: &Path) -> Result<SourceHashes, SandboxError> {
     Ok(copy::copy_local(from, None, to, &CopyOptions::default())?.hashes)
 }
 
-/// What a walked entry is to a copy: a file to read (a regular file, or a link to one), a
-/// directory, or something to skip (FIFO, socket, device, dangling link). A link to a
-/// directory is an error.
+/// What a walked entry is to a copy: a file to read (a regular file, or a link to one) or a
+/// directory. A link to a directory, a FIFO, a socket, a device and a link to nothing are
+/// errors naming the path (one behaviour for every caller: `run`, the generation's work
+/// directory, the bare-restart baseline, the source check).
 enum Kind {
     File,
     Dir,
-    Skip,
+}
+
+/// What a non-regular, non-directory file type is, in words.
+fn special(t: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_char_device() {
+        "a character device"
+    } else {
+        "neither a file nor a directory"
+    }
 }
 
 fn kind(entry: &walkdir::DirEntry) -> Result<Kind, SandboxError> {
@@ -296,10 +324,23 @@ fn kind(entry: &walkdir::DirEntry) -> Result<Kind, SandboxError> {
                 path: entry.path().to_path_buf(),
                 target: fs::read_link(entry.path()).unwrap_or_default(),
             }),
-            _ => Ok(Kind::Skip),
+            Ok(m) => Err(SandboxError::NotRegular {
+                path: entry.path().to_path_buf(),
+                what: format!("a link to {}", special(m.file_type())),
+            }),
+            Err(e) => Err(SandboxError::NotRegular {
+                path: entry.path().to_path_buf(),
+                what: format!(
+                    "a link to {} that cannot be followed ({e})",
+                    fs::read_link(entry.path()).unwrap_or_default().display()
+                ),
+            }),
         };
     }
-    Ok(Kind::Skip)
+    Err(SandboxError::NotRegular {
+        path: entry.path().to_path_buf(),
+        what: special(t).to_string(),
+    })
 }
 
 fn relative(root: &Path, path: &Path) -> PathBuf {
@@ -343,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn links_to_files_are_copied_as_files_fifos_skipped_linked_dirs_refused() {
+    fn links_to_files_are_copied_as_files_fifos_and_linked_dirs_refused() {
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("1.delta"), "state bytes").unwrap();
         let src = tempfile::tempdir().unwrap();
@@ -353,8 +394,6 @@ mod tests {
             src.path().join("state/0/0/1.delta"),
         )
         .unwrap();
-        let fifo = src.path().join("state/0/0/pipe");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         let sb = Sandbox::create(src.path(), None, "links").unwrap();
         let copied = sb.checkpoint().join("state/0/0/1.delta");
         assert_eq!(fs::read_to_string(&copied).unwrap(), "state bytes");
@@ -362,10 +401,52 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
-        if made.is_ok_and(|s| s.success()) {
-            assert!(!sb.checkpoint().join("state/0/0/pipe").exists());
-        }
         drop(sb);
+        // A FIFO, a socket, a link to nothing, a link to a FIFO: refused with the path, by
+        // `create` and `copy_tree` alike, and never opened (a FIFO would block the open). One
+        // at a time: the walk stops at the first.
+        let mkfifo = |p: &Path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(p)
+                .status()
+                .unwrap();
+            assert!(made.success());
+        };
+        let outside_fifo = outside.path().join("pipe");
+        mkfifo(&outside_fifo);
+        for (entry, what) in [
+            ("state/0/0/pipe", "a FIFO"),
+            ("state/0/0/s", "a socket"),
+            ("state/0/0/gone", "cannot be followed"),
+            ("state/0/0/to-pipe", "a link to a FIFO"),
+        ] {
+            let path = src.path().join(entry);
+            let _socket = match what {
+                "a FIFO" => {
+                    mkfifo(&path);
+                    None
+                }
+                "a socket" => Some(std::os::unix::net::UnixListener::bind(&path).unwrap()),
+                "cannot be followed" => {
+                    std::os::unix::fs::symlink(outside.path().join("missing"), &path).unwrap();
+                    None
+                }
+                _ => {
+                    std::os::unix::fs::symlink(&outside_fifo, &path).unwrap();
+                    None
+                }
+            };
+            for err in [
+                Sandbox::create(src.path(), None, "special").unwrap_err(),
+                copy_tree(src.path(), tempfile::tempdir().unwrap().path()).unwrap_err(),
+            ] {
+                assert!(matches!(err, SandboxError::NotRegular { .. }), "{err}");
+                let text = err.to_string();
+                assert!(text.contains(&path.display().to_string()), "{text}");
+                assert!(text.contains(what), "{entry}: {text}");
+            }
+            fs::remove_file(&path).unwrap();
+        }
         std::os::unix::fs::symlink(outside.path(), src.path().join("state/0/1")).unwrap();
         let err = Sandbox::create(src.path(), None, "links").unwrap_err();
         assert!(matches!(err, SandboxError::LinkedDirectory { .. }), "{err}");

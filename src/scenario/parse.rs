@@ -652,13 +652,14 @@ fn check_placeholders(
         CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
         CheckpointSource::Path(_) | CheckpointSource::Remote(_) => &[],
     };
-    for arg in job
-        .args
-        .iter()
-        .chain(&job.restart_args)
-        .chain(generate_args)
-    {
-        placeholders::check(arg, &names).map_err(|m| format!("[job] args: {m}"))?;
+    for (key, args) in [
+        ("[job] args", job.args.as_slice()),
+        ("[job] restart_args", job.restart_args.as_slice()),
+        ("[checkpoint.generate] extra_args", generate_args),
+    ] {
+        for arg in args {
+            placeholders::check(arg, &names).map_err(|m| format!("{key}: {m}"))?;
+        }
     }
     for (key, o) in &job.per_target {
         for arg in o.args.iter().chain(&o.restart_args).flatten() {
@@ -964,6 +965,30 @@ mod load_time_refusals {
         refused(&s, &["{checkpint}", "did you mean {checkpoint}"]);
         let s = scenario("").replace("{topic.events}", "{bootstrap_server}");
         refused(&s, &["did you mean {bootstrap_servers}"]);
+    }
+
+    /// Breaker pass: placeholders written almost right passed load and reached the job as
+    /// literal text (`{{checkpoint}}` as `{/sandbox/checkpoint}`). Each names file, key, fix.
+    #[test]
+    fn placeholders_with_spaces_doubled_braces_or_no_close_are_refused() {
+        for (bad, key, fix) in [
+            (
+                "{ checkpoint }",
+                "[job] args",
+                "write {checkpoint}, without spaces",
+            ),
+            ("{{checkpoint}}", "[job] args", "doubled braces"),
+            (
+                "{checkpoint",
+                "[job] args",
+                "never closes it: write {checkpoint}",
+            ),
+        ] {
+            refused(&scenario("").replace("{topic.events}", bad), &[key, fix]);
+            let s =
+                scenario("").replace("args = [", &format!("restart_args = [\"{bad}\"]\nargs = ["));
+            refused(&s, &["[job] restart_args", fix]);
+        }
     }
 
     #[test]

@@ -120,10 +120,60 @@ fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a s
         .map(|(_, k)| k)
 }
 
+/// A placeholder written almost right: `{ checkpoint }` (spaces inside), `{{checkpoint}}`
+/// (doubled braces, which would leave `{…}` around the filled value) or `{checkpoint` (never
+/// closed). The harness would pass it on as literal text, so it is refused like a typo. A `{`
+/// counts as opening a placeholder when the word after it (spaces skipped) is a known name or
+/// `topic.…`; other braces (JSON, `${X}`, prose) are left alone.
+fn malformed(arg: &str) -> Option<String> {
+    let bytes = arg.as_bytes();
+    for (open, _) in arg.match_indices('{') {
+        if open > 0 && bytes[open - 1] == b'$' {
+            continue;
+        }
+        let rest = &arg[open + 1..];
+        let inner = rest.trim_start_matches([' ', '\t']);
+        let padded_before = inner.len() != rest.len();
+        let word_len = inner
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+            .unwrap_or(inner.len());
+        let word = &inner[..word_len];
+        if !(KNOWN.contains(&word) || word.starts_with("topic.")) {
+            continue;
+        }
+        let after = &inner[word_len..];
+        let after_trimmed = after.trim_start_matches([' ', '\t']);
+        let padded_after = after_trimmed.len() != after.len();
+        let fix = format!("write {{{word}}}");
+        if !after_trimmed.starts_with('}') {
+            return Some(format!(
+                "{arg:?} opens the placeholder {{{word} but never closes it: {fix}"
+            ));
+        }
+        if padded_before || padded_after {
+            return Some(format!(
+                "{arg:?} holds a placeholder with spaces inside the braces, which rehearse does not fill: {fix}, without spaces"
+            ));
+        }
+        let doubled_open = open > 0 && bytes[open - 1] == b'{';
+        let doubled_close = after_trimmed[1..].starts_with('}');
+        if doubled_open || doubled_close {
+            return Some(format!(
+                "{arg:?} holds {{{{{word}}}}} with doubled braces: rehearse fills single braces, so the job would get braces around the value; {fix}"
+            ));
+        }
+    }
+    None
+}
+
 /// Checks that every `{NAME}` placeholder in `arg` is one the harness fills: one of [`KNOWN`],
-/// or `topic.NAME` for NAME one of `topics` (the input topics and the `[[output_topics]]`).
-/// `Err` names the placeholder, the closest known one and the list.
+/// or `topic.NAME` for NAME one of `topics` (the input topics and the `[[output_topics]]`),
+/// and that none is written almost right ([`malformed`]: spaces inside, doubled braces, never
+/// closed). `Err` names the placeholder, the closest known one and the list, or the fix.
 pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
+    if let Some(e) = malformed(arg) {
+        return Err(e);
+    }
     let topic_names: Vec<String> = topics.iter().map(|t| format!("topic.{t}")).collect();
     for name in names(arg) {
         if let Some(topic) = name.strip_prefix("topic.") {
@@ -244,7 +294,24 @@ mod tests {
             let e = check(arg, &topics).unwrap_err();
             assert!(e.contains(needle), "{arg}: {e}");
         }
+        for (arg, needle) in [
+            ("{ checkpoint }", "write {checkpoint}, without spaces"),
+            ("{checkpoint }", "without spaces"),
+            ("--x={ topic.events}", "write {topic.events}"),
+            ("{{checkpoint}}", "doubled braces"),
+            ("{{output}", "doubled braces"),
+            ("{bootstrap_servers}}", "doubled braces"),
+            ("{checkpoint", "never closes it: write {checkpoint}"),
+            ("--cp={checkpoint/x", "never closes it"),
+            ("{topic.events", "never closes it: write {topic.events}"),
+        ] {
+            let e = check(arg, &topics).unwrap_err();
+            assert!(e.contains(needle), "{arg}: {e}");
+        }
         for ok in [
+            "{checkpoint}{output}",
+            "${checkpoint}",
+            "{ not a placeholder }",
             "{checkpoint}/x",
             "{bootstrap_servers}",
             "{output}-{topic.events}",
