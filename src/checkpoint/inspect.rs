@@ -30,7 +30,7 @@ mod batches;
 mod files;
 
 use batches::*;
-pub(crate) use batches::{criticality, describe_ranges, list_ids, offset_file_fix};
+pub(crate) use batches::{criticality, describe_ranges, gap_ranges, list_ids, offset_file_fix};
 
 const TOP_LEVEL: &[&str] = &["metadata", "offsets", "commits", "sources", "state"];
 

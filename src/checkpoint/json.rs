@@ -31,7 +31,7 @@ pub const SCHEMA: &str = "rehearse.inspect/v1";
 /// | `schema` | string | `"rehearse.inspect/v1"` |
 /// | `path` | string | the checkpoint directory as given |
 /// | `query_id` | string \| null | id from `metadata` |
-/// | `batches` | object | `offsets` and `commits`: `{first, last, count}` or null; `gaps`: batch ids missing inside the offset log |
+/// | `batches` | object | `offsets` and `commits`: `{first, last, count}` or null; `gaps`: batch ids missing inside the offset log (the first 1,000) |
 /// | `latest_batch` | number \| null | highest `offsets/N` |
 /// | `last_committed_batch` | number \| null | highest `commits/N` |
 /// | `pending_batch` | number \| null | latest batch without a commit (re-run on restart) |

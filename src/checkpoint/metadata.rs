@@ -27,7 +27,7 @@ pub fn parse_query_metadata(text: &str) -> Result<String, ParseError> {
         return Err(ParseError::new(
             1,
             ParseErrorKind::Shape(format!(
-                "the id {:?} is not a UUID: Spark reads it with UUID.fromString and fails",
+                "the id {:?} is not a UUID: StreamMetadata.read (StreamMetadata.scala) parses it with java.util.UUID.fromString, which throws IllegalArgumentException, so the query does not start",
                 id.chars().take(60).collect::<String>()
             )),
         ));

@@ -89,9 +89,16 @@ fn write_batches(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
             None => "none".into(),
         }
     )?;
-    if !i.gaps.is_empty() {
-        let gaps: Vec<String> = i.gaps.iter().take(10).map(BatchId::to_string).collect();
-        writeln!(out, "gaps            {}", gaps.join(", "))?;
+    // The missing batches as runs with their count (`batches 5 to 1004 (1,000 batches)`), from
+    // the offset log's ids: a list of the first ten said neither where the gap ends nor its size.
+    let ids: Vec<u64> = i.offset_batches.iter().map(|b| b.0).collect();
+    let missing = super::inspect::gap_ranges(&ids);
+    if !missing.is_empty() {
+        writeln!(
+            out,
+            "gaps            offsets/ lacks {}",
+            super::inspect::describe_ranges(&missing)
+        )?;
     }
     Ok(())
 }

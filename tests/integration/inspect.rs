@@ -2053,3 +2053,38 @@ fn a_negative_batch_file_is_said_as_spark_sees_it() {
     let doc = inspect(&only, true).code(5).doc();
     assert_eq!(doc.finding("batch-file-negative").severity, "error");
 }
+
+/// Issue 15, unclear errors (the last of the list): a gap was printed as its first ten ids
+/// (`gaps 5, 6, …, 14` for a thousand missing batches), and the ids of commits without offsets
+/// as `(batches 1004)`. The text report now names the runs and how many batches are missing;
+/// a `metadata` id that is not a UUID cites StreamMetadata.scala and the fix.
+#[test]
+fn gaps_and_a_non_uuid_id_are_said_with_their_extent_source_and_fix() {
+    let (_tmp, ckpt) = copy_of("3.5.3/kafka-agg");
+    fs::copy(ckpt.join("offsets/4"), ckpt.join("offsets/1005")).unwrap();
+    fs::copy(ckpt.join("commits/3"), ckpt.join("commits/1004")).unwrap();
+    let out = inspect(&ckpt, false).code(5);
+    assert!(
+        out.stdout
+            .contains("gaps            offsets/ lacks batches 5 to 1004 (1,000 batches)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("commits/ holds batch 1004 with no offset file"),
+        "{}",
+        out.stdout
+    );
+    let (_tmp, ckpt) = copy_of("3.5.3/kafka-agg");
+    fs::write(ckpt.join("metadata"), r#"{"id":"orders-query"}"#).unwrap();
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("log-garbled");
+    for needle in [
+        "StreamMetadata.scala",
+        "UUID.fromString",
+        "fix: restore metadata",
+    ] {
+        assert!(f.message.contains(needle), "{needle}: {}", f.message);
+    }
+}

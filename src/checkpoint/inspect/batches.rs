@@ -173,7 +173,7 @@ impl Inspector {
                     "metadata",
                     &err,
                     Severity::Error,
-                    "; Spark reads the query id from it on every start",
+                    "; Spark reads the query id from it on every start (StreamMetadata.read); fix: restore metadata from a backup of the checkpoint, or write {\"id\":\"<the query's UUID>\"} into it in a copy (the id is in the driver log's \"Starting … [id = …]\" line)",
                 );
                 None
             }
@@ -307,7 +307,7 @@ impl Inspector {
             severity,
             "commit-without-offsets",
             Some(&format!("commits/{}", inside[inside.len() - 1])),
-            format!("{} commit file(s) have no offset file (batches {}): the offset log was deleted or restored from another copy", inside.len(), list_ids(&inside)),
+            format!("commits/ holds {} with no offset file: the offset log was deleted or restored from another copy", describe_ranges(&runs(&inside))),
         );
         }
         if below > 0 {
@@ -453,8 +453,22 @@ pub(super) fn gaps(ids: &[u64]) -> Vec<u64> {
     out
 }
 
+/// The runs of consecutive ids of a sorted list, as `(first, last)`: `[1, 2, 3, 7]` →
+/// `[(1, 3), (7, 7)]`.
+pub(crate) fn runs(ids: &[u64]) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &id in ids {
+        match out.last_mut() {
+            Some((_, last)) if last.checked_add(1) == Some(id) => *last = id,
+            Some((_, last)) if *last == id => {}
+            _ => out.push((id, id)),
+        }
+    }
+    out
+}
+
 /// The runs of ids missing between the first and the last of a sorted list, as `(first, last)`.
-pub(super) fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
+pub(crate) fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
     ids.windows(2)
         .filter(|pair| pair[1] > pair[0].saturating_add(1))
         .map(|pair| (pair[0] + 1, pair[1] - 1))
@@ -549,6 +563,8 @@ mod tests {
         assert_eq!(gaps(&[1, 2, 4]), vec![3]);
         assert!(gaps(&[5, 6, 7]).is_empty());
         assert_eq!(list_ids(&[1, 2, 3, 5, 7, 8]), "1..3, 5, 7..8");
+        assert_eq!(runs(&[1, 2, 3, 7, 7, 9]), vec![(1, 3), (7, 7), (9, 9)]);
+        assert_eq!(describe_ranges(&runs(&[1004])), "batch 1004");
     }
 }
 
