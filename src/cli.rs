@@ -109,6 +109,11 @@ pub struct RunArgs {
     /// last committed batch reads (the default).
     #[arg(long)]
     pub full_copy: bool,
+    /// Cap the memory of each Spark container (MiB; Docker --memory, no swap on top), as
+    /// production's driver limit would; no cap by default. A driver the kernel kills over it
+    /// gets environment-error, rule spark-oom-killed. Not applied on the local runtime.
+    #[arg(long, value_name = "MIB", env = "REHEARSE_SPARK_MEMORY", value_parser = clap::value_parser!(u64).range(64..=(1 << 20)))]
+    pub spark_memory: Option<u64>,
     /// Print the versioned JSON report (schema "rehearse.run/v1") on stdout.
     #[arg(long)]
     pub json: bool,

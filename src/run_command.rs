@@ -46,7 +46,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let settings = TrialSettings {
         report_dir: args.report_dir.clone(),
         keep: args.keep,
-        spark_memory_mb: None,
+        spark_memory_mb: args.spark_memory,
         runtime: kind,
         full_copy: args.full_copy,
     };

@@ -132,6 +132,26 @@ impl RuntimeKind {
     }
 }
 
+/// How a trial's broker or driver stands when the trial asks ([`crate::runtime::KafkaBroker::state`],
+/// [`crate::runtime::SparkDriver::state`]): from `docker inspect` (`State.Running`,
+/// `State.ExitCode`, `State.OOMKilled`) on Docker, from the process group locally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartState {
+    /// Still running.
+    Running,
+    /// It ended: its exit code (128 + N for signal N) and whether the kernel's OOM killer
+    /// killed a process of it (Docker's `State.OOMKilled`; never set locally).
+    Exited {
+        /// The container's or process's exit code, if known.
+        code: Option<i64>,
+        /// `State.OOMKilled`.
+        oom_killed: bool,
+    },
+    /// The container is gone (removed by someone else) or the Docker engine does not answer:
+    /// Docker's words.
+    Unreachable(String),
+}
+
 /// Why a broker or a driver could not be started, watched or removed: one variant per Docker
 /// operation, and one per step of the local runtime.
 #[derive(Debug, thiserror::Error)]

@@ -10,7 +10,9 @@ use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 use tokio::sync::mpsc;
 
-use super::common::{free_port, GcScope, LineReader, LogLine, RuntimeError, Stream, TrialIds};
+use super::common::{
+    free_port, GcScope, LineReader, LogLine, PartState, RuntimeError, Stream, TrialIds,
+};
 
 /// Label on every container rehearse starts (value `true`).
 pub const LABEL_MANAGED: &str = "org.rehearse.managed";
@@ -61,6 +63,35 @@ pub(super) fn start_error(
     }
 }
 
+/// `docker inspect` of container `id`: running, exited (code, `State.OOMKilled`), or why the
+/// engine could not say (container gone, engine down).
+async fn inspect_state(id: &str) -> PartState {
+    let docker = match testcontainers::bollard::Docker::connect_with_local_defaults() {
+        Ok(d) => d,
+        Err(e) => return PartState::Unreachable(e.to_string()),
+    };
+    match docker
+        .inspect_container(
+            id,
+            None::<testcontainers::bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+    {
+        Ok(c) => {
+            let state = c.state.unwrap_or_default();
+            if state.running == Some(true) {
+                PartState::Running
+            } else {
+                PartState::Exited {
+                    code: state.exit_code,
+                    oom_killed: state.oom_killed == Some(true),
+                }
+            }
+        }
+        Err(e) => PartState::Unreachable(e.to_string()),
+    }
+}
+
 /// A running Kafka broker on the trial network.
 pub(crate) struct DockerKafka {
     container: ContainerAsync<GenericImage>,
@@ -71,6 +102,20 @@ pub(crate) struct DockerKafka {
 }
 
 impl DockerKafka {
+    /// Whether the container still runs, as `docker inspect` says.
+    pub async fn state(&self) -> PartState {
+        inspect_state(self.container.id()).await
+    }
+
+    /// The container's name.
+    pub fn name(&self) -> String {
+        self.internal_bootstrap
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// Stops and removes the container.
     pub async fn remove(self) -> Result<(), RuntimeError> {
         let id = self.container.id().to_string();
@@ -163,6 +208,11 @@ impl DockerSpark {
         }
     }
 
+    /// Whether the container still runs, how it ended (exit code, `State.OOMKilled`).
+    pub async fn state(&self) -> PartState {
+        inspect_state(self.container.id()).await
+    }
+
     /// Sends SIGTERM (then SIGKILL after `grace`) so Spark's shutdown hooks run.
     pub async fn stop(&self, grace: Duration) -> Result<(), RuntimeError> {
         self.container
@@ -217,6 +267,9 @@ pub(crate) async fn start_spark(
         .with_host_config_modifier(move |host| {
             if let Some(mb) = memory_mb {
                 host.memory = Some((mb * 1024 * 1024) as i64);
+                // No swap on top: the cap is what the driver gets (Docker's default allows as
+                // much swap again where the host has swap).
+                host.memory_swap = host.memory;
             }
         })
         .with_startup_timeout(Duration::from_secs(60))

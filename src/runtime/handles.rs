@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use std::collections::BTreeMap;
 
 use super::cluster::{self, StandaloneCluster};
-use super::common::{GcScope, LogLine, RuntimeError, RuntimeKind, TrialIds};
+use super::common::{GcScope, LogLine, PartState, RuntimeError, RuntimeKind, TrialIds};
 use super::containers::{self, DockerKafka, DockerSpark};
 use super::local::{self, LocalKafka, LocalSpark};
 
@@ -39,6 +39,29 @@ impl KafkaBroker {
             // A standalone trial's broker is the Docker one (only Spark runs differently).
             KafkaInner::Docker(_) => RuntimeKind::Docker,
             KafkaInner::Local(_) => RuntimeKind::Local,
+        }
+    }
+
+    /// Whether the broker still runs, or how it ended (a trial stops watching a restart whose
+    /// broker died: it no longer tests the checkpoint).
+    pub async fn state(&self) -> PartState {
+        match &self.inner {
+            KafkaInner::Docker(k) => k.state().await,
+            KafkaInner::Local(k) => match k.exit_code() {
+                None => PartState::Running,
+                code => PartState::Exited {
+                    code,
+                    oom_killed: false,
+                },
+            },
+        }
+    }
+
+    /// What to call it in evidence: the container name, or `local Kafka at <bootstrap>`.
+    pub fn describe(&self) -> String {
+        match &self.inner {
+            KafkaInner::Docker(k) => format!("container {}", k.name()),
+            KafkaInner::Local(_) => format!("local Kafka process at {}", self.host_bootstrap),
         }
     }
 
@@ -120,6 +143,21 @@ impl SparkDriver {
         match &self.inner {
             SparkInner::Docker(s) | SparkInner::Cluster(s, _) => s.exit_code().await,
             SparkInner::Local(s) => s.exit_code(),
+        }
+    }
+
+    /// Whether the driver still runs, or how it ended: its exit code and, on Docker, whether
+    /// the kernel's OOM killer killed it under its memory cap (`State.OOMKilled`).
+    pub async fn state(&self) -> PartState {
+        match &self.inner {
+            SparkInner::Docker(s) | SparkInner::Cluster(s, _) => s.state().await,
+            SparkInner::Local(s) => match s.exit_code() {
+                None => PartState::Running,
+                code => PartState::Exited {
+                    code,
+                    oom_killed: false,
+                },
+            },
         }
     }
 

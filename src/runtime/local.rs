@@ -394,6 +394,11 @@ pub(crate) struct LocalKafka {
 }
 
 impl LocalKafka {
+    /// The exit code once the broker has exited (signal N → 128 + N), `None` while it runs.
+    pub fn exit_code(&self) -> Option<i64> {
+        self.group.exit_code()
+    }
+
     /// Stops the broker (SIGTERM, SIGKILL after 10 s) and removes its data.
     pub async fn remove(self) {
         self.group.stop(Duration::from_secs(10)).await;

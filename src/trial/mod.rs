@@ -14,6 +14,7 @@
 //! | `driver.rs`, `event_log.rs` | the driver's output and event log as one stream |
 //! | `watch.rs` | feeding the watcher until the verdict |
 //! | `kafka_short.rs` | the verdict override when Kafka is short of the checkpoint |
+//! | `parts.rs` | the verdict when the trial's own parts fail (broker died, driver OOM-killed or killed, engine gone) |
 //! | `generate.rs` | generating a source checkpoint, its cache key ([`generate_checkpoint`]) |
 //! | `baseline.rs` | the bare restart the benchmark compares against |
 //! | `events.rs`, `error.rs` | [`TrialEvent`], [`TrialError`] |
@@ -29,6 +30,7 @@ mod events;
 mod generate;
 mod job;
 mod kafka_short;
+mod parts;
 mod run;
 mod watch;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::broker::{seed_and_check, Broker};
 use super::job::{redacted_argv, stage_job, submit};
 use super::watch::watch;
-use super::{kafka_short, TrialError, TrialEvent};
+use super::{kafka_short, parts, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
 use crate::checkpoint::KafkaOffsets;
 use crate::kafka::{OutputCount, SeedingSummary};
@@ -99,8 +99,14 @@ pub async fn run_trial(
         trial.restart(&restart, seeding, on_event).await
     }
     .await;
-    kafka.release().await?;
-    let watched = result?;
+    let released = kafka.release().await;
+    let mut watched = result?;
+    if let Err(e) = released {
+        // The verdict stands; the broker is left for `rehearse gc` (the engine went away).
+        watched.left.push(format!(
+            "{e}; `rehearse gc` removes it once the engine answers"
+        ));
+    }
     let changes = crate::sandbox::verify_source(&store, &sandbox.copy).await?;
     on_event(TrialEvent::VerdictReached {
         target: target.to_string(),
@@ -150,6 +156,8 @@ struct Watched {
     output_error: Option<String>,
     /// The executors of a restart on a cluster.
     executors: Option<crate::report::ExecutorsReport>,
+    /// What could not be removed after the verdict (the engine went away), for the notes.
+    left: Vec<String>,
 }
 
 /// `scenario` with its output topics renamed for one trial on a suite's shared broker
@@ -305,18 +313,33 @@ impl Trial<'_> {
             job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };
-        let (classification, executors) = watch(
+        let watching = watch(
             &spark,
             r.sandbox,
             ctx,
             scenario.timeout_seconds,
             seeded.kafka_short,
-        )
-        .await;
+        );
+        // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
+        // are the runtime's evidence, not the log's.
+        let (classification, executors) = match parts::unless_broker_dies(r.kafka, watching).await {
+            Ok((c, executors)) => (
+                parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
+                executors,
+            ),
+            Err(died) => (died, super::event_log::ExecutorLog::default()),
+        };
         let seconds = started.elapsed().as_secs_f64();
         tracing::debug!(version = self.target, verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
         let _ = spark.stop(Duration::from_secs(5)).await;
-        spark.remove().await?;
+        // A driver that cannot be removed (the engine went away) does not lose the verdict and
+        // the source check: the report says what was left for `rehearse gc`.
+        let mut left = Vec::new();
+        if let Err(e) = spark.remove().await {
+            left.push(format!(
+                "{e}; `rehearse gc` removes it once the engine answers"
+            ));
+        }
         let (output, output_error) = match crate::kafka::read_output(
             &r.kafka.host_bootstrap,
             &scenario.output_topics,
@@ -341,6 +364,7 @@ impl Trial<'_> {
             output,
             output_error,
             executors,
+            left,
         })
     }
 
@@ -372,7 +396,9 @@ impl Trial<'_> {
             output,
             output_error,
             executors,
+            left,
         } = watched;
+        notes.extend(left);
         if let Some(e) = output_error {
             notes.push(format!(
                 "the output topics could not be read back after the restart: {e}"

@@ -59,6 +59,14 @@ pub enum BuiltinRule {
     /// Every executor of a restart on a cluster was removed and none replaced them before the
     /// restart was proved (the trial decides it, from the event log).
     ExecutorsLost,
+    /// The trial's own Kafka broker stopped before the verdict (the trial decides it).
+    SandboxKafkaDied,
+    /// The kernel's OOM killer killed the Spark driver under its memory cap.
+    SparkOomKilled,
+    /// The Spark driver was killed by SIGKILL from outside (exit 137, not an OOM kill).
+    SparkKilled,
+    /// The container engine stopped answering during the trial.
+    EngineLost,
 }
 
 /// One row of `builtin-rules.toml`.
@@ -81,7 +89,7 @@ struct RawTable {
 
 impl BuiltinRule {
     /// Every built-in rule, in the order of `builtin-rules.toml`.
-    pub const ALL: [BuiltinRule; 20] = [
+    pub const ALL: [BuiltinRule; 24] = [
         BuiltinRule::ProgressAfterRestart,
         BuiltinRule::ResumedAndReadRows,
         BuiltinRule::BatchIdsContinue,
@@ -102,6 +110,10 @@ impl BuiltinRule {
         BuiltinRule::NoBatchAfterRestart,
         BuiltinRule::KafkaShortOfCheckpoint,
         BuiltinRule::ExecutorsLost,
+        BuiltinRule::SandboxKafkaDied,
+        BuiltinRule::SparkOomKilled,
+        BuiltinRule::SparkKilled,
+        BuiltinRule::EngineLost,
     ];
 
     /// The rule id shown with the verdict (`progress-after-restart`).

@@ -1,0 +1,214 @@
+//! The trial's own parts failing under it: the broker dying, the driver killed by the kernel's
+//! OOM killer or by SIGKILL from outside, the Docker engine going away. The log cannot say
+//! these (a dead broker reads as a Kafka client error, an OOM kill as silence), so the trial
+//! asks the runtime (`docker inspect`: `State.Running`, `State.ExitCode`, `State.OOMKilled`)
+//! and says `environment-error` with that as evidence ([`BuiltinRule::SandboxKafkaDied`],
+//! [`BuiltinRule::SparkOomKilled`], [`BuiltinRule::SparkKilled`], [`BuiltinRule::EngineLost`]).
+//! A `resumed` proved before the failure stands: the proof needed both parts working.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::runtime::{KafkaBroker, PartState, SparkDriver};
+use crate::verdict::{BuiltinRule, Classification, Verdict};
+
+/// How often the broker is asked whether it still runs while a restart is watched.
+const POLL: Duration = Duration::from_secs(2);
+
+/// Runs `watching` (the watch of a restart) until it ends, or until `kafka` stops running:
+/// then `Err` with the harness's evidence, and the watch is dropped (a restart without its
+/// broker tests nothing; Spark's Kafka client would retry for minutes).
+pub(super) async fn unless_broker_dies<T>(
+    kafka: &KafkaBroker,
+    watching: impl Future<Output = T>,
+) -> Result<T, Classification> {
+    let broker_down = async {
+        loop {
+            tokio::time::sleep(POLL).await;
+            match kafka.state().await {
+                PartState::Running => continue,
+                state => return broker_died(kafka, &state),
+            }
+        }
+    };
+    tokio::select! {
+        watched = watching => Ok(watched),
+        died = broker_down => Err(died),
+    }
+}
+
+/// The verdict for a broker found in `state` (not running) before the verdict.
+fn broker_died(kafka: &KafkaBroker, state: &PartState) -> Classification {
+    let (rule, what) = match state {
+        PartState::Unreachable(e) => (
+            BuiltinRule::EngineLost,
+            format!(
+                "the trial's Kafka broker ({}) could not be inspected: the container engine answered: {e}",
+                kafka.describe()
+            ),
+        ),
+        PartState::Exited { code, oom_killed } => (
+            BuiltinRule::SandboxKafkaDied,
+            format!(
+                "the trial's Kafka broker ({}) stopped before the verdict: {}",
+                kafka.describe(),
+                ended(*code, *oom_killed)
+            ),
+        ),
+        PartState::Running => (BuiltinRule::SandboxKafkaDied, String::new()),
+    };
+    harness_verdict(rule, vec![what])
+}
+
+/// `exit code 137 (SIGKILL), OOMKilled` for evidence.
+fn ended(code: Option<i64>, oom_killed: bool) -> String {
+    let code = match code {
+        Some(c) if c > 128 && c < 128 + 65 => format!("exit code {c} (signal {})", c - 128),
+        Some(c) => format!("exit code {c}"),
+        None => "exit code unknown".to_string(),
+    };
+    if oom_killed {
+        format!("{code}, State.OOMKilled = true")
+    } else {
+        code
+    }
+}
+
+/// The watcher's `classification` once the driver ended or the watch stopped, corrected by how
+/// the parts stand now: a driver the kernel OOM-killed (under `memory_mb`), a driver killed by
+/// SIGKILL, a broker that died, an engine that went away — each `environment-error` with the
+/// runtime's answer first in the evidence and the log's lines after it. Unchanged when the
+/// verdict is `resumed` or every part answers as expected.
+pub(super) async fn judge(
+    classification: Classification,
+    spark: &SparkDriver,
+    kafka: &KafkaBroker,
+    memory_mb: Option<u64>,
+) -> Classification {
+    if classification.verdict == Verdict::Resumed {
+        return classification;
+    }
+    let spark_state = spark.state().await;
+    let (rule, what) = match &spark_state {
+        PartState::Exited {
+            code,
+            oom_killed: true,
+        } => (
+            BuiltinRule::SparkOomKilled,
+            format!(
+                "the kernel's OOM killer killed the Spark driver ({}) under its memory cap{}: {}",
+                spark.describe(),
+                memory_mb
+                    .map(|mb| format!(" of {mb} MiB (--spark-memory)"))
+                    .unwrap_or_default(),
+                ended(*code, true)
+            ),
+        ),
+        PartState::Exited {
+            code: Some(137), ..
+        } => (
+            BuiltinRule::SparkKilled,
+            format!(
+                "the Spark driver ({}) was killed: {}, not an exit of Spark's own",
+                spark.describe(),
+                ended(Some(137), false)
+            ),
+        ),
+        PartState::Unreachable(e) => (
+            BuiltinRule::EngineLost,
+            format!(
+                "the Spark driver ({}) could not be inspected after its output ended: the container engine answered: {e}",
+                spark.describe()
+            ),
+        ),
+        _ => match kafka.state().await {
+            PartState::Running => return classification,
+            state => {
+                let died = broker_died(kafka, &state);
+                return with_log(died, classification);
+            }
+        },
+    };
+    with_log(harness_verdict(rule, vec![what]), classification)
+}
+
+/// `rule`'s verdict and remedy with `evidence`, nothing known of the log (the watch was
+/// stopped before it said anything certain).
+fn harness_verdict(rule: BuiltinRule, evidence: Vec<String>) -> Classification {
+    Classification {
+        verdict: rule.verdict(),
+        rule: rule.id().to_string(),
+        evidence,
+        last_committed_batch: None,
+        first_batch_after_restart: None,
+        start_offsets_match: None,
+        remedy: rule.remedy().to_string(),
+        resuming_at: None,
+        error_class: None,
+        excerpt: false,
+        warnings: Vec::new(),
+    }
+}
+
+/// `harness` with what the log said after it: the evidence lines and batch facts of `log`,
+/// labelled as what Spark logged.
+fn with_log(mut harness: Classification, log: Classification) -> Classification {
+    if !log.evidence.is_empty() {
+        harness.evidence.push(format!(
+            "what the driver logged (the log alone gave {}, rule {}):",
+            log.verdict, log.rule
+        ));
+        harness.evidence.extend(log.evidence);
+    }
+    Classification {
+        last_committed_batch: log.last_committed_batch,
+        first_batch_after_restart: log.first_batch_after_restart,
+        start_offsets_match: log.start_offsets_match,
+        resuming_at: log.resuming_at,
+        warnings: log.warnings,
+        ..harness
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endings_are_said_with_the_signal_and_the_oom_flag() {
+        assert_eq!(ended(Some(137), false), "exit code 137 (signal 9)");
+        assert_eq!(ended(Some(1), true), "exit code 1, State.OOMKilled = true");
+        assert_eq!(ended(None, false), "exit code unknown");
+    }
+
+    #[test]
+    fn the_harness_rules_are_environment_errors_and_keep_the_log_after_their_evidence() {
+        for rule in [
+            BuiltinRule::SandboxKafkaDied,
+            BuiltinRule::SparkOomKilled,
+            BuiltinRule::SparkKilled,
+            BuiltinRule::EngineLost,
+        ] {
+            assert_eq!(rule.verdict(), Verdict::EnvironmentError, "{rule:?}");
+        }
+        let log = Classification {
+            verdict: Verdict::UnclassifiedFailure,
+            rule: "no-rule-matched".into(),
+            evidence: vec!["ConfigException: No resolvable bootstrap urls".into()],
+            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+        };
+        let c = with_log(
+            harness_verdict(BuiltinRule::SandboxKafkaDied, vec!["broker stopped".into()]),
+            log,
+        );
+        assert_eq!(c.verdict, Verdict::EnvironmentError);
+        assert_eq!(c.rule, "sandbox-kafka-died");
+        assert_eq!(c.evidence[0], "broker stopped");
+        assert!(
+            c.evidence[1].contains("unclassified-failure"),
+            "{:?}",
+            c.evidence
+        );
+        assert!(c.evidence[2].contains("bootstrap"));
+    }
+}
