@@ -145,11 +145,17 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
 }
 
 /// `rehearse gc`: what was removed or skipped, one line each, then the sandboxes killed
-/// rehearsals left in the temp dir (deleted with `--sandboxes`, else listed with the command).
+/// rehearsals left — in the temp dir, and wherever else they recorded one (`--report-dir`,
+/// remote sources staged there) — deleted with `--sandboxes`, else listed with the command.
 pub fn gc(args: crate::cli::GcArgs) -> anyhow::Result<Outcome> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let lines = runtime.block_on(rehearse::runtime::gc(rehearse::runtime::GcScope::Orphans))?;
-    let sandboxes = rehearse::runtime::left_sandboxes(&std::env::temp_dir());
+    // The temp dir's, and every other a rehearsal recorded (under --report-dir, remote sources
+    // staged there).
+    let mut sandboxes = rehearse::runtime::left_sandboxes(&std::env::temp_dir());
+    sandboxes.extend(rehearse::runtime::registered_sandboxes());
+    sandboxes.sort();
+    sandboxes.dedup();
     if lines.is_empty() && sandboxes.is_empty() {
         println!("nothing to remove");
     }

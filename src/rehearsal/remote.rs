@@ -76,6 +76,8 @@ pub(crate) async fn stage(
         .map_err(|e| write_error(&parent, e))?;
     let staged_at = dir.path().join("checkpoint");
     std::fs::create_dir(&staged_at).map_err(|e| write_error(&staged_at, e))?;
+    // Names this process, so `rehearse gc` can offer the staged copy if it is killed.
+    let _ = crate::runtime::mark_sandbox(dir.path(), settings.keep);
     let targets: Vec<crate::versions::SparkVersion> = scenario
         .targets
         .iter()

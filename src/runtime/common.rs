@@ -437,20 +437,86 @@ pub const SANDBOX_OWNER: &str = ".rehearse-owner";
 
 /// Writes [`SANDBOX_OWNER`] into `sandbox`: this process's pid and start time, and whether the
 /// sandbox is kept on purpose (`--keep`: never offered for removal).
+///
+/// Also records the sandbox's path in the registry ([`registered_sandboxes`]), so `rehearse gc`
+/// finds it wherever it is: under `--report-dir`, or a remote source staged there
+/// (`rehearse-source-…`), not only in the temp dir.
 pub fn mark_sandbox(sandbox: &std::path::Path, keep: bool) -> std::io::Result<()> {
     let me = std::process::id();
     let start = process_start(me).map(|s| s.to_string()).unwrap_or_default();
     std::fs::write(
         sandbox.join(SANDBOX_OWNER),
         format!("owner={me}\nowner_start={start}\nkeep={keep}\n"),
-    )
+    )?;
+    register(sandbox)
+}
+
+/// The registry of marked sandboxes: `<temp dir>/rehearse-procs-<uid>/sandboxes/`, one file per
+/// sandbox, named as the sandbox directory, holding its absolute path. Private to the user (the
+/// pid-file directory is 0700).
+fn registry() -> PathBuf {
+    super::local::run_dir().join("sandboxes")
+}
+
+/// Records `sandbox` in the [`registry`], and forgets entries whose directory is gone (removed
+/// at the end of its trial), so the registry stays as small as the set of live and left
+/// sandboxes.
+fn register(sandbox: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = registry();
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    let path = std::path::absolute(sandbox)?;
+    let Some(name) = path.file_name() else {
+        return Ok(());
+    };
+    prune_registry(&dir);
+    std::fs::write(dir.join(name), path.as_os_str().as_encoded_bytes())
+}
+
+/// Removes the registry entries whose sandbox directory no longer exists.
+fn prune_registry(dir: &std::path::Path) {
+    use std::os::unix::ffi::OsStringExt;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let gone = std::fs::read(entry.path())
+            .map(|p| !PathBuf::from(std::ffi::OsString::from_vec(p)).exists())
+            .unwrap_or(true);
+        if gone {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Sandboxes recorded in the registry by [`mark_sandbox`] — in the temp dir, under a
+/// `--report-dir`, or a remote source staged there — that killed rehearsals left
+/// ([`left_sandboxes`]'s checks: a `rehearse-*` directory of this user, not a link, with a
+/// marker whose process is gone and that is not kept). Entries of sandboxes already removed
+/// are forgotten.
+pub fn registered_sandboxes() -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let dir = registry();
+    prune_registry(&dir);
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path()).ok())
+        .map(|p| PathBuf::from(std::ffi::OsString::from_vec(p)))
+        .filter(|p| is_left(p, uid))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Sandboxes (`rehearse-*` directories with a [`SANDBOX_OWNER`] marker, directly under `base`)
 /// whose rehearse process is gone — SIGKILLed, or the machine's OOM killer — and that were not
 /// kept on purpose. Only directories of this user, never through a link.
 pub fn left_sandboxes(base: &std::path::Path) -> Vec<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     let Ok(entries) = std::fs::read_dir(base) else {
@@ -459,29 +525,35 @@ pub fn left_sandboxes(base: &std::path::Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("rehearse-"))
-                && std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() && m.uid() == uid)
-        })
-        .filter(|p| {
-            let Ok(text) = std::fs::read_to_string(p.join(SANDBOX_OWNER)) else {
-                return false;
-            };
-            let field = |k: &str| {
-                text.lines()
-                    .find_map(|l| l.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
-                    .map(str::to_string)
-            };
-            let Some(owner) = field("owner").and_then(|o| o.parse().ok()) else {
-                return false;
-            };
-            let start = field("owner_start").and_then(|s| s.parse().ok());
-            field("keep").as_deref() != Some("true") && !still_runs(owner, start)
-        })
+        .filter(|p| is_left(p, uid))
         .collect();
     out.sort();
     out
+}
+
+/// Whether `p` is a sandbox a killed rehearsal left: a `rehearse-*` directory of user `uid`
+/// (not a link) with a [`SANDBOX_OWNER`] marker whose process is gone, not kept on purpose.
+fn is_left(p: &std::path::Path, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let named = p
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("rehearse-"));
+    if !named || !std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir() && m.uid() == uid) {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(p.join(SANDBOX_OWNER)) else {
+        return false;
+    };
+    let field = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k).and_then(|v| v.strip_prefix('=')))
+            .map(str::to_string)
+    };
+    let Some(owner) = field("owner").and_then(|o| o.parse().ok()) else {
+        return false;
+    };
+    let start = field("owner_start").and_then(|s| s.parse().ok());
+    field("keep").as_deref() != Some("true") && !still_runs(owner, start)
 }
 
 /// Which leftovers [`gc`](super::gc) removes.

@@ -18,9 +18,9 @@ pub mod local;
 
 pub use cluster::{master_name, worker_name, LABEL_ROLE};
 pub use common::{
-    default_advertised_host, free_port, left_sandboxes, mark_sandbox, process_start, still_runs,
-    Cluster, ExternalCluster, GcScope, LogLine, PartState, RuntimeError, RuntimeKind, Stream,
-    TrialIds, SANDBOX_OWNER,
+    default_advertised_host, free_port, left_sandboxes, mark_sandbox, process_start,
+    registered_sandboxes, still_runs, Cluster, ExternalCluster, GcScope, LogLine, PartState,
+    RuntimeError, RuntimeKind, Stream, TrialIds, SANDBOX_OWNER,
 };
 pub use containers::{LABEL_MANAGED, LABEL_PID, LABEL_TRIAL};
 pub use handles::{

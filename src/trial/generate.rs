@@ -96,6 +96,8 @@ pub async fn generate_checkpoint(
         None,
         &format!("{}-generate-{}", scenario.name, g.spark),
     )?;
+    // Names this process, so `rehearse gc` can offer the work directory if it is killed.
+    let _ = crate::runtime::mark_sandbox(work.path(), false);
     let app = stage_job(
         &scenario.generation_job(&g.spark),
         &scenario.dependencies,
