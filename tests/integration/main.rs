@@ -4,6 +4,7 @@ mod architecture;
 mod classify;
 mod cluster;
 mod deps;
+mod faults;
 mod fuzz;
 mod images;
 mod init;

@@ -132,7 +132,7 @@ fn rehearse(scenario: &Path) -> (Report, i32, String) {
     (report, out.status.code().unwrap_or(-1), stderr)
 }
 
-fn hash_tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+pub(crate) fn hash_tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut files: Vec<_> = walkdir::WalkDir::new(root)
         .into_iter()
         .flatten()
