@@ -151,6 +151,7 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
                 .or_else(|| reported::<rehearse::kafka::KafkaError>(cause))
                 .or_else(|| reported::<rehearse::images::ImageError>(cause))
                 .or_else(|| reported::<rehearse::rehearsal::RehearsalError>(cause))
+                .or_else(|| reported::<StdoutError>(cause))
         })
         .unwrap_or(ErrorKind::BadInput)
 }
@@ -296,13 +297,29 @@ fn bad_input(err: &dyn std::error::Error, hint: Option<&str>) -> Outcome {
     Outcome::BadInput
 }
 
-/// Writes a document to stdout; a closed pipe (`rehearse inspect … | head`) is not a failure.
+/// Writes a document to stdout (then flushes it); a closed pipe (`rehearse inspect … | head`)
+/// is not a failure, any other error is a [`StdoutError`] naming stdout (exit 4).
 fn write_stdout(
     write: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
-) -> io::Result<()> {
-    match write(&mut io::stdout().lock()) {
+) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    match write(&mut out).and_then(|()| io::Write::flush(&mut out)) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        Err(e) => Err(StdoutError(e).into()),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Writing the output to stdout failed: a redirect to a full disk (`> /dev/full`), a file
+/// system gone read-only. The environment's fault (exit 4); it said only "No space left on
+/// device", exit 3, naming neither stdout nor the fix.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the output to stdout: {0}\n  hint: stdout is redirected to a file or device that cannot take it (a full disk?): free space there, or redirect it elsewhere")]
+pub(crate) struct StdoutError(#[source] pub(crate) io::Error);
+
+impl HasErrorKind for StdoutError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::Environment
     }
 }
 

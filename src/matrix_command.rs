@@ -264,7 +264,7 @@ fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result
     };
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other.context(if output.json {
+        other => Ok(other.map_err(crate::StdoutError).context(if output.json {
             "cannot write the JSON report to stdout"
         } else {
             "cannot write the grid to stdout"

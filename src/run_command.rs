@@ -120,8 +120,9 @@ fn external_cluster(
 
 /// The report on stdout (terminal text or JSON), and as JUnit and Markdown files if asked.
 fn write_reports(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Rendered first, then written: a failing stdout (a full disk behind `>`) is then told
+    // apart from a report that cannot be rendered, and named.
+    let mut out = Vec::new();
     if args.json {
         report::write(report::ReportFormat::Json, report, &mut out)?;
     } else {
@@ -130,7 +131,7 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
         };
         report::write(report::ReportFormat::Terminal(style), report, &mut out)?;
     }
-    out.flush()?;
+    crate::write_stdout(|stdout| stdout.write_all(&out))?;
     if let Some(path) = &args.junit {
         let mut f = std::fs::File::create(path)
             .with_context(|| format!("cannot write JUnit report {}", path.display()))?;

@@ -418,6 +418,7 @@ impl Engine {
     fn find() -> Engine {
         let systemd = Command::new("systemctl")
             .args(["is-active", "--quiet", "docker"])
+            .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
         if systemd {

@@ -2088,3 +2088,29 @@ fn gaps_and_a_non_uuid_id_are_said_with_their_extent_source_and_fix() {
         assert!(f.message.contains(needle), "{needle}: {}", f.message);
     }
 }
+
+/// Issue 15, unclear errors: writing the report to a full disk said only "No space left on
+/// device", exit 3. It names stdout and the fix, exit 4 (the environment's fault).
+#[test]
+fn a_full_stdout_is_named_and_is_the_environments_fault() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIPPED: no /dev/full on this machine");
+        return;
+    };
+    for json in [false, true] {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_rehearse"));
+        cmd.arg("inspect").arg(fixture("3.5.3/kafka-agg"));
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.stdout(full.try_clone().unwrap()).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{stderr}");
+        assert!(
+            stderr.contains("cannot write the output to stdout")
+                && stderr.contains("No space left on device")
+                && stderr.contains("redirect it elsewhere"),
+            "{stderr}"
+        );
+    }
+}
