@@ -20,6 +20,19 @@ pub fn sanitize(line: &str) -> Cow<'_, str> {
     ANSI.replace_all(line, "")
 }
 
+/// `scheme://user:***@host/…` for every `scheme://user:password@host/…` in `text`: the one rule
+/// for a URL's password wherever rehearse shows or logs one (store URLs, `MAVEN_REPO`, pip
+/// requirement lines and resolver logs). The userinfo ends at the authority's last `@` (as a URL
+/// parser reads it); a userinfo without `:` (Azure's `container@account`) holds no password
+/// and is kept.
+pub fn mask_userinfo(text: &str) -> Cow<'_, str> {
+    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@:]*):[^\s/?#]*@")
+            .expect("the pattern is a valid regex")
+    });
+    USERINFO.replace_all(text, "${1}${2}:***@")
+}
+
 /// Epoch milliseconds as an ISO-8601 UTC instant to the second: `2024-01-01T00:00:24Z`
 /// (no time zone database needed).
 pub fn utc_seconds(ms: i64) -> String {
@@ -63,6 +76,28 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The breaker pass: `MAVEN_REPO=https://alice:SuperSecret123@host/maven2` was printed
+    /// whole in errors and the mvn log.
+    #[test]
+    fn a_urls_password_is_masked_wherever_it_stands_in_text() {
+        assert_eq!(
+            mask_userinfo("mirror https://alice:SuperSecret123@host/maven2 failed"),
+            "mirror https://alice:***@host/maven2 failed"
+        );
+        assert_eq!(
+            mask_userinfo("six @ https://bob:TopSecret99@host/six.whl\nhttp://u:p@a@h:80/x"),
+            "six @ https://bob:***@host/six.whl\nhttp://u:***@h:80/x"
+        );
+        for kept in [
+            "abfss://container@account.dfs.core.windows.net/x",
+            "https://host:8080/a@b",
+            "https://alice@host/x",
+            "no url here: a:b@c",
+        ] {
+            assert_eq!(mask_userinfo(kept), kept);
+        }
+    }
 
     #[test]
     fn sanitize_strips_ansi_and_control_characters_but_keeps_tabs() {

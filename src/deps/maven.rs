@@ -39,11 +39,27 @@ pub const SPARK_SHIPPED: [&str; 15] = [
 /// The maven-dependency-plugin the image recipes use (docker/common.sh).
 const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
 
+/// The registry URL (`$MAVEN_REPO`, else Maven Central's).
 fn registry() -> String {
     std::env::var("MAVEN_REPO")
         .ok()
         .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| "https://repo.maven.apache.org/maven2".into())
+        .unwrap_or_else(|| CENTRAL.into())
+}
+
+const CENTRAL: &str = "https://repo.maven.apache.org/maven2";
+
+/// The registry as messages name it: `Maven Central (url)`, or for `$MAVEN_REPO` (a mirror or a
+/// private registry) `the Maven registry (MAVEN_REPO=url)`, a password in it masked.
+fn registry_name(repo: &str) -> String {
+    if repo == CENTRAL {
+        format!("Maven Central ({repo})")
+    } else {
+        format!(
+            "the Maven registry (MAVEN_REPO={})",
+            crate::text::mask_userinfo(repo)
+        )
+    }
 }
 
 /// The jars of `c` (the artifact's own first), from the cache or resolved now.
@@ -61,7 +77,7 @@ pub(super) fn resolve(
     if let Some(jars) = cached(&dest) {
         return Ok(jars);
     }
-    progress(format!("resolving {c} from Maven Central"));
+    progress(format!("resolving {c} from {}", registry_name(&registry())));
     let parent = dest.parent().unwrap_or(&dest);
     std::fs::create_dir_all(parent).map_err(io("create", parent))?;
     let work = tempfile::Builder::new()
@@ -186,7 +202,7 @@ fn classify(
     let detail = last_error(log_text);
     if UNREACHABLE.iter().any(|m| log_text.contains(m)) {
         DepsError::Unreachable {
-            registry: format!("Maven Central ({repo})"),
+            registry: registry_name(repo),
             what: c.to_string(),
             role: role.into(),
             detail,
@@ -197,7 +213,7 @@ fn classify(
             coordinate: c.to_string(),
             role: format!("{role} (Scala {scala})"),
             detail,
-            repo: repo.into(),
+            repo: registry_name(repo),
             log,
         }
     } else {
@@ -215,6 +231,45 @@ fn classify(
 mod tests {
     use super::*;
     use crate::exit::{ErrorKind, HasErrorKind};
+
+    /// The breaker pass: `MAVEN_REPO=https://alice:SuperSecret123@host/maven2` stood twice in
+    /// the error (the registry and Maven's words) and whole in the mvn log; the private
+    /// registry was called Maven Central.
+    #[test]
+    fn a_registry_password_is_never_shown_nor_logged() {
+        let c = Coordinate::parse("org.example:lib:1").unwrap();
+        let repo = "https://alice:SuperSecret123@host/maven2";
+        for text in [
+            "[ERROR] Failed to execute goal on project job-deps: Could not find artifact org.example:lib:jar:1 in central-only (https://alice:SuperSecret123@host/maven2) -> [Help 1]\n",
+            "[ERROR] Could not transfer artifact a:b:pom:1 from/to central-only (https://alice:SuperSecret123@host/maven2): host: Unknown host host\n",
+            "[ERROR] something else at https://alice:SuperSecret123@host/maven2\n",
+        ] {
+            let m = classify(text, &c, "2.13", "target 4.0.1", repo, "l".into()).to_string();
+            assert!(!m.contains("SuperSecret123"), "{m}");
+            assert!(!m.contains("Maven Central"), "{m}");
+        }
+        let m = classify(
+            "[ERROR] Could not find artifact org.example:lib:jar:1 in central-only\n",
+            &c,
+            "2.13",
+            "target 4.0.1",
+            repo,
+            "l".into(),
+        )
+        .to_string();
+        assert!(
+            m.contains("the Maven registry (MAVEN_REPO=https://alice:***@host/maven2)"),
+            "{m}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("mvn.log");
+        super::super::write_log(&log, format!("Downloading from {repo}/x.pom\n").as_bytes());
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            logged,
+            "Downloading from https://alice:***@host/maven2/x.pom\n"
+        );
+    }
 
     #[test]
     fn maven_failures_are_told_apart() {

@@ -146,8 +146,9 @@ pub struct RequirementsReport {
 /// failing resolver.
 #[derive(Debug, thiserror::Error)]
 pub enum DepsError {
-    /// The artifact (or one of its dependencies) is not on Maven Central for this Spark version.
-    #[error("[job] packages: {coordinate} does not exist on Maven Central ({repo}), needed by {role}: {detail}\n(hint: a package must be published for the line's Scala and Spark version — write it with {{scala}} and {{spark}} (e.g. org.apache.spark:spark-avro_{{scala}}:{{spark}}) or give a version that exists for this line; the mvn log is {log})")]
+    /// The artifact (or one of its dependencies) is not in the Maven registry for this Spark
+    /// version.
+    #[error("[job] packages: {coordinate} does not exist in {repo}, needed by {role}: {detail}\n(hint: a package must be published for the line's Scala and Spark version — write it with {{scala}} and {{spark}} (e.g. org.apache.spark:spark-avro_{{scala}}:{{spark}}) or give a version that exists for this line; the mvn log is {log})")]
     ArtifactMissing {
         /// The coordinate, filled.
         coordinate: String,
@@ -155,7 +156,8 @@ pub enum DepsError {
         role: String,
         /// Maven's words.
         detail: String,
-        /// The registry.
+        /// The registry as shown: `Maven Central (url)` or `the Maven registry (MAVEN_REPO=url)`,
+        /// its password masked.
         repo: String,
         /// The whole mvn output.
         log: PathBuf,
@@ -174,10 +176,11 @@ pub enum DepsError {
         /// The whole pip output.
         log: PathBuf,
     },
-    /// Maven Central or PyPI did not answer.
+    /// The Maven registry or the Python package index did not answer.
     #[error("{registry} is unreachable while resolving {what} for {role}: {detail}\n(hint: check the network or proxy; once resolved, dependencies are cached under {cache} and later runs need no network; the log is {log})", cache = crate::cache::dependencies().display())]
     Unreachable {
-        /// `Maven Central (url)` or `the Python package index`.
+        /// `Maven Central (url)`, `the Maven registry (MAVEN_REPO=url)` (password masked) or
+        /// `the Python package index`.
         registry: String,
         /// The coordinate or the requirements file.
         what: String,
@@ -368,7 +371,8 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), DepsError> {
 }
 
 /// The first line of `log` that says what went wrong (`[ERROR]`, `ERROR:`), without Maven's
-/// framing (`Failed to execute goal …:`, `-> [Help 1]`), sanitized and cut to 400 characters.
+/// framing (`Failed to execute goal …:`, `-> [Help 1]`), sanitized, a URL's password masked and
+/// cut to 400 characters.
 fn last_error(log: &str) -> String {
     let line = log
         .lines()
@@ -389,15 +393,19 @@ fn last_error(log: &str) -> String {
         }
     }
     let clean = crate::text::sanitize(line.trim());
+    let clean = crate::text::mask_userinfo(&clean);
     clean.chars().take(400).collect()
 }
 
 /// Writes `bytes` to `log` (best effort: a log that cannot be written is not the error).
+/// A URL's password (`MAVEN_REPO`, a requirement's index) is masked first
+/// ([`crate::text::mask_userinfo`]): logs are kept and shared.
 fn write_log(log: &Path, bytes: &[u8]) {
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(log, bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let _ = std::fs::write(log, crate::text::mask_userinfo(&text).as_bytes());
 }
 
 #[cfg(test)]

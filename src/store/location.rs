@@ -451,23 +451,10 @@ fn without_query(input: &str) -> String {
     s
 }
 
-/// `scheme://user:***@host/…` for `scheme://user:password@host/…`: the URL as it may be shown.
+/// `scheme://user:***@host/…` for `scheme://user:password@host/…`: the URL as it may be shown
+/// ([`crate::text::mask_userinfo`], the one rule for it).
 fn without_password(input: &str) -> String {
-    let Some((scheme, rest)) = input.split_once("://") else {
-        return input.to_string();
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, ""),
-    };
-    match authority.rsplit_once('@') {
-        // Azure's `container@account.…` holds no password: shown as typed.
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}{path}")
-        }
-        _ => input.to_string(),
-    }
+    crate::text::mask_userinfo(input).into_owned()
 }
 
 #[cfg(test)]
