@@ -270,9 +270,9 @@ pub fn resolve(
         let jars = maven::resolve(&c, scala, role, progress)?;
         packages.push((c, jars));
     }
-    let python = match &deps.requirements {
+    let python = match deps.requirements_for(spark) {
         None => None,
-        Some(file) => Some(python::install(file, spark, role, python, progress)?),
+        Some(file) => Some(python::install(&file, spark, role, python, progress)?),
     };
     Ok(Resolved {
         packages,

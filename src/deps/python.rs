@@ -5,8 +5,9 @@
 //! the `base` column of `src/versions/spark-lines.toml` ([`Debian::python`], [`Debian::glibc`]);
 //! `--runtime local` asks the host's `python3`. The installed tree is kept under
 //! `<cache>/deps/python/<key>/site`, `key` the blake3 of the file's bytes, the Python and the
-//! platform: a file installed once never reaches the index again. Files it includes (`-r`, `-c`)
-//! are read by pip but are not part of the key: pin in the file itself.
+//! platform: a file installed once never reaches the index again. Its lines were checked at load
+//! (`scenario::dependencies::check_requirements`): no local path, URL, VCS or editable
+//! requirement, no `-r`/`-c` include (it would not be part of the key).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -119,36 +120,8 @@ pub(super) fn install(
         .tempdir_in(parent)
         .map_err(io("create a directory in", parent))?;
     let site = work.path().join("site");
-    let abi = format!("cp{}", version.replace('.', ""));
-    let mut cmd = Command::new("python3");
-    cmd.args([
-        "-m",
-        "pip",
-        "install",
-        "--no-input",
-        "--disable-pip-version-check",
-    ])
-    .args([
-        "--progress-bar",
-        "off",
-        "--no-compile",
-        "--no-warn-script-location",
-    ])
-    .arg("--target")
-    .arg(&site)
-    .args(["--only-binary=:all:", "--implementation", "cp"])
-    .args(["--python-version", &version])
-    .args(["--abi", &abi, "--abi", "abi3", "--abi", "none"]);
-    for p in &platforms {
-        cmd.args(["--platform", p]);
-    }
-    if String::from_utf8_lossy(&bytes).contains("--hash") {
-        cmd.arg("--require-hashes");
-    }
-    cmd.arg("-r").arg(file);
-    if let Some(dir) = file.parent() {
-        cmd.current_dir(dir);
-    }
+    let hashes = crate::scenario::requirements_pin_hashes(&String::from_utf8_lossy(&bytes));
+    let mut cmd = pip_command(&site, &version, &platforms, file, hashes);
     let output = cmd.output().map_err(|e| DepsError::ToolMissing {
         tool: "python3",
         detail: format!("`python3 -m pip` could not be started: {e}"),
@@ -187,6 +160,51 @@ pub(super) fn install(
         }
     }
     Ok(env(installed))
+}
+
+/// `python3 -m pip install` of `file` into `site` for Python `version`, wheels only: every
+/// requirement must be a wheel (`--only-binary=:all:`; a source distribution is refused, not
+/// built — `a_source_distribution_is_refused_not_built` checks it with a real pip), and
+/// `--no-build-isolation` so that no build environment is ever fetched either.
+fn pip_command(
+    site: &Path,
+    version: &str,
+    platforms: &[String],
+    file: &Path,
+    hashes: bool,
+) -> Command {
+    let abi = format!("cp{}", version.replace('.', ""));
+    let mut cmd = Command::new("python3");
+    cmd.args([
+        "-m",
+        "pip",
+        "install",
+        "--no-input",
+        "--disable-pip-version-check",
+    ])
+    .args([
+        "--progress-bar",
+        "off",
+        "--no-compile",
+        "--no-warn-script-location",
+    ])
+    .arg("--target")
+    .arg(site)
+    .args(["--only-binary=:all:", "--no-build-isolation"])
+    .args(["--implementation", "cp"])
+    .args(["--python-version", version])
+    .args(["--abi", &abi, "--abi", "abi3", "--abi", "none"]);
+    for p in platforms {
+        cmd.args(["--platform", p]);
+    }
+    if hashes {
+        cmd.arg("--require-hashes");
+    }
+    cmd.arg("-r").arg(file);
+    if let Some(dir) = file.parent() {
+        cmd.current_dir(dir);
+    }
+    cmd
 }
 
 /// What a finished install left in `dest`.
@@ -277,6 +295,59 @@ mod tests {
         assert!(!platforms((2, 31))
             .iter()
             .any(|t| t.starts_with("manylinux_2_36_")));
+    }
+
+    /// The breaker pass: requirements made pip build and run setup.py on the host. The pip
+    /// rehearse runs refuses a source distribution rather than build it: a local sdist whose
+    /// setup.py would leave a marker file, offered through `--find-links`, is not installed and
+    /// the marker never appears. Needs the host's `python3 -m pip` (as `requirements` does).
+    #[test]
+    fn a_source_distribution_is_refused_not_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let marker = d.join("setup-ran");
+        let pkg = d.join("evilpkg-1.0");
+        std::fs::create_dir(&pkg).unwrap();
+        std::fs::write(
+            pkg.join("setup.py"),
+            format!(
+                "open({:?}, 'w').write('ran')\nfrom setuptools import setup\nsetup(name='evilpkg', version='1.0')\n",
+                marker.display().to_string()
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            pkg.join("PKG-INFO"),
+            "Metadata-Version: 2.1\nName: evilpkg\nVersion: 1.0\n",
+        )
+        .unwrap();
+        let links = d.join("links");
+        std::fs::create_dir(&links).unwrap();
+        let tar = Command::new("tar")
+            .arg("czf")
+            .arg(links.join("evilpkg-1.0.tar.gz"))
+            .arg("-C")
+            .arg(d)
+            .arg("evilpkg-1.0")
+            .status()
+            .unwrap();
+        assert!(tar.success());
+        let req = d.join("req.txt");
+        std::fs::write(
+            &req,
+            format!(
+                "--no-index\n--find-links {}\nevilpkg==1.0\n",
+                links.display()
+            ),
+        )
+        .unwrap();
+        let out = pip_command(&d.join("site"), "3.11", &platforms((2, 36)), &req, false)
+            .output()
+            .expect("python3 -m pip on the host");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{text}");
+        assert!(!marker.exists(), "setup.py ran: {text}");
+        assert!(text.contains("No matching distribution"), "{text}");
     }
 
     #[test]

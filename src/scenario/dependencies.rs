@@ -23,7 +23,8 @@ pub struct Dependencies {
     /// Local `.py`/`.zip`/`.egg` files passed with `--py-files` (absolute, placeholders
     /// unfilled: [`Dependencies::py_files_for`]).
     pub py_files: Vec<PathBuf>,
-    /// A pip requirements file (PySpark jobs), installed as wheels for the image's Python.
+    /// A pip requirements file (PySpark jobs), installed as wheels for the image's Python
+    /// (absolute, placeholders unfilled: [`Dependencies::requirements_for`]).
     pub requirements: Option<PathBuf>,
 }
 
@@ -47,6 +48,12 @@ impl Dependencies {
     /// `jars` for Spark `version`, `{spark}` and `{scala}` filled.
     pub fn jars_for(&self, version: &str) -> Vec<PathBuf> {
         fill_paths(&self.jars, version)
+    }
+
+    /// `requirements` for Spark `version`, `{spark}` and `{scala}` filled.
+    pub fn requirements_for(&self, version: &str) -> Option<PathBuf> {
+        let r = self.requirements.as_ref()?;
+        fill_paths(std::slice::from_ref(r), version).pop()
     }
 
     /// `py_files` for Spark `version`, `{spark}` and `{scala}` filled.
@@ -138,6 +145,147 @@ pub(super) fn check_packages(packages: &[String], versions: &[&str]) -> Result<(
     Ok(())
 }
 
+/// The options a requirements file may hold: where wheels come from (`--index-url`,
+/// `--extra-index-url`, `--find-links`, `--no-index`, `--trusted-host`) and which versions count
+/// (`--pre`, `--prefer-binary`, `--only-binary`). Everything else is refused: `-e`/`--editable`
+/// (pip builds the project on the host), `--no-binary` (a source build), `-r`/`-c` (another
+/// file, read by pip but not part of the cache key: write its lines into this file), and any
+/// option pip may add later. A URL's password in them is masked in every log
+/// (`text::mask_userinfo`). The option names are pip's (`pip/_internal/req/req_file.py`, pip
+/// 23–24).
+const REQUIREMENT_OPTIONS: &[&str] = &[
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "--no-index",
+    "--trusted-host",
+    "--pre",
+    "--prefer-binary",
+    "--only-binary",
+];
+
+/// The logical lines of a requirements file as pip reads them (`req_file.py`: a line ending in
+/// `\` joins the next; a comment starts at a `#` at the line's start or after whitespace), with
+/// the number of the physical line each starts on; empty lines left out.
+pub fn requirement_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(usize, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let (start, mut line) = pending.take().unwrap_or((i + 1, String::new()));
+        if let Some(body) = raw.strip_suffix('\\') {
+            line.push_str(body);
+            pending = Some((start, line));
+            continue;
+        }
+        line.push_str(raw);
+        let code = match line
+            .char_indices()
+            .find(|&(at, c)| c == '#' && (at == 0 || line[..at].ends_with(char::is_whitespace)))
+        {
+            Some((at, _)) => line[..at].trim().to_string(),
+            None => line.trim().to_string(),
+        };
+        if !code.is_empty() {
+            out.push((start, code));
+        }
+    }
+    if let Some((start, line)) = pending {
+        let code = line.trim().to_string();
+        if !code.is_empty() {
+            out.push((start, code));
+        }
+    }
+    out
+}
+
+/// Whether a requirement line (not a comment, not an option line) pins a `--hash`: pip then
+/// wants every requirement hashed (`--require-hashes`).
+pub fn requirements_pin_hashes(text: &str) -> bool {
+    requirement_lines(text)
+        .iter()
+        .any(|(_, l)| !l.starts_with('-') && l.split_whitespace().any(|w| w.starts_with("--hash")))
+}
+
+/// Checks a requirements file's lines: each is a name from an index with optional extras,
+/// version specifiers, markers and `--hash` options, or an option of [`REQUIREMENT_OPTIONS`].
+/// Refused, naming `file:line`: a local path (`./pkg`, `pkg.whl`), `-e`/`--editable`, a direct
+/// reference (`name @ url`), a URL or VCS reference (`git+https://…`) — pip would fetch or build
+/// such a project and run its `setup.py` on the host — and `-r`/`-c` includes.
+pub(super) fn check_requirements(file: &Path, text: &str) -> Result<(), String> {
+    const FIX: &str = "build a wheel and pin it, or publish it to an index (rehearse installs only wheels from an index, never builds on the host)";
+    let at = |n: usize, line: &str, why: String| {
+        format!(
+            "[job] requirements {}:{n}: {:?} {why}",
+            file.display(),
+            crate::text::mask_userinfo(line)
+        )
+    };
+    for (n, line) in requirement_lines(text) {
+        if line.starts_with('-') {
+            let name = line
+                .split(|c: char| c == '=' || c.is_whitespace())
+                .next()
+                .unwrap_or("");
+            let name = if name.starts_with("--") || name.len() <= 2 {
+                name
+            } else {
+                &name[..2]
+            };
+            if REQUIREMENT_OPTIONS.contains(&name) {
+                continue;
+            }
+            let why = match name {
+                "-e" | "--editable" => format!("is an editable install: pip would build the project and run its setup.py on the host; {FIX}"),
+                "-r" | "--requirement" | "-c" | "--constraint" => "includes another file, which is not part of the cache key: write its lines into this file".to_string(),
+                "--no-binary" => format!("asks for a source build: pip would run setup.py on the host; {FIX}"),
+                _ => format!("uses the option {name}, which rehearse does not pass to pip (allowed: {})", REQUIREMENT_OPTIONS.join(", ")),
+            };
+            return Err(at(n, &line, why));
+        }
+        let req = line.split(" --").next().unwrap_or(&line).trim();
+        let before_marker = req.split(';').next().unwrap_or(req);
+        let what = if ["git+", "hg+", "svn+", "bzr+"]
+            .iter()
+            .any(|v| req.starts_with(v))
+        {
+            Some("is a VCS reference")
+        } else if before_marker.contains('@') || before_marker.contains("://") {
+            Some("is a direct URL reference")
+        } else if before_marker.starts_with(['.', '/', '~'])
+            || before_marker.contains(['/', '\\'])
+            || [".whl", ".zip", ".tar.gz", ".tgz", ".tar.bz2"]
+                .iter()
+                .any(|e| before_marker.trim_end().ends_with(e))
+        {
+            Some("is a local path")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(at(
+                n,
+                &line,
+                format!("{what}: pip would fetch or build it and run its code on the host; {FIX}"),
+            ));
+        }
+        let name_ok = before_marker
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
+        if !name_ok {
+            return Err(at(
+                n,
+                &line,
+                "is not a requirement: write a package name from an index, e.g. toolz==0.12.1"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +321,52 @@ mod tests {
         assert!(e.contains("twice"), "{e}");
     }
 
+    /// The breaker pass: `./localpkg`, `-e ./localpkg` and `git+https://…` made pip build and
+    /// run setup.py on the host; a comment naming `--hash` switched on `--require-hashes`.
+    #[test]
+    fn requirements_that_would_build_on_the_host_are_refused_by_line() {
+        let f = Path::new("/s/req.txt");
+        let ok = "# pinned\ntoolz==0.12.1  # we do not use --hash here\nsix>=1.16 ; python_version >= \"3.8\"\nfoo[bar]==1 \\\n    --hash=sha256:abc\n--index-url https://alice:pw@host/simple\n--only-binary=:all:\n";
+        assert_eq!(check_requirements(f, ok), Ok(()));
+        assert!(requirements_pin_hashes(ok));
+        assert!(!requirements_pin_hashes(
+            "toolz==1  # we do not use --hash here\n"
+        ));
+        assert!(!requirements_pin_hashes("# --hash=sha256:x\ntoolz==1\n"));
+        for (text, line, says) in [
+            ("six\n./localpkg\n", 2, "local path"),
+            ("/abs/pkg\n", 1, "local path"),
+            ("pkg-1.0.tar.gz\n", 1, "local path"),
+            ("-e ./localpkg\n", 1, "editable"),
+            ("--editable=./localpkg\n", 1, "editable"),
+            ("git+https://github.com/x/y\n", 1, "VCS"),
+            (
+                "six @ https://bob:TopSecret99@host/six.whl\n",
+                1,
+                "direct URL",
+            ),
+            ("six@file:///tmp/six.whl\n", 1, "direct URL"),
+            ("https://host/six.whl\n", 1, "direct URL"),
+            ("-r other.txt\n", 1, "not part of the cache key"),
+            ("-c constraints.txt\n", 1, "not part of the cache key"),
+            ("--no-binary :all:\n", 1, "source build"),
+            ("--global-option x\n", 1, "does not pass"),
+        ] {
+            let e = check_requirements(f, text).unwrap_err();
+            assert!(
+                e.contains(&format!("/s/req.txt:{line}")) && e.contains(says),
+                "{text}: {e}"
+            );
+            assert!(!e.contains("TopSecret99"), "{e}");
+            if says != "not part of the cache key" && says != "does not pass" {
+                assert!(
+                    e.contains("build a wheel and pin it, or publish it to an index"),
+                    "{e}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn local_dependencies_are_checked_at_load_for_every_version() {
         use crate::scenario::{Scenario, ScenarioError};
@@ -185,6 +379,8 @@ mod tests {
             "lib_2.13.jar",
             "req.txt",
             "app.jar",
+            "req_3.5.3.txt",
+            "req_4.0.1.txt",
         ] {
             std::fs::write(d.join(f), "x").unwrap();
         }
@@ -205,6 +401,14 @@ mod tests {
         assert_eq!(ok.dependencies.jars_for("3.5.3"), [d.join("lib_2.12.jar")]);
         assert_eq!(ok.dependencies.jars_for("4.0.1"), [d.join("lib_2.13.jar")]);
         assert_eq!(ok.dependencies.requirements, Some(d.join("req.txt")));
+        // The breaker pass: `req_{spark}.txt` said only "does not exist"; it is filled per
+        // version as `jars` are, and a missing one names the placeholder.
+        let filled = scenario("file = \"job.py\"\nrequirements = \"req_{spark}.txt\"").unwrap();
+        assert_eq!(
+            filled.dependencies.requirements_for("4.0.1"),
+            Some(d.join("req_4.0.1.txt"))
+        );
+        std::fs::write(d.join("bad.txt"), "x\n-e ./localpkg\n").unwrap();
         let err = |job: &str| match scenario(job) {
             Err(ScenarioError::Invalid { message, .. }) => message,
             other => panic!("{job}: {other:?}"),
@@ -226,6 +430,11 @@ mod tests {
                 "file = \"job.py\"\nrequirements = \"missing.txt\"",
                 "missing.txt",
             ),
+            (
+                "file = \"job.py\"\nrequirements = \"req_{scala}.txt\"",
+                "filled for Spark",
+            ),
+            ("file = \"job.py\"\nrequirements = \"bad.txt\"", "bad.txt:2"),
             (
                 "jar = \"app.jar\"\nmain_class = \"A\"\nrequirements = \"req.txt\"",
                 "for a PySpark job",

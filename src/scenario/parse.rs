@@ -388,9 +388,26 @@ fn dependencies(
             return Err("[job] requirements is for a PySpark job (`file`): its packages are installed for the image's Python; a jar job's dependencies go in `jars` or `packages`".into())
         }
         Some(r) => {
+            // `{spark}`/`{scala}` are filled per Spark version, as in `jars` and `py_files`;
+            // each filled file is read and its lines checked.
             let path = dir.resolve(r);
-            userfile::check_regular(&path, "[job] requirements", userfile::MAX_CONFIG_BYTES)
-                .map_err(|e| e.to_string())?;
+            super::placeholders::check_versions(&path.to_string_lossy(), "[job] requirements")?;
+            for v in &versions {
+                let filled = super::dependencies::fill_paths(std::slice::from_ref(&path), v)
+                    .pop()
+                    .unwrap_or_else(|| path.clone());
+                let what = if filled == path {
+                    "[job] requirements".to_string()
+                } else {
+                    format!(
+                        "[job] requirements ({} with {{spark}}/{{scala}} filled for Spark {v})",
+                        path.display()
+                    )
+                };
+                let bytes = userfile::read_bytes(&filled, &what, userfile::MAX_CONFIG_BYTES)
+                    .map_err(|e| e.to_string())?;
+                super::dependencies::check_requirements(&filled, &String::from_utf8_lossy(&bytes))?;
+            }
             Some(path)
         }
     };
