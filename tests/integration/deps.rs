@@ -182,7 +182,7 @@ fn a_package_missing_for_a_targets_line_is_refused_before_any_container() {
     let (stderr, code) = refused(&s, &[]);
     assert_eq!(code, 3, "{stderr}");
     assert!(
-        stderr.contains("org.apache.spark:spark-avro_2.12:4.0.1 does not exist on Maven Central")
+        stderr.contains("org.apache.spark:spark-avro_2.12:4.0.1 does not exist in Maven Central")
             && stderr.contains("target 4.0.1")
             && stderr.contains("Scala 2.13")
             && stderr.contains("{scala}"),
