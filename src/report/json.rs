@@ -16,7 +16,7 @@
 //! | `scenario`          | string          | Scenario name (its `name` key, or the file stem). |
 //! | `source_checkpoint` | string          | The production checkpoint directory; read, never written. Non-UTF-8 bytes are replaced by U+FFFD. |
 //! | `source_version`    | string \| null  | Spark version that wrote the checkpoint, when known. |
-//! | `passed`            | bool            | Whether every trial passed (see `trials[].passed`). `true` for a run with no trials. |
+//! | `passed`            | bool            | Whether the run passed: `exit_code` is 0. Every trial passed (see `trials[].passed`) and, under `--deny-warnings` / `deny_warnings = true`, none resumed with a warning (those runs exit 19 with every trial passed, and `passed` is `false`). `true` for a run with no trials. |
 //! | `exit_code`         | integer         | The exit code `rehearse run` returns for these verdicts (`crate::exit`); the process exits 71 instead when a trial's `source_untouched` is false. |
 //! | `trials`            | array of trial  | One per target version, in the order run. |
 //! | `remote_source`     | object \| null  | For a remote source checkpoint (`s3://…`, `gs://…`, `az://…`, `abfss://…`, `hdfs://…`): `url` (never credentials), `staged_at` (the local copy the trials copied from), `files`, `bytes` (staged), `source_files`, `source_bytes`, `working_set` (bool: only the files a restart reads were staged), `why_full` (string or null: why everything was staged), `compared` (what was compared between the listing at staging time and at the end: size and ETag, plus version id and MD5 where the server reports them; HDFS: size and modification time), `unchanged` (bool, or null when the source could not be listed again), `changes` (array of string), `verify_error` (string or null). `null` for a local or generated source. |
@@ -133,6 +133,7 @@ use serde::Serialize;
 
 use super::model::{RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use super::outcome::outcome;
+use crate::exit::Outcome;
 use crate::verdict::Warning;
 
 /// Writes `report` as the `rehearse.run/v1` document (see the module docs for the format).
@@ -153,7 +154,7 @@ struct RunDocument<'a> {
     source_checkpoint: Cow<'a, str>,
     /// Spark version that wrote the checkpoint, if known.
     source_version: Option<&'a str>,
-    /// Whether every trial passed.
+    /// Whether the run passed (its exit code is 0): every trial passed and no warning was denied.
     passed: bool,
     /// What `rehearse run` exits with for this report.
     exit_code: i32,
@@ -267,7 +268,7 @@ impl<'a> RunDocument<'a> {
             scenario: &report.scenario,
             source_checkpoint: lossy(&report.source_checkpoint),
             source_version: report.source_version.as_deref(),
-            passed: report.trials.iter().all(TrialReport::passed),
+            passed: matches!(outcome(report), Outcome::Success),
             exit_code: outcome(report).code(),
             trials: report.trials.iter().map(TrialDocument::new).collect(),
             remote_source: report.remote_source.as_ref(),
@@ -366,6 +367,32 @@ mod tests {
     fn snapshot_live_values_redacted() {
         let (report, sandbox) = test_helpers::live();
         insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
+    }
+
+    /// New-user pass: `--deny-warnings` exited 19 while the document said `"passed": true`, so a
+    /// CI step reading `passed` saw a green run.
+    #[test]
+    fn a_denied_warning_is_not_passed() {
+        let mut report = test_helpers::resumed();
+        report.deny_warnings = true;
+        report.trials[0].warnings.push(Warning {
+            code: "watermark-removed".into(),
+            message: "the watermark was removed".into(),
+            evidence: vec![],
+        });
+        let doc: serde_json::Value = serde_json::from_str(&render(&report)).expect("json");
+        assert_eq!(doc["exit_code"], 19);
+        assert_eq!(doc["passed"], false);
+        assert_eq!(
+            doc["trials"][0]["passed"], true,
+            "the trial itself resumed as expected"
+        );
+        report.deny_warnings = false;
+        let doc: serde_json::Value = serde_json::from_str(&render(&report)).expect("json");
+        assert_eq!(
+            (doc["exit_code"].as_i64(), doc["passed"].as_bool()),
+            (Some(0), Some(true))
+        );
     }
 
     #[test]

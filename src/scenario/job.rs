@@ -227,11 +227,18 @@ impl Scenario {
         generate: Option<&str>,
         targets: &[String],
     ) -> Result<(), String> {
+        // A base path with {spark}/{scala} names one artifact per line: a missing one is built
+        // (or given per target); a plain base path that is missing is a wrong path.
+        let raw = match &self.job {
+            Job::Python { file } => file,
+            Job::Jar { jar, .. } => jar,
+        };
+        let per_line = raw.to_string_lossy().contains('{');
         if let Some(spark) = generate {
-            check_artifact(&self.generation_job(spark), spark, true)?;
+            check_artifact(&self.generation_job(spark), spark, true, per_line)?;
         }
         for t in targets {
-            check_artifact(&self.job_for(t), t, false)?;
+            check_artifact(&self.job_for(t), t, false, per_line)?;
         }
         Ok(())
     }
@@ -243,7 +250,12 @@ const ZIP_MAGIC: &[u8] = b"PK";
 
 /// One resolved job's artifact: a regular file with the extension spark-submit decides by, a
 /// jar a zip archive, a PySpark file not one.
-fn check_artifact(job: &ResolvedJob, version: &str, generation: bool) -> Result<(), String> {
+fn check_artifact(
+    job: &ResolvedJob,
+    version: &str,
+    generation: bool,
+    base_per_line: bool,
+) -> Result<(), String> {
     let (key, ext) = match &job.job {
         Job::Python { .. } => ("file", "py"),
         Job::Jar { .. } => ("jar", "jar"),
@@ -276,7 +288,17 @@ fn check_artifact(job: &ResolvedJob, version: &str, generation: bool) -> Result<
         } else {
             String::new()
         };
-        format!("{e}\n(it is the artifact of {run}{build}; fix the path, or give the target its own artifact with [job.per_target.\"{version}\"])")
+        if job.per_target.is_none() && !base_per_line {
+            // A wrong path in [job]: per_target would not help (new-user pass: the hint offered
+            // it for a plain typo, naming a target --target had replaced). `e` says to check
+            // the path, relative to the scenario file; a jar may only be unbuilt yet.
+            match &job.job {
+                Job::Jar { .. } => format!("{e}\n(it is the jar of {run}{build}: build it, or fix the path in [job])"),
+                Job::Python { .. } => e,
+            }
+        } else {
+            format!("{e}\n(it is the artifact of {run}{build}; fix the path, or give the target its own artifact with [job.per_target.\"{version}\"])")
+        }
     })?;
     let zip = head.starts_with(ZIP_MAGIC);
     match &job.job {

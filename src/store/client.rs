@@ -780,7 +780,8 @@ async fn remote_backend(
         } else {
             format!("{prefix}/")
         },
-        endpoint: remote.endpoint,
+        // For messages only (the operator holds its own): never with a password in it.
+        endpoint: super::error::mask_url_passwords(&remote.endpoint),
         endpoint_from: remote.endpoint_from,
         credentials_from: remote.credentials_from,
         timeout,
