@@ -422,12 +422,54 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
     if let Job::Jar { main_class, .. } = &resolved.job {
         h.update(format!("|main_class={main_class}").as_bytes());
     }
+    hash_dependencies(&mut h, &scenario.dependencies, &g.spark)?;
     Ok(format!(
         "{}-{}-{}",
         scenario.name,
         g.spark,
         &h.finalize().to_hex()[..16]
     ))
+}
+
+/// Adds the job's dependencies for the generating Spark `spark` to a generation key: the
+/// coordinates (`{spark}`/`{scala}` filled), the bytes of every `jars` and `py_files` file (a
+/// helper outside the job's directory, a rebuilt jar) and of the requirements file, each with
+/// its name. Nothing is added for a job without dependencies, so earlier keys stay valid.
+fn hash_dependencies(
+    h: &mut blake3::Hasher,
+    deps: &crate::scenario::Dependencies,
+    spark: &str,
+) -> Result<(), TrialError> {
+    if deps.is_empty() {
+        return Ok(());
+    }
+    let file = |h: &mut blake3::Hasher, key: &str, p: &Path| -> Result<(), TrialError> {
+        let stage = |source| TrialError::Stage {
+            path: p.to_path_buf(),
+            source,
+        };
+        // Through userfile: a FIFO must not hang the key.
+        crate::userfile::check_regular(p, &format!("[job] {key}"), u64::MAX)
+            .map_err(|e| stage(std::io::Error::other(e)))?;
+        let mut f = std::fs::File::open(p).map_err(stage)?;
+        let mut fh = blake3::Hasher::new();
+        std::io::copy(&mut f, &mut fh).map_err(stage)?;
+        h.update(format!("|{key}={}:{}", p.display(), fh.finalize().to_hex()).as_bytes());
+        Ok(())
+    };
+    for c in deps.packages_for(spark) {
+        h.update(format!("|package={c}").as_bytes());
+    }
+    for p in deps.jars_for(spark) {
+        file(h, "jars", &p)?;
+    }
+    for p in deps.py_files_for(spark) {
+        file(h, "py_files", &p)?;
+    }
+    if let Some(p) = deps.requirements_for(spark) {
+        file(h, "requirements", &p)?;
+    }
+    Ok(())
 }
 
 /// The last `n` lines of the file at `path` (empty if unreadable).
@@ -447,6 +489,52 @@ mod tests {
             out.entry(t.to_string()).or_default().insert(*p, *o);
         }
         out
+    }
+
+    /// The breaker pass: the key ignored dependencies — an edited helper outside the job's
+    /// directory, a rebuilt jar, another coordinate or requirements file reused a stale
+    /// checkpoint. Each change changes the key.
+    #[test]
+    fn every_dependency_is_part_of_the_generation_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("job")).unwrap();
+        std::fs::create_dir_all(d.join("lib")).unwrap();
+        std::fs::write(d.join("job/job.py"), "print(1)").unwrap();
+        for (f, text) in [
+            ("lib/helper.py", "A = 1"),
+            ("lib/x.jar", "jar1"),
+            ("lib/req.txt", "toolz==0.12.1\n"),
+        ] {
+            std::fs::write(d.join(f), text).unwrap();
+        }
+        let key = |packages: &str| {
+            let text = format!(
+                "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\n[job]\nfile = \"job/job.py\"\njars = [\"lib/x.jar\"]\npy_files = [\"lib/helper.py\"]\nrequirements = \"lib/req.txt\"\npackages = [{packages}]\n[[topics]]\nname = \"a\"\npartitions = 1\n"
+            );
+            let path = d.join("s.toml");
+            std::fs::write(&path, text).unwrap();
+            let s = Scenario::load(&path).unwrap();
+            let g = Generate::of(&s, RuntimeKind::Docker, None).expect("a generated checkpoint");
+            generation_key(&s, &g).unwrap()
+        };
+        let avro = "\"org.apache.spark:spark-avro_{scala}:{spark}\"";
+        let mut seen = vec![key(avro)];
+        assert_eq!(key(avro), seen[0], "the key is stable");
+        let mut differs = |what: &str, k: String| {
+            assert!(!seen.contains(&k), "{what} did not change the key");
+            seen.push(k);
+        };
+        differs(
+            "packages",
+            key("\"org.apache.spark:spark-protobuf_{scala}:{spark}\""),
+        );
+        std::fs::write(d.join("lib/helper.py"), "A = 2").unwrap();
+        differs("py_files", key(avro));
+        std::fs::write(d.join("lib/x.jar"), "jar2").unwrap();
+        differs("jars", key(avro));
+        std::fs::write(d.join("lib/req.txt"), "toolz==0.12.0\n").unwrap();
+        differs("requirements", key(avro));
     }
 
     #[test]
