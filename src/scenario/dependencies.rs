@@ -121,6 +121,54 @@ impl Coordinate {
     }
 }
 
+/// The modules a Spark binary distribution ships in `jars/` (`org.apache.spark:spark-<name>_<scala>`):
+/// a coordinate naming one would put a second copy — of another version — on `--jars`
+/// (`spark-sql_{scala}:3.3.4` on a 4.0.1 target pulled 125 jars, 365 MB, Spark 3.3.4's own
+/// modules among them). Source: the `jars/` directories of spark-3.3.4-bin-hadoop3,
+/// spark-3.5.3-bin-hadoop3 and spark-4.0.1-bin-hadoop3 (`mesos` up to 3.5, `sql-api` and
+/// `common-utils` from 3.5, `variant` from 4.0). Connectors Spark publishes separately stay
+/// allowed: `spark-avro`, `spark-sql-kafka-0-10`, `spark-protobuf`, `spark-connect`,
+/// `spark-hadoop-cloud`, `spark-token-provider-kafka-0-10`.
+pub const SPARK_DISTRIBUTION_MODULES: &[&str] = &[
+    "catalyst",
+    "common-utils",
+    "core",
+    "graphx",
+    "hive",
+    "hive-thriftserver",
+    "kubernetes",
+    "kvstore",
+    "launcher",
+    "mesos",
+    "mllib",
+    "mllib-local",
+    "network-common",
+    "network-shuffle",
+    "repl",
+    "sketch",
+    "sql",
+    "sql-api",
+    "streaming",
+    "tags",
+    "unsafe",
+    "variant",
+    "yarn",
+];
+
+/// Whether `c` is a module every Spark distribution ships ([`SPARK_DISTRIBUTION_MODULES`]).
+fn spark_ships(c: &Coordinate) -> bool {
+    if c.group != "org.apache.spark" {
+        return false;
+    }
+    let module = match c.artifact.rsplit_once('_') {
+        Some((m, scala)) if scala.starts_with("2.") => m,
+        _ => c.artifact.as_str(),
+    };
+    module
+        .strip_prefix("spark-")
+        .is_some_and(|m| SPARK_DISTRIBUTION_MODULES.contains(&m))
+}
+
 /// Checks `packages` for every Spark version the scenario runs (`versions`): each fills to a
 /// well-formed coordinate, and no placeholder but `{spark}`/`{scala}` is left.
 pub(super) fn check_packages(packages: &[String], versions: &[&str]) -> Result<(), String> {
@@ -133,13 +181,18 @@ pub(super) fn check_packages(packages: &[String], versions: &[&str]) -> Result<(
         check_versions(p, "[job] packages")?;
         for v in versions {
             let filled = fill_versions(p, v);
-            Coordinate::parse(&filled).map_err(|m| {
+            let c = Coordinate::parse(&filled).map_err(|m| {
                 if filled == *p {
                     format!("[job] packages: {m}")
                 } else {
                     format!("[job] packages: {p:?}, filled for Spark {v}: {m}")
                 }
             })?;
+            if spark_ships(&c) {
+                return Err(format!(
+                    "[job] packages: {p:?} ({c} for Spark {v}) is a module Spark ships: a second copy of another version would go on --jars; remove it, or use {{spark}} for a connector Spark publishes separately such as spark-avro / spark-sql-kafka-0-10 (org.apache.spark:spark-avro_{{scala}}:{{spark}})"
+                ));
+            }
         }
     }
     Ok(())
@@ -316,6 +369,33 @@ mod tests {
         ] {
             let e = check_packages(&[bad.into()], &["4.0.1"]).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
+        }
+        // The breaker pass: spark-sql_{scala}:3.3.4 on a 4.0.1 target downloaded 365 MB of
+        // Spark 3.3.4 bound for --jars.
+        for shipped in [
+            "org.apache.spark:spark-sql_{scala}:3.3.4",
+            "org.apache.spark:spark-core_2.13:{spark}",
+            "org.apache.spark:spark-sql-api_{scala}:{spark}",
+            "org.apache.spark:spark-launcher_2.12:3.5.3",
+        ] {
+            let e = check_packages(&[shipped.into()], &["4.0.1"]).unwrap_err();
+            assert!(
+                e.contains("a module Spark ships") && e.contains(shipped),
+                "{e}"
+            );
+        }
+        for connector in [
+            "org.apache.spark:spark-avro_{scala}:{spark}",
+            "org.apache.spark:spark-sql-kafka-0-10_{scala}:{spark}",
+            "org.apache.spark:spark-protobuf_{scala}:{spark}",
+            "org.apache.spark:spark-connect_{scala}:{spark}",
+            "org.example:spark-sql_2.13:1",
+        ] {
+            assert_eq!(
+                check_packages(&[connector.into()], &["4.0.1"]),
+                Ok(()),
+                "{connector}"
+            );
         }
         let e = check_packages(&[p.into(), p.into()], &["4.0.1"]).unwrap_err();
         assert!(e.contains("twice"), "{e}");

@@ -66,9 +66,13 @@ impl TargetPattern {
             let parts: Vec<u32> = prefix
                 .split('.')
                 .map(|p| {
-                    (!p.is_empty() && p.len() < 5 && p.bytes().all(|b| b.is_ascii_digit()))
-                        .then(|| p.parse().ok())
-                        .flatten()
+                    // No leading zero (`04.*`, `4.00.*`), as releases are refused with one.
+                    (!p.is_empty()
+                        && p.len() < 5
+                        && p.bytes().all(|b| b.is_ascii_digit())
+                        && (p == "0" || !p.starts_with('0')))
+                    .then(|| p.parse().ok())
+                    .flatten()
                 })
                 .collect::<Option<_>>()
                 .ok_or_else(bad)?;
@@ -373,7 +377,8 @@ mod tests {
         assert!(exact.matches("4.0.1") && !exact.matches("4.0.10"));
         assert!(exact.rank() > four_o.rank() && four_o.rank() > four.rank());
         for bad in [
-            "4", "4.x", "*", "4.*.*", "4.0.1.*", "4.0", "3.5", "4.0.*1", ".*", "9.9.9",
+            "4", "4.x", "*", "4.*.*", "4.0.1.*", "4.0", "3.5", "4.0.*1", ".*", "9.9.9", "04.*",
+            "4.00.*", "4.01.*",
         ] {
             assert!(TargetPattern::parse(bad).is_err(), "{bad}");
         }
@@ -467,6 +472,12 @@ mod tests {
                 &["[job.per_target.\"4.x\"]", "pattern ending in .*"],
             ),
             ("[job]\nfile = \"job.py\"\n[job.per_target.\"4.*\"]\n", &["is empty"]),
+            // The breaker pass: a jar over a PySpark base without main_class ended as an
+            // environment-error after Kafka and Spark had started.
+            (
+                "[job]\nfile = \"job.py\"\n[job.per_target.\"4.*\"]\njar = \"new.jar\"\n",
+                &["[job.per_target.\"4.*\"] jar needs main_class", "PySpark"],
+            ),
             (
                 "[job]\nfile = \"job.py\"\n[job.per_target.\"4.*\"]\njar = \"new.jar\"\nfile = \"job.py\"\n",
                 &["both `jar` and `file`"],

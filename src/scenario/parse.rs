@@ -92,7 +92,18 @@ impl Scenario {
             KafkaVersion::release(k).map_err(|m| invalid(format!("kafka_version: {m}")))?;
         }
         check_placeholders(&file.job, &checkpoint, &topics, &output_topics).map_err(invalid)?;
-        let per_target = per_target(&file.job.per_target, &dir).map_err(invalid)?;
+        let per_target = per_target(&file.job.per_target, &job, &dir).map_err(invalid)?;
+        for o in &per_target {
+            if !file.targets.iter().any(|t| o.pattern.matches(t)) {
+                // A warning, not a refusal: `--target` narrows the targets of a shared file.
+                eprintln!(
+                    "warning: {}: [job.per_target.{:?}] matches none of the targets ({}): it applies to no trial",
+                    path.display(),
+                    o.key,
+                    file.targets.join(", ")
+                );
+            }
+        }
         let dependencies =
             dependencies(&file.job, &job, &checkpoint, &file.targets, &dir).map_err(invalid)?;
         let name = file.name.clone().unwrap_or_else(|| {
@@ -303,10 +314,22 @@ fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
 /// [`Scenario::check_artifacts`].
 fn per_target(
     specs: &BTreeMap<String, JobOverrideSpec>,
+    base: &Job,
     dir: &Relative,
 ) -> Result<Vec<JobOverride>, String> {
     let mut out = Vec::new();
     for (key, spec) in specs {
+        // A jar entry over a PySpark base has no main class to inherit: the trial would start
+        // Kafka and Spark and fail there.
+        if matches!(base, Job::Python { .. })
+            && spec.file.is_none()
+            && spec.jar.is_some()
+            && spec.main_class.is_none()
+        {
+            return Err(format!(
+                "[job.per_target.{key:?}] jar needs main_class: the base [job] is a PySpark file, so there is no main class to inherit; add main_class = \"…\" to this entry"
+            ));
+        }
         let o = JobOverride {
             key: key.clone(),
             pattern: TargetPattern::parse(key)?,

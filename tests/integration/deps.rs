@@ -225,3 +225,33 @@ fn an_unreachable_maven_registry_is_exit_4() {
         "{stderr}"
     );
 }
+
+/// The breaker pass: a module Spark ships (`spark-sql_{scala}:3.3.4` on a 4.0.1 target)
+/// downloaded 125 jars (365 MB) bound for `--jars`; it is refused at load, before any download.
+#[test]
+fn a_module_spark_ships_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        r#"packages = ["org.apache.spark:spark-sql_{scala}:3.3.4"]"#,
+    );
+    let (stderr, code) = refused(&s, &[]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("is a module Spark ships") && stderr.contains("spark-avro"),
+        "{stderr}"
+    );
+}
+
+/// The breaker pass: `per_target` keys matching no target were silent; a warning names the key
+/// and the targets (not a refusal: `--target` narrows a shared file's targets).
+#[test]
+fn a_per_target_key_matching_no_target_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(dir.path(), "[job.per_target.\"5.*\"]\nargs = [\"--x\"]");
+    let (stderr, _) = refused(&s, &[]);
+    assert!(
+        stderr.contains("[job.per_target.\"5.*\"] matches none of the targets (4.0.1)"),
+        "{stderr}"
+    );
+}
