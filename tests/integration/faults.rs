@@ -474,14 +474,25 @@ impl Engine {
                     .append(true)
                     .open(std::env::temp_dir().join("dockerd-restarted-by-faults-test.log"))
                     .unwrap();
-                // Its own process group: the engine outlives the test.
-                let _ = Command::new(&argv[0])
-                    .args(&argv[1..])
+                // Its own session (so its own process group too): the engine outlives the test
+                // and whatever session ran it. With only its own process group, an engine a
+                // test restarted by hand died when that shell's session was torn down, and every
+                // Docker test after it failed.
+                let mut cmd = Command::new(&argv[0]);
+                cmd.args(&argv[1..])
                     .stdin(Stdio::null())
                     .stdout(Stdio::from(log.try_clone().unwrap()))
-                    .stderr(Stdio::from(log))
-                    .process_group(0)
-                    .spawn();
+                    .stderr(Stdio::from(log));
+                // SAFETY: setsid is async-signal-safe and touches no state of the parent.
+                unsafe {
+                    cmd.pre_exec(|| {
+                        if libc::setsid() == -1 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+                let _ = cmd.spawn();
             }
         }
         let start = Instant::now();
