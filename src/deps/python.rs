@@ -200,9 +200,16 @@ fn pip_command(
     if hashes {
         cmd.arg("--require-hashes");
     }
-    cmd.arg("-r").arg(file);
-    if let Some(dir) = file.parent() {
-        cmd.current_dir(dir);
+    // pip runs in the file's directory (so what the file names resolves beside it), so it gets
+    // the file by its name there: a path relative to the caller's directory (`deps/req.txt`
+    // from the repository root) was looked up as `deps/deps/req.txt` (new-user pass).
+    match (file.parent(), file.file_name()) {
+        (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => {
+            cmd.current_dir(dir).arg("-r").arg(name);
+        }
+        _ => {
+            cmd.arg("-r").arg(file);
+        }
     }
     cmd
 }
@@ -278,6 +285,28 @@ fn classify(text: &str, file: &Path, python: &str, role: &str, log: PathBuf) -> 
 mod tests {
     use super::*;
     use crate::exit::{ErrorKind, HasErrorKind};
+
+    /// New-user pass: `rehearse run deps/s.toml` from another directory made pip look for
+    /// `deps/deps/req.txt`. pip runs in the file's directory and gets the file by its name.
+    #[test]
+    fn pip_reads_a_relative_requirements_file_from_its_own_directory() {
+        let cmd = pip_command(
+            Path::new("/s"),
+            "3.11",
+            &[],
+            Path::new("deps/req.txt"),
+            false,
+        );
+        assert_eq!(cmd.get_current_dir(), Some(Path::new("deps")));
+        let args: Vec<_> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let r = args.iter().position(|a| a == "-r").expect("-r");
+        assert_eq!(args[r + 1], "req.txt");
+        let bare = pip_command(Path::new("/s"), "3.11", &[], Path::new("req.txt"), false);
+        assert_eq!(bare.get_current_dir(), None);
+    }
 
     #[test]
     fn the_images_python_comes_from_the_spark_line_table() {

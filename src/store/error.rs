@@ -252,20 +252,7 @@ fn redact_params(text: &str) -> String {
         )
         .expect("static regex")
     });
-    mask_url_passwords(&re.replace_all(text, "$1=***"))
-}
-
-/// `text` with the password of every URL in it masked: `http://user:secret@host` →
-/// `http://user:***@host`. An endpoint may carry credentials (`AWS_ENDPOINT_URL=
-/// http://key:secret@minio:9000`), and the HTTP client's errors quote it whole. A userinfo with
-/// no `:` (Azure's `container@account`) holds no password and is left as it is.
-pub(crate) fn mask_url_passwords(text: &str) -> String {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        regex::Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s/@:]*:)[^\s/@]+@")
-            .expect("static regex")
-    });
-    re.replace_all(text, "${1}***@").into_owned()
+    crate::text::mask_userinfo(&re.replace_all(text, "$1=***")).into_owned()
 }
 
 #[cfg(test)]
@@ -282,11 +269,11 @@ mod tests {
             "cannot reach http://admin:***@127.0.0.1:1 for s3://b/p"
         );
         assert_eq!(
-            mask_url_passwords("error sending request for url (https://k:v@h:9000/b?list-type=2)"),
+            r.redact("error sending request for url (https://k:v@h:9000/b?list-type=2)"),
             "error sending request for url (https://k:***@h:9000/b?list-type=2)"
         );
         for kept in ["az://container@account/p", "http://host:9000/p", "a:b@c"] {
-            assert_eq!(mask_url_passwords(kept), kept);
+            assert_eq!(r.redact(kept), kept);
         }
     }
 
