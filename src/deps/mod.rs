@@ -217,6 +217,17 @@ pub enum DepsError {
         /// How to install it.
         fix: &'static str,
     },
+    /// A `[job] jars` file has the name of a jar a package brought: one would replace the
+    /// other in the sandbox's `deps/jars/`.
+    #[error("[job] jars: {jar} has the file name of a jar that {coordinate} brings ({name}); both would be staged as deps/jars/{name} and one would be lost\n(hint: remove the jar from `jars` if the package's is the one you want, or rename your file)")]
+    JarClash {
+        /// The user's jar.
+        jar: PathBuf,
+        /// The coordinate whose resolution brought the same name.
+        coordinate: String,
+        /// The file name.
+        name: String,
+    },
     /// A file could not be written or copied.
     #[error("could not {action} {path}: {source}")]
     Io {
@@ -233,9 +244,9 @@ pub enum DepsError {
 impl HasErrorKind for DepsError {
     fn error_kind(&self) -> ErrorKind {
         match self {
-            DepsError::ArtifactMissing { .. } | DepsError::RequirementsUnresolved { .. } => {
-                ErrorKind::BadInput
-            }
+            DepsError::ArtifactMissing { .. }
+            | DepsError::RequirementsUnresolved { .. }
+            | DepsError::JarClash { .. } => ErrorKind::BadInput,
             DepsError::Unreachable { .. }
             | DepsError::ResolverFailed { .. }
             | DepsError::ToolMissing { .. }
@@ -270,16 +281,41 @@ pub fn resolve(
         let jars = maven::resolve(&c, scala, role, progress)?;
         packages.push((c, jars));
     }
+    let jars = deps.jars_for(spark);
+    check_jar_names(&packages, &jars)?;
     let python = match deps.requirements_for(spark) {
         None => None,
         Some(file) => Some(python::install(&file, spark, role, python, progress)?),
     };
     Ok(Resolved {
         packages,
-        jars: deps.jars_for(spark),
+        jars,
         py_files: deps.py_files_for(spark),
         python,
     })
+}
+
+/// Refuses a `[job] jars` file named as a jar a package brought (`lib/xz-1.10.jar` beside
+/// spark-avro's `xz-1.10.jar`): staging keeps one name once, so the other would be dropped
+/// while the report named both.
+fn check_jar_names(
+    packages: &[(Coordinate, Vec<PathBuf>)],
+    jars: &[PathBuf],
+) -> Result<(), DepsError> {
+    for jar in jars {
+        let name = name_of(jar);
+        if let Some((c, _)) = packages
+            .iter()
+            .find(|(_, brought)| brought.iter().any(|b| name_of(b) == name))
+        {
+            return Err(DepsError::JarClash {
+                jar: jar.clone(),
+                coordinate: c.to_string(),
+                name,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn name_of(p: &Path) -> String {
@@ -411,6 +447,33 @@ fn write_log(log: &Path, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The breaker pass: `jars = ["lib/xz-1.10.jar"]` beside spark-avro (which brings
+    /// xz-1.10.jar) was silently dropped at staging while the report named it.
+    #[test]
+    fn a_users_jar_named_as_a_package_jar_is_refused() {
+        let c = Coordinate::parse("org.apache.spark:spark-avro_2.13:4.0.1").unwrap();
+        let packages = vec![(
+            c,
+            vec![
+                PathBuf::from("/cache/spark-avro_2.13-4.0.1.jar"),
+                PathBuf::from("/cache/xz-1.10.jar"),
+            ],
+        )];
+        let e = check_jar_names(&packages, &[PathBuf::from("/s/lib/xz-1.10.jar")]).unwrap_err();
+        assert_eq!(
+            crate::exit::HasErrorKind::error_kind(&e),
+            ErrorKind::BadInput
+        );
+        let m = e.to_string();
+        assert!(
+            m.contains("/s/lib/xz-1.10.jar")
+                && m.contains("org.apache.spark:spark-avro_2.13:4.0.1")
+                && m.contains("xz-1.10.jar"),
+            "{m}"
+        );
+        assert!(check_jar_names(&packages, &[PathBuf::from("/s/lib/mine.jar")]).is_ok());
+    }
 
     #[test]
     fn the_first_error_line_is_the_detail() {
