@@ -5,7 +5,8 @@
 //! repository `<cache>/m2` the recipes share, and `dependency:copy-dependencies
 //! -DincludeScope=runtime` — the jars `spark-submit --packages` would add: the artifact and its
 //! runtime dependencies, minus the Spark modules every Spark distribution ships
-//! ([`SPARK_SHIPPED`]) and the Scala library. The jars are kept per coordinate under
+//! ([`SPARK_DISTRIBUTION_MODULES`], a superset of `IVY_DEFAULT_EXCLUDES` in SparkSubmit.scala,
+//! which `spark-submit --packages` leaves out) and the Scala library. The jars are kept per coordinate under
 //! `<cache>/deps/maven/<group>/<artifact>/<version>/` with `jars.txt` naming them: a coordinate
 //! resolved once never reaches the network again.
 
@@ -13,28 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{io, last_error, write_log, DepsError};
-use crate::scenario::Coordinate;
-
-/// The Spark modules `spark-submit --packages` leaves out because Spark already ships them
-/// (`IVY_DEFAULT_EXCLUDES` in `SparkSubmitUtils`, core/src/main/scala/org/apache/spark/deploy/SparkSubmit.scala, 3.5;
-/// `org.apache.spark:spark-<name>_<scala>`).
-pub const SPARK_SHIPPED: [&str; 15] = [
-    "catalyst",
-    "core",
-    "graphx",
-    "kvstore",
-    "launcher",
-    "mllib",
-    "mllib-local",
-    "network-common",
-    "network-shuffle",
-    "repl",
-    "sketch",
-    "sql",
-    "streaming",
-    "tags",
-    "unsafe",
-];
+use crate::scenario::{Coordinate, SPARK_DISTRIBUTION_MODULES};
 
 /// The maven-dependency-plugin the image recipes use (docker/common.sh).
 const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
@@ -102,7 +82,7 @@ pub(super) fn resolve(
         format!("<settings><mirrors><mirror><id>central-only</id><mirrorOf>*</mirrorOf><url>{repo}</url></mirror></mirrors></settings>\n"),
     )
     .map_err(io("write", &settings))?;
-    let excluded: Vec<String> = SPARK_SHIPPED
+    let excluded: Vec<String> = SPARK_DISTRIBUTION_MODULES
         .iter()
         .flat_map(|m| ["2.12", "2.13"].map(|s| format!("spark-{m}_{s}")))
         .filter(|a| *a != c.artifact)

@@ -22,8 +22,6 @@ use crate::exit::{ErrorKind, HasErrorKind};
 use crate::scenario::{Coordinate, Dependencies};
 use crate::versions::SparkLine;
 
-pub use maven::SPARK_SHIPPED;
-
 /// The Python wheels are chosen for: the image's (`base` column of spark-lines.toml) or the
 /// host's (`--runtime local` runs the job with the host's `python3`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,10 @@ mod placeholders;
 mod records;
 pub mod suite;
 
-pub use dependencies::{requirement_lines, requirements_pin_hashes, Coordinate, Dependencies};
+pub use dependencies::{
+    requirement_lines, requirements_pin_hashes, Coordinate, Dependencies,
+    SPARK_DISTRIBUTION_MODULES,
+};
 pub use file::{
     CheckpointSpec, ClusterSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec,
     ScenarioFile, TopicSpec,
