@@ -154,8 +154,11 @@ start_minio() {
 	echo $! >"$RUN/minio.pid"
 	wait_for 90 curl -fsS "http://127.0.0.1:$S3_PORT/minio/health/ready" || die "MinIO not ready: $RUN/minio/log"
 	# Buckets for the tests; `rehearse-ro` is the only one the read-only key may read.
+	# /minio/health/ready answers 200 before the object layer takes writes: on a loaded machine
+	# the first bucket PUT got `503 Service Unavailable` (seen 2026-12-01), so each is retried.
 	for b in rehearse-test rehearse-ro rehearse-private; do
-		s3_sigv4 PUT "http://127.0.0.1:$S3_PORT/$b" >/dev/null
+		wait_for 60 s3_sigv4 PUT "http://127.0.0.1:$S3_PORT/$b" ||
+			die "MinIO refused to create bucket $b: $RUN/minio/log"
 	done
 	# A read-only key (temporary, 12 h) limited to rehearse-ro, from STS AssumeRole with a policy.
 	local policy resp
