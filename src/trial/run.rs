@@ -241,6 +241,12 @@ impl Trial<'_> {
         .await?;
         // Names this process, so `rehearse gc` can offer the sandbox if this process is killed.
         let _ = crate::runtime::mark_sandbox(sandbox.path(), self.settings.keep);
+        let mut sandbox = sandbox;
+        if self.settings.keep {
+            // Kept from now on, not only at the report: an interrupted run (Ctrl-C, SIGTERM)
+            // drops the trial before it reports, and `--keep` means the user wants to look.
+            sandbox.keep();
+        }
         tracing::debug!(sandbox = %sandbox.path().display(), files = sandbox.copy.files, bytes = sandbox.copy.bytes, working_set = sandbox.copy.working_set, why_full = ?sandbox.copy.why_full, "sandbox created: the source copied and hashed");
         on_event(TrialEvent::SandboxCreated {
             path: sandbox.path().to_path_buf(),

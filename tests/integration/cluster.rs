@@ -221,11 +221,12 @@ fn e2e_a_worker_killed_mid_restart_is_executors_lost_never_resumed() {
 
 /// Starts `rehearse run` on a one-worker cluster in the background and waits until its worker
 /// registered (its container exists and the master is up). Returns the child and its pid label.
-fn start_until_worker(s: &Path) -> (std::process::Child, String) {
+fn start_until_worker(s: &Path, extra: &[&std::ffi::OsStr]) -> (std::process::Child, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_rehearse"))
         .args(["run"])
         .arg(s)
         .args(["--runtime", "standalone"])
+        .args(extra)
         .env("REHEARSE_CACHE_DIR", cache_dir())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -260,8 +261,13 @@ fn e2e_the_cluster_is_swept_on_sigterm_and_by_gc() {
     let s = cluster_scenario(tmp.path(), &source, "e2e-cluster-sweep");
 
     // SIGTERM (a cancelled CI job): the run removes its master, worker, driver, broker and
-    // network itself and exits 130.
-    let (mut child, pid) = start_until_worker(&s);
+    // network itself and exits 130 — and keeps the sandbox `--keep` asked for.
+    let kept = tmp.path().join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    let (mut child, pid) = start_until_worker(
+        &s,
+        &["--keep".as_ref(), "--report-dir".as_ref(), kept.as_os_str()],
+    );
     let network = trial_network(&pid);
     assert!(network_exists(&network));
     // SAFETY: kill(2) on our own child's pid.
@@ -273,9 +279,19 @@ fn e2e_the_cluster_is_swept_on_sigterm_and_by_gc() {
         "SIGTERM removes every container of the run"
     );
     assert!(!network_exists(&network), "and its network {network}");
+    let sandboxes: Vec<_> = std::fs::read_dir(&kept)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("checkpoint").is_dir())
+        .collect();
+    assert_eq!(
+        sandboxes.len(),
+        1,
+        "--keep keeps the interrupted trial's sandbox with its checkpoint copy: {sandboxes:?}"
+    );
 
     // SIGKILL leaves everything; `rehearse gc` removes it (its process is gone).
-    let (mut child, pid) = start_until_worker(&s);
+    let (mut child, pid) = start_until_worker(&s, &[]);
     let network = trial_network(&pid);
     child.kill().unwrap();
     child.wait().unwrap();
