@@ -118,6 +118,13 @@ impl<W: Write> Progress<W> {
 
     /// A group's source checkpoint is being prepared (Bars mode: named under the bar).
     pub fn source_started(&mut self, group: &str) {
+        if self.mode == ProgressMode::Lines {
+            // Without a bar (CI logs, a pipe) a generation would otherwise be minutes of
+            // silence before the first cell's line (new-user pass, session 5).
+            self.line(&format!(
+                "{group}: preparing its source checkpoint (from the cache, or generated: minutes)"
+            ));
+        }
         self.running.push(format!("{group} (checkpoint)"));
         self.show_running();
     }
@@ -391,6 +398,7 @@ mod tests {
              \x20 source checkpoint: batch 2/2 committed\n\
              using the source checkpoint generated earlier with Spark 3.5.3: /cache/src (remove it to generate anew)\n\
              rehearsing on Spark 4.0.1\n\
+             s/p/3.5.3: preparing its source checkpoint (from the cache, or generated: minutes)\n\
              [1/2] a  ok\n"
         );
     }
