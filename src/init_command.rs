@@ -350,6 +350,7 @@ fn summary(dest: &Destination, inspection: &rehearse::checkpoint::Inspection, sp
     } else {
         spec.targets.clone()
     };
+    let hints = target_hints(inspection, spec, &targets);
     let targets: Vec<String> = targets.iter().map(ToString::to_string).collect();
     let topics: Vec<String> = inspection
         .kafka_partition_counts()
@@ -388,5 +389,62 @@ fn summary(dest: &Destination, inspection: &rehearse::checkpoint::Inspection, sp
     if errors > 0 {
         say!("warning: inspect found {errors} error(s) in the checkpoint (listed at the top of the scenario): a restart will likely fail on them");
     }
+    for hint in hints {
+        say!("{hint}");
+    }
     say!("next: check the lines marked CHECK (your job's flags, a record value it can parse), then: rehearse run {file}");
+}
+
+/// What a first `rehearse run` of the written scenario would meet that `init` can see now:
+/// targets with no local image (the run builds each first, minutes apiece: the new-user pass
+/// saw that as silence), and a jar that wrote the checkpoint on one major line while a target
+/// is on another (Spark 4 is Scala 2.13 only and moved the streaming API classes, so the jar
+/// fails with `NoSuchMethodError` there). Nothing is said of images when Docker cannot be asked.
+fn target_hints(
+    inspection: &rehearse::checkpoint::Inspection,
+    spec: &InitSpec,
+    targets: &[SparkVersion],
+) -> Vec<String> {
+    let mut hints = Vec::new();
+    let missing: Vec<String> = targets
+        .iter()
+        .map(ToString::to_string)
+        .filter(|v| {
+            matches!(
+                rehearse::images::image_exists(&rehearse::images::spark_image(v)),
+                Ok(false)
+            )
+        })
+        .collect();
+    if !missing.is_empty() {
+        let flags: Vec<String> = missing.iter().map(|v| format!("--spark {v}")).collect();
+        hints.push(format!(
+            "note: no local image for Spark {} yet: the first run builds each (minutes apiece), or build them now with: rehearse images build {}",
+            missing.join(", "),
+            flags.join(" ")
+        ));
+    }
+    let writer_major = inspection
+        .writer_version
+        .min
+        .as_ref()
+        .and_then(|v| v.major());
+    let other_line: Vec<String> = targets
+        .iter()
+        .filter(|t| writer_major.is_some() && t.major() != writer_major)
+        .map(ToString::to_string)
+        .collect();
+    if matches!(spec.job, InitJob::Jar { .. }) && !other_line.is_empty() {
+        let major = targets
+            .iter()
+            .find(|t| t.major() != writer_major)
+            .and_then(|t| t.major())
+            .unwrap_or(4);
+        hints.push(format!(
+            "note: the jar wrote the checkpoint on Spark {} and {} is another major line: a jar built for one does not link on the other (Scala line, moved API classes); give those targets their own build with [job.per_target.\"{major}.*\"] jar = … (README: a JVM job)",
+            inspection.writer_version.describe(),
+            other_line.join(", ")
+        ));
+    }
+    hints
 }

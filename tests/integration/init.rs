@@ -366,6 +366,43 @@ fn a_jar_job_needs_its_main_class() {
     );
 }
 
+/// A jar that wrote a 3.x checkpoint, rehearsed on a 4.x target, gets the `[job.per_target]`
+/// hint before the first run meets `NoSuchMethodError` (new-user pass, session 5); on its own
+/// line it does not. Docker is pointed nowhere, so nothing is said of images.
+#[test]
+fn a_jar_crossing_major_lines_is_pointed_at_per_target() {
+    let dir = workdir();
+    fs::write(dir.path().join("app.jar"), "PK").unwrap();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let ckpt = ckpt.to_str().unwrap();
+    let init = |target: &str| {
+        let mut cmd = Command::cargo_bin("rehearse").expect("the rehearse binary is built");
+        cmd.timeout(std::time::Duration::from_secs(60));
+        cmd.current_dir(dir.path())
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .args([
+                "init",
+                ckpt,
+                "--job",
+                "app.jar",
+                "--main-class",
+                "com.example.Orders",
+            ])
+            .args(["--target", target, "-o", "-"]);
+        let out = cmd.output().expect("rehearse runs");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = init("4.0.1");
+    assert!(
+        said.contains("[job.per_target.\"4.*\"]") && said.contains("4.0.1"),
+        "{said}"
+    );
+    assert!(!said.contains("no local image"), "{said}");
+    let said = init("3.5.3");
+    assert!(!said.contains("per_target"), "{said}");
+}
+
 /// Each bad input: exit 3, one error naming the file with a hint, nothing written.
 #[test]
 fn bad_input_is_refused_before_anything_is_written() {
