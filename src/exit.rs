@@ -56,7 +56,7 @@ impl Outcome {
     /// The exit code: the one table.
     ///
     /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 19
-    /// (warnings denied) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// (warnings denied) and 20 (`resume-unproven`) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -73,6 +73,7 @@ impl Outcome {
                 Verdict::OffsetLogError => 16,
                 Verdict::StateStoreError => 17,
                 Verdict::NoOutcome => 18,
+                Verdict::ResumeUnproven => 20,
             },
             Outcome::WarningsDenied => 19,
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
@@ -124,7 +125,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 20] = [
+    pub const DOCUMENTED: [Outcome; 21] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -142,6 +143,7 @@ impl Outcome {
         Outcome::Verdict(Verdict::StateStoreError),
         Outcome::Verdict(Verdict::NoOutcome),
         Outcome::WarningsDenied,
+        Outcome::Verdict(Verdict::ResumeUnproven),
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -237,6 +239,7 @@ mod tests {
             (Verdict::OffsetLogError, 16),
             (Verdict::StateStoreError, 17),
             (Verdict::NoOutcome, 18),
+            (Verdict::ResumeUnproven, 20),
         ];
         assert_eq!(pinned.len(), Verdict::ALL.len());
         for (verdict, code) in pinned {

@@ -59,6 +59,42 @@ fn utc_parts(ms: i64) -> (String, i64, i64, i64) {
     )
 }
 
+/// Epoch milliseconds of a UTC timestamp as Spark's progress reports write them
+/// (`2024-01-01T00:00:24.000Z`: `ProgressReporter.formatTimestamp`, the pattern
+/// `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC); the fraction may be absent. `None` for anything else.
+pub fn parse_utc_millis(at: &str) -> Option<i64> {
+    let at = at.strip_suffix('Z')?;
+    let (date, time) = at.split_once('T')?;
+    let mut d = date.splitn(3, '-');
+    let y: i64 = d.next()?.parse().ok()?;
+    let m: i64 = d.next()?.parse().ok()?;
+    let day: i64 = d.next()?.parse().ok()?;
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut t = hms.splitn(3, ':');
+    let h: i64 = t.next()?.parse().ok()?;
+    let min: i64 = t.next()?.parse().ok()?;
+    let s: i64 = t.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) || h > 23 || min > 59 || s > 60 {
+        return None;
+    }
+    if frac.is_empty() || frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let ms: i64 = format!("{frac:0<3}")[..3].parse().ok()?;
+    Some((days_from_civil(y, m, day) * 86_400 + h * 3600 + min * 60 + s) * 1000 + ms)
+}
+
+/// Howard Hinnant's `days_from_civil`: (year, month, day) → days since 1970-01-01.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 /// Howard Hinnant's `civil_from_days`: days since 1970-01-01 → (year, month, day).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -76,6 +112,30 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spark_timestamps_parse_back_to_their_millis() {
+        for ms in [0, 1_704_067_224_000, 1_764_547_207_123, 951_782_400_000] {
+            assert_eq!(parse_utc_millis(&utc_millis(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(
+            parse_utc_millis("2024-01-01T00:00:24Z"),
+            Some(1_704_067_224_000)
+        );
+        assert_eq!(
+            parse_utc_millis("2024-01-01T00:00:24.5Z"),
+            Some(1_704_067_224_500)
+        );
+        for bad in [
+            "",
+            "2024-01-01",
+            "2024-13-01T00:00:00.000Z",
+            "2024-01-01T00:00:00.000",
+            "x",
+        ] {
+            assert_eq!(parse_utc_millis(bad), None, "{bad}");
+        }
+    }
 
     /// The breaker pass: `MAVEN_REPO=https://alice:SuperSecret123@host/maven2` was printed
     /// whole in errors and the mvn log.

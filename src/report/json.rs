@@ -46,6 +46,7 @@
 //! | `copy`                      | object          | What the sandbox copy of the source held, below. |
 //! | `job`                       | object          | The job artifact the trial ran: `table` (`[job]` or `[job.per_target."4.*"]`), `kind` (`jar` or `file`), `path` (`{spark}`/`{scala}` filled), `main_class` (string or null), `blake3` (hex of the artifact's bytes, or null). Absent only from reports built without a trial. |
 //! | `executors`                 | object (absent) | Only for a restart on a cluster (`--runtime standalone`), from the event log: `count` (integer: executors announced until the verdict), `workers` (array of string: their hosts, the workers' container names, sorted, once each), `removed` (array of string: `executor <id> on <host> removed: <Spark's reason>`). Absent for `local[2]`. |
+//! | `exercised`                 | object (absent) | The paths the restarted query has and whether each ran after the restart, from its progress reports (src/verdict/exercised.rs): `state_loaded`, `state_updated`, `watermark_advanced`, `state_evicted`, `sink_wrote`, each `null` (the query has no such path) or `{"ran": bool, "evidence": string}` (the batch and progress field behind it, or why it did not run); `not_measured` (array of string, absent when empty): paths progress cannot prove (a sink reporting `numOutputRows` -1). In `rehearse run`, `resumed` needs every present path `ran`; otherwise the verdict is `resume-unproven`. Absent when no complete progress report of the restart was seen. |
 //!
 //! `seeding`:
 //!
@@ -214,6 +215,10 @@ struct TrialDocument<'a> {
     /// The executors of a restart on a cluster; left out for `local[2]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     executors: Option<&'a crate::report::ExecutorsReport>,
+    /// The paths of the restarted query and whether each ran; left out when no complete
+    /// progress report of the restart was seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exercised: Option<&'a crate::verdict::Exercised>,
 }
 
 /// What the sandbox copy held. Field order is the key order.
@@ -317,6 +322,7 @@ impl<'a> TrialDocument<'a> {
             },
             job: trial.job.as_ref(),
             executors: trial.executors.as_ref(),
+            exercised: trial.exercised.as_ref(),
         }
     }
 }

@@ -137,6 +137,12 @@ fn system_out(trial: &TrialReport) -> String {
             out.push('\n');
         }
     }
+    if let Some(e) = &trial.exercised {
+        out.push_str(&format!("exercised paths: {}\n", e.summary()));
+        for (name, p) in e.not_run() {
+            out.push_str(&format!("  not run: {name}: {}\n", p.evidence));
+        }
+    }
     for note in &trial.notes {
         out.push_str(&format!("note: {note}\n"));
     }

@@ -217,6 +217,17 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
     }
     writeln!(out, "- **Rule:** {}", code(&trial.rule))?;
     writeln!(out, "- **Remedy:** {}", escape(&trial.remedy))?;
+    if let Some(e) = &trial.exercised {
+        writeln!(out, "- **Exercised paths:** {}", escape(&e.summary()))?;
+        for (name, p) in e.not_run() {
+            writeln!(
+                out,
+                "- **Not run:** {}: {}",
+                code(name),
+                escape(&p.evidence)
+            )?;
+        }
+    }
     if let Some(job) = &trial.job {
         writeln!(out, "- **Job:** {}", escape(&job.describe()))?;
     }

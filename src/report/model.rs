@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::sandbox::CopySummary;
-use crate::verdict::{BatchId, Verdict, Warning};
+use crate::verdict::{BatchId, Exercised, Verdict, Warning};
 
 /// How the sandbox Kafka was seeded (the seeding step owns it; reports carry it as is).
 pub use crate::kafka::SeedingSummary;
@@ -115,6 +115,10 @@ pub struct TrialReport {
     /// The executors of a restart on a cluster (`--runtime standalone`), from the event log;
     /// `None` for `local[2]` (no executor is announced there).
     pub executors: Option<ExecutorsReport>,
+    /// The paths the restarted query has and whether each ran after the restart (state
+    /// loaded, state updated, watermark advanced, state evicted, sink wrote; see
+    /// `verdict/exercised.rs`); `None` when no complete progress report of the restart was seen.
+    pub exercised: Option<Exercised>,
 }
 
 /// The executors a restart on a cluster ran, from the driver's event log

@@ -76,6 +76,7 @@ pub fn write_summary(
             || !trial.warnings.is_empty()
             || !trial.output.is_empty()
             || trial.executors.is_some()
+            || trial.exercised.is_some()
         {
             writeln!(out)?;
             write_pass_notes(trial, out, style)?;
@@ -323,6 +324,19 @@ fn write_notes_and_sandbox(
         )?;
         for line in &o.sample {
             writeln!(out, "    {} {line}", style.paint(Paint::Dim, "│"))?;
+        }
+    }
+    if let Some(e) = &trial.exercised {
+        detail(out, "exercised", &e.summary())?;
+        for (name, p) in e.not_run() {
+            detail(
+                out,
+                "not run",
+                &text::sanitize(&format!("{name}: {}", p.evidence)),
+            )?;
+        }
+        for why in &e.not_measured {
+            detail(out, "not measured", &text::sanitize(why))?;
         }
     }
     detail(out, "copy", &text::copy(&trial.copy))?;

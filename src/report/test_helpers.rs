@@ -102,6 +102,7 @@ fn resumed_trial() -> TrialReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     }
 }
 
@@ -151,6 +152,7 @@ fn state_store_trial() -> TrialReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     }
 }
 
@@ -172,6 +174,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -200,6 +203,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -225,6 +229,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     };
     report(vec![
         resumed_trial(),
@@ -259,6 +264,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     };
     RunReport {
         source_version: None,

@@ -147,6 +147,7 @@ fn harness_verdict(rule: BuiltinRule, evidence: Vec<String>) -> Classification {
         error_class: None,
         excerpt: false,
         warnings: Vec::new(),
+        exercised: None,
     }
 }
 
@@ -166,6 +167,7 @@ fn with_log(mut harness: Classification, log: Classification) -> Classification 
         start_offsets_match: log.start_offsets_match,
         resuming_at: log.resuming_at,
         warnings: log.warnings,
+        exercised: log.exercised,
         ..harness
     }
 }

@@ -316,6 +316,9 @@ impl Trial<'_> {
             // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
             // of the checkpoint has its own proof: Spark's data-loss error, or the grace.)
             require_input_rows: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
+            // ... and every path the query has must run (issue 13 §1: state loaded and updated,
+            // watermark advanced, state evicted, sink wrote), else `resume-unproven`.
+            require_paths: false,
             job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };
@@ -430,6 +433,7 @@ impl Trial<'_> {
             SparkVersion::parse(self.target).ok().as_ref(),
         );
         notes.extend(downgrade_notes);
+        let exercised = with_output_topics(classification.exercised, &output);
         Ok(TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
@@ -452,8 +456,32 @@ impl Trial<'_> {
             job: Some(job_artifact(self.job)),
             dependencies: dependencies.clone(),
             executors,
+            exercised,
         })
     }
+}
+
+/// The exercised paths with the output topics' records as the sink's evidence where progress
+/// could not prove it (a sink reporting `numOutputRows` -1): records written to a declared
+/// output topic after the restart prove the sink wrote. Only adds a proof; a sink the progress
+/// reports keeps its own.
+fn with_output_topics(
+    exercised: Option<crate::verdict::Exercised>,
+    output: &[crate::report::OutputCount],
+) -> Option<crate::verdict::Exercised> {
+    let mut e = exercised?;
+    if e.sink_wrote.is_none() {
+        if let Some(o) = output.iter().find(|o| o.records_after_restart > 0) {
+            e.sink_wrote = Some(crate::verdict::PathProof {
+                ran: true,
+                evidence: format!(
+                    "output topic {}: {} records after the restart (read back by the harness)",
+                    o.topic, o.records_after_restart
+                ),
+            });
+        }
+    }
+    Some(e)
 }
 
 /// The artifact a trial ran, for its report: where it came from, its path and main class, and

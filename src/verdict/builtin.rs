@@ -36,6 +36,9 @@ pub enum BuiltinRule {
     QueryIdDiffers,
     /// The resume was proved, but no batch read the fresh records before the end.
     ResumedWithoutReadingRows,
+    /// The resume was proved and rows were read, but a path the query has did not run before
+    /// the end (`exercised.rs`).
+    ResumeUnproven,
     /// The trial timed out with no verdict.
     NoOutcomeBeforeTimeout,
     /// The driver ended without any Spark output.
@@ -89,7 +92,7 @@ struct RawTable {
 
 impl BuiltinRule {
     /// Every built-in rule, in the order of `builtin-rules.toml`.
-    pub const ALL: [BuiltinRule; 24] = [
+    pub const ALL: [BuiltinRule; 25] = [
         BuiltinRule::ProgressAfterRestart,
         BuiltinRule::ResumedAndReadRows,
         BuiltinRule::BatchIdsContinue,
@@ -99,6 +102,7 @@ impl BuiltinRule {
         BuiltinRule::NewQueryStarted,
         BuiltinRule::QueryIdDiffers,
         BuiltinRule::ResumedWithoutReadingRows,
+        BuiltinRule::ResumeUnproven,
         BuiltinRule::NoOutcomeBeforeTimeout,
         BuiltinRule::SparkDidNotStart,
         BuiltinRule::JobFailedBeforeSparkStarted,

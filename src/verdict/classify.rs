@@ -194,6 +194,7 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            require_paths: false,
             checkpoint_watermark_ms: None,
             job: None,
         }
@@ -323,6 +324,7 @@ mod complete_log_eof_tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            require_paths: false,
             checkpoint_watermark_ms: None,
             job: None,
         }

@@ -29,6 +29,13 @@ pub struct TrialContext {
     /// Until that batch comes the verdict stays open (a later failure wins); if it never comes,
     /// the verdict is `timeout`. `false` (classify of a finished log): the first batch proves.
     pub require_input_rows: bool,
+    /// A live trial that seeded fresh records sets this too: `resumed` then also needs every
+    /// path the query has to have run (`exercised.rs`: state loaded and updated, watermark
+    /// advanced, state evicted, sink wrote). The watcher keeps watching after the proof until
+    /// they all ran; if the trial ends first, the verdict is `resume-unproven`. `false`
+    /// (classify of a finished log): the paths are evidence only.
+    #[serde(default)]
+    pub require_paths: bool,
     /// The event-time watermark the checkpoint's query had reached, in ms since the epoch: the
     /// larger of `batchWatermarkMs` in the newest `offsets/N` (OffsetSeqMetadata) and
     /// `nextBatchWatermarkMs` in the newest `commits/N` (CommitMetadata, 2.4+). Above 0 proves
@@ -87,6 +94,7 @@ impl TrialContext {
             operator_ids: inspection.operators.iter().map(|o| o.id).collect(),
             // Only a live trial knows it seeded fresh records; it sets this itself.
             require_input_rows: false,
+            require_paths: false,
             checkpoint_watermark_ms: inspection.watermark_ms(),
             // Only a trial knows the job it runs; it sets this itself.
             job: None,

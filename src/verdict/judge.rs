@@ -564,6 +564,7 @@ mod tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            require_paths: false,
             checkpoint_watermark_ms: None,
             job: None,
         }
@@ -578,6 +579,8 @@ mod tests {
             start_offsets: Some(vec![Some(start)]),
             input_rows: 0,
             watermark: Default::default(),
+            state: None,
+            sink_rows: None,
         }
     }
 

@@ -9,7 +9,8 @@
 //!   the rules the classifier decides itself, [`BuiltinRule`] (embedded from
 //!   `builtin-rules.toml`);
 //! - `scan.rs` recognises log lines, `progress.rs` reads progress reports, `evidence.rs`
-//!   bounds evidence lines;
+//!   bounds evidence lines; `exercised.rs`: which paths of the restarted query ran
+//!   ([`Exercised`]), from its progress reports;
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
 //!   a failure);
 //! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line (`watch/at_end.rs`:
@@ -21,6 +22,7 @@ mod builtin;
 mod classify;
 mod context;
 mod evidence;
+mod exercised;
 mod input;
 mod judge;
 mod progress;
@@ -40,6 +42,7 @@ pub use crate::text::sanitize;
 pub use builtin::{BuiltinRule, BUILTIN_RULES_TOML};
 pub use classify::{classify, CompleteLog};
 pub use context::{JobFacts, TrialContext};
+pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};

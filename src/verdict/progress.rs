@@ -26,6 +26,28 @@ pub(crate) struct Progress {
     pub input_rows: u64,
     /// `eventTime.watermark`, as far as the report shows it.
     pub watermark: WatermarkSeen,
+    /// The state rows of the batch, summed over `stateOperators[i]` (`StateOperatorProgress`,
+    /// progress.scala, 3.x and 4.x); `None` when the report lists no stateful operator or was cut.
+    pub state: Option<StateRows>,
+    /// `sink.numOutputRows` (`SinkProgress`, progress.scala): the rows the sink wrote in this
+    /// batch, `-1` when the sink does not report it (a V1 sink: the file sink, `foreachBatch`);
+    /// `None` when the report shows no sink (cut, or Spark before 3.0).
+    pub sink_rows: Option<i64>,
+}
+
+/// The state rows a batch reports, summed over its stateful operators
+/// (`StateOperatorProgress` in sql/core's `streaming/progress.scala`, 3.3–4.0: `numRowsTotal`
+/// is the number of keys in the operator's state store once the batch committed
+/// (`StateStoreWriter.setStoreMetrics`: `store.metrics.numKeys`), `numRowsUpdated` the rows the
+/// batch put, `numRowsRemoved` the rows it removed — by the watermark, or a timeout).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct StateRows {
+    /// `numRowsTotal`, summed.
+    pub total: i64,
+    /// `numRowsUpdated`, summed.
+    pub updated: i64,
+    /// `numRowsRemoved`, summed (0 where a version does not report it).
+    pub removed: i64,
 }
 
 /// What a progress report says of the event-time watermark. Spark writes `eventTime.watermark`
@@ -142,12 +164,27 @@ impl Progress {
         // any batch of this run) and no `addBatch` duration; a batch that ran shows one of them.
         let executed =
             added_batch || stateful || num(v.get("numInputRows")) > 0 || rows_in_sources > 0;
+        let state = v
+            .get("stateOperators")
+            .and_then(Value::as_array)
+            .filter(|a| !a.is_empty())
+            .map(|ops| {
+                let sum = |key: &str| ops.iter().map(|o| num(o.get(key)).max(0)).sum();
+                StateRows {
+                    total: sum("numRowsTotal"),
+                    updated: sum("numRowsUpdated"),
+                    removed: sum("numRowsRemoved"),
+                }
+            });
+        let sink_rows = v.pointer("/sink/numOutputRows").and_then(Value::as_i64);
         let watermark = match v.pointer("/eventTime/watermark") {
             Some(Value::String(at)) => WatermarkSeen::At(at.clone()),
             _ => WatermarkSeen::Absent,
         };
         Progress {
             watermark,
+            state,
+            sink_rows,
             id: v.get("id").and_then(Value::as_str).map(str::to_owned),
             run_id: v.get("runId").and_then(Value::as_str).map(str::to_owned),
             batch_id: v.get("batchId").and_then(Value::as_u64),
@@ -184,6 +221,8 @@ impl Progress {
             start_offsets: None,
             input_rows: rows.max(0) as u64,
             watermark: WatermarkSeen::Unknown,
+            state: None,
+            sink_rows: None,
         }
     }
 }

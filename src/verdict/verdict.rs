@@ -1,6 +1,7 @@
 //! The verdict enum and the classification result with its evidence (the context a classifier
 //! needs from the inspected checkpoint is in `context.rs`).
 
+use super::exercised::Exercised;
 use super::warnings::Warning;
 use serde::Serialize;
 
@@ -17,8 +18,14 @@ use crate::checkpoint::BatchId;
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    /// A micro-batch completed after the restart, continuing the checkpoint's batch ids and offsets.
+    /// A micro-batch completed after the restart, continuing the checkpoint's batch ids and
+    /// offsets; in a live trial, every path the query has (state loaded and updated, watermark
+    /// advanced, state evicted, sink wrote: `exercised.rs`) also ran.
     Resumed,
+    /// The restart continued the checkpoint's offsets, but not every path the query has ran
+    /// before the trial ended (no window closed, the sink wrote nothing): the resume is not
+    /// proved. The evidence names the paths that did not run and why.
+    ResumeUnproven,
     /// No outcome within the trial's timeout.
     Timeout,
     /// The driver ended (or the log ends) with no completed batch and no failure logged: the
@@ -42,8 +49,9 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in declaration (severity) order.
-    pub const ALL: [Verdict; 10] = [
+    pub const ALL: [Verdict; 11] = [
         Verdict::Resumed,
+        Verdict::ResumeUnproven,
         Verdict::Timeout,
         Verdict::NoOutcome,
         Verdict::EnvironmentError,
@@ -59,6 +67,7 @@ impl Verdict {
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Resumed => "resumed",
+            Verdict::ResumeUnproven => "resume-unproven",
             Verdict::Timeout => "timeout",
             Verdict::NoOutcome => "no-outcome",
             Verdict::EnvironmentError => "environment-error",
@@ -116,4 +125,8 @@ pub struct Classification {
     /// changed. They never change the verdict; `--deny-warnings` makes them fail a run.
     #[serde(default)]
     pub warnings: Vec<Warning>,
+    /// The paths the restarted query has and whether each ran (`exercised.rs`); `None` when no
+    /// complete progress report of the restarted run was seen.
+    #[serde(default)]
+    pub exercised: Option<Exercised>,
 }

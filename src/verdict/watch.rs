@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use super::builtin::BuiltinRule;
 use super::evidence::{clip, clip_owned, dedup_keep_order, show_offsets};
+use super::exercised::PathTracker;
 use super::judge::{
     judge_failure, judge_progress, starting_offsets_hint, FailureJudgement, ProgressJudgement,
     RunFacts,
@@ -109,8 +110,23 @@ struct Facts {
     /// Resume proved by a batch that read no rows, waiting for one that reads rows
     /// ([`TrialContext::require_input_rows`]): (rule, evidence, offsets_match).
     awaiting_rows: Option<(BuiltinRule, Vec<String>, Option<bool>)>,
+    /// Resume proved and rows read, waiting for every path the query has to run
+    /// ([`TrialContext::require_paths`]): (rule, evidence, offsets_match).
+    awaiting_paths: Option<AwaitingPaths>,
+    /// The paths of the restarted run, from its progress reports (`exercised.rs`).
+    paths: PathTracker,
     /// Semantic warnings seen so far (at most one per code).
     warnings: Vec<Warning>,
+}
+
+/// A proved resume waiting for the query's paths to run.
+#[derive(Debug, Clone)]
+struct AwaitingPaths {
+    rule: BuiltinRule,
+    evidence: Vec<String>,
+    offsets_match: Option<bool>,
+    /// The rows were read by a later batch than the proof (the remedy says so).
+    read_later: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,14 +218,17 @@ impl Watcher {
     /// A watcher using another rule table (e.g. a scenario's).
     pub fn with_rules(ctx: TrialContext, rules: &'static RuleTable) -> Watcher {
         Watcher {
-            ctx,
             rules,
             decided: None,
             announced: false,
             recent: VecDeque::with_capacity(RECENT_LINES),
             open: None,
             skipping: false,
-            facts: Facts::default(),
+            facts: Facts {
+                paths: PathTracker::new(!ctx.operator_ids.is_empty(), ctx.checkpoint_watermark_ms),
+                ..Facts::default()
+            },
+            ctx,
         }
     }
 
@@ -568,6 +587,13 @@ impl Watcher {
         let Some(evidence) = self.unless_earlier_run(&p, evidence) else {
             return;
         };
+        if self.is_ours(p.id.as_deref()) && self.facts.fresh_start.is_none() {
+            self.facts.paths.observe(&p);
+        }
+        if self.facts.awaiting_paths.is_some() {
+            self.confirm_paths();
+            return;
+        }
         if self.facts.awaiting_rows.is_some() {
             self.confirm_rows_read(&p, evidence);
             return;
@@ -655,13 +681,61 @@ impl Watcher {
             p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
             p.input_rows
         ));
-        // The proof's rule id stays; the remedy says a batch read rows.
-        let remedy = BuiltinRule::ResumedAndReadRows.remedy();
-        self.decide(
-            Decision::builtin(rule, ev)
-                .remedy(remedy)
-                .offsets_match(offsets_match),
-        );
+        self.facts.awaiting_rows = None;
+        self.resume_unless_paths_wait(AwaitingPaths {
+            rule,
+            evidence: ev,
+            offsets_match,
+            read_later: true,
+        });
+    }
+
+    /// The resume is proved and a batch read rows: `resumed` now, unless the trial needs every
+    /// path to run ([`TrialContext::require_paths`]) and one has not yet.
+    fn resume_unless_paths_wait(&mut self, proof: AwaitingPaths) {
+        if self.ctx.require_paths && !self.facts.paths.exercised().all_ran() {
+            self.facts.awaiting_paths = Some(proof);
+            return;
+        }
+        self.decide_resumed(proof);
+    }
+
+    /// `resumed`, the exercised paths' evidence appended. The proof's rule id stays; in a live
+    /// trial the remedy says a later batch processed new records.
+    fn decide_resumed(&mut self, proof: AwaitingPaths) {
+        let AwaitingPaths {
+            rule,
+            evidence: mut ev,
+            offsets_match,
+            read_later,
+        } = proof;
+        let e = self.facts.paths.exercised();
+        if self.facts.paths.saw_a_batch() {
+            ev.push(format!("exercised paths: {}", e.summary()));
+            for (name, p) in e.paths() {
+                if let Some(p) = p {
+                    ev.push(format!("{name}: {}", p.evidence));
+                }
+            }
+            ev.extend(e.not_measured.iter().cloned());
+        }
+        let d = Decision::builtin(rule, ev).offsets_match(offsets_match);
+        let d = if read_later {
+            d.remedy(BuiltinRule::ResumedAndReadRows.remedy())
+        } else {
+            d
+        };
+        self.decide(d);
+    }
+
+    /// While waiting for the paths: `resumed` once every one ran.
+    fn confirm_paths(&mut self) {
+        if !self.facts.paths.exercised().all_ran() {
+            return;
+        }
+        if let Some(proof) = self.facts.awaiting_paths.take() {
+            self.decide_resumed(proof);
+        }
     }
 
     /// A progress report proved the resume: `resumed` now, or, when the trial needs a batch
@@ -696,7 +770,12 @@ impl Watcher {
             self.facts.awaiting_rows = Some((rule, ev, offsets_match));
             return;
         }
-        self.decide(Decision::builtin(rule, ev).offsets_match(offsets_match));
+        self.resume_unless_paths_wait(AwaitingPaths {
+            rule,
+            evidence: ev,
+            offsets_match,
+            read_later: false,
+        });
     }
 
     /// The start line of our query and Spark's resume line, when seen.
@@ -788,6 +867,11 @@ impl Watcher {
             error_class,
             excerpt: self.is_excerpt(),
             warnings: self.facts.warnings.clone(),
+            exercised: self
+                .facts
+                .paths
+                .saw_a_batch()
+                .then(|| self.facts.paths.exercised()),
         }
     }
 }
@@ -868,6 +952,7 @@ mod tests {
             committed_offsets: vec![Some(json!({"t":{"0":42}}))],
             operator_ids: vec![0],
             require_input_rows: false,
+            require_paths: false,
             checkpoint_watermark_ms: None,
             job: None,
         }
@@ -1032,6 +1117,145 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
         // classify of a finished log (no fresh-record promise): the re-run proves.
         let c = run(&format!("{START}\n{empty_rerun}"), ctx(), Ended::EndOfInput);
         assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+    }
+
+    /// A one-line progress report of a windowed aggregation: state rows, watermark, sink rows.
+    fn windowed(batch: u64, rows: u64, state: (i64, i64, i64), wm: &str, sink: i64) -> String {
+        let p = json!({
+            "id": "347f", "runId": "f932", "batchId": batch, "numInputRows": rows,
+            "durationMs": {"addBatch": 10},
+            "eventTime": {"watermark": wm},
+            "stateOperators": [{"numRowsTotal": state.0, "numRowsUpdated": state.1, "numRowsRemoved": state.2}],
+            "sources": [{"startOffset": {"t": {"0": 42}}, "numInputRows": rows}],
+            "sink": {"description": "KafkaSink", "numOutputRows": sink}
+        });
+        format!(
+            "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {p}"
+        )
+    }
+
+    fn live_paths_ctx() -> TrialContext {
+        TrialContext {
+            require_input_rows: true,
+            require_paths: true,
+            checkpoint_watermark_ms: crate::text::parse_utc_millis("2024-01-01T00:00:30.000Z"),
+            ..ctx()
+        }
+    }
+
+    #[test]
+    fn a_live_trial_is_resumed_only_once_every_path_of_the_query_ran() {
+        // Batch 4 resumes and reads rows: state loaded and updated, but no window closed yet.
+        let first = windowed(4, 5, (6, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+        // Batch 5 (the no-data batch once the watermark moved): windows evicted and written.
+        let closed = windowed(5, 0, (2, 0, 4), "2024-01-01T00:00:50.000Z", 4);
+        let mut w = Watcher::new(live_paths_ctx());
+        assert!(w.push_line(START).is_none());
+        assert!(
+            w.push_line(&first).is_none(),
+            "not resumed before a window closed"
+        );
+        let c = w.push_line(&closed).expect("resumed once every path ran");
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+        let e = c.exercised.as_ref().expect("paths recorded");
+        assert!(e.all_ran(), "{e:?}");
+        assert!(
+            c.evidence
+                .iter()
+                .any(|l| l.contains("state-evicted: batch 5: numRowsRemoved 4")),
+            "{:?}",
+            c.evidence
+        );
+        // The trial ends before a window closed: resume-unproven, naming the paths.
+        for ended in [Ended::TimedOut(240), Ended::Exited(Some(0))] {
+            let c = run(
+                &format!(
+                    "{START}
+{first}"
+                ),
+                live_paths_ctx(),
+                ended,
+            );
+            assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
+            assert_eq!(c.rule, "resume-unproven");
+            assert!(
+                c.remedy
+                    .ends_with("Paths not run: watermark-advanced, state-evicted, sink-wrote."),
+                "{}",
+                c.remedy
+            );
+            assert!(
+                c.evidence.iter().any(|l| l.contains("no window closed")),
+                "{c:?}"
+            );
+            assert_eq!(c.start_offsets_match, Some(true));
+        }
+        // The sink failing once the first window closes is the failure, never resumed.
+        let c = run(
+            &format!(
+                "{START}
+{first}
+{STATE_FAILURE}"
+            ),
+            live_paths_ctx(),
+            Ended::Exited(Some(1)),
+        );
+        assert_eq!(c.verdict, Verdict::StateStoreError, "{c:?}");
+        // classify of a finished log: the paths are evidence, the first batch proves.
+        let c = run(
+            &format!(
+                "{START}
+{first}"
+            ),
+            ctx(),
+            Ended::EndOfInput,
+        );
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+        assert!(!c.exercised.expect("recorded").all_ran());
+    }
+
+    #[test]
+    fn a_stateless_query_is_resumed_once_its_sink_wrote() {
+        let stateless = |batch: u64, sink: i64| {
+            let p = json!({
+                "id": "347f", "runId": "f932", "batchId": batch, "numInputRows": 3,
+                "durationMs": {"addBatch": 10}, "stateOperators": [],
+                "sources": [{"startOffset": {"t": {"0": 42}}, "numInputRows": 3}],
+                "sink": {"description": "KafkaSink", "numOutputRows": sink}
+            });
+            format!("26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {p}")
+        };
+        let ctx = TrialContext {
+            operator_ids: vec![],
+            require_input_rows: true,
+            require_paths: true,
+            ..ctx()
+        };
+        let mut w = Watcher::new(ctx.clone());
+        w.push_line(START);
+        let c = w
+            .push_line(&stateless(4, 3))
+            .expect("every path ran at once");
+        assert_eq!(c.verdict, Verdict::Resumed);
+        let e = c.exercised.expect("recorded");
+        assert_eq!(e.state_loaded, None);
+        assert_eq!(e.state_evicted, None);
+        // A filter that drops every fresh record: the sink never wrote, not resumed.
+        let c = run(
+            &format!(
+                "{START}
+{}",
+                stateless(4, 0)
+            ),
+            ctx,
+            Ended::TimedOut(60),
+        );
+        assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
+        assert!(
+            c.remedy.ends_with("Paths not run: sink-wrote."),
+            "{}",
+            c.remedy
+        );
     }
 
     #[test]

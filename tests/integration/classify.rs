@@ -137,6 +137,7 @@ fn restart_context(corpus: &Path, case: &str) -> TrialContext {
             })],
             operator_ids: ops,
             require_input_rows: false,
+            require_paths: false,
             // Every version-A query of the corpus has a watermark (restart-experiments.md:
             // `withWatermark("ts","10 seconds")`; the rate query too), and its no-data batch 3
             // advanced it: the file-source checkpoints hold 1704067224000

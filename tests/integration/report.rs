@@ -172,6 +172,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         job: None,
         dependencies: None,
         executors: None,
+        exercised: None,
     }
 }
 

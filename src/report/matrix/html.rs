@@ -15,6 +15,7 @@ fn colour(c: &Cell) -> &'static str {
         (CellStatus::NotApplicable, _) => "#eeeeee",
         (CellStatus::GenerationFailed | CellStatus::HarnessError, _) => "#c9d6e3",
         (_, Some(Verdict::Resumed)) => "#b7e1b0",
+        (_, Some(Verdict::ResumeUnproven)) => "#e6f0b0",
         (_, Some(Verdict::StateStoreError)) => "#f4a3a3",
         (_, Some(Verdict::OffsetLogError)) => "#f7b98b",
         (_, Some(Verdict::PlanChange)) => "#e3b7f0",

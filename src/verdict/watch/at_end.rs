@@ -127,6 +127,39 @@ impl Watcher {
         )
     }
 
+    /// Step 3c: The restart continued the checkpoint and read rows, but a path the query has
+    /// did not run before the end (see [`TrialContext::require_paths`]): not `resumed`.
+    pub(super) fn paths_did_not_run(&mut self, end: &Ending) -> Option<Decision> {
+        let proof = self.facts.awaiting_paths.clone()?;
+        let e = self.facts.paths.exercised();
+        let mut ev = proof.evidence;
+        ev.push(format!("exercised paths: {}", e.summary()));
+        let mut names = Vec::new();
+        for (name, p) in e.paths() {
+            if let Some(p) = p {
+                ev.push(format!("{name}: {}", p.evidence));
+                if !p.ran {
+                    names.push(name);
+                }
+            }
+        }
+        ev.extend(e.not_measured.iter().cloned());
+        ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
+        ev.extend(end.recent.iter().cloned());
+        ev.push(format!(
+            "not run before the end ({}): {}",
+            end.text,
+            names.join(", ")
+        ));
+        let rule = BuiltinRule::ResumeUnproven;
+        let remedy = format!("{} Paths not run: {}.", rule.remedy(), names.join(", "));
+        Some(
+            Decision::builtin(rule, ev)
+                .remedy(&remedy)
+                .offsets_match(proof.offsets_match),
+        )
+    }
+
     /// Step 4: Out of time.
     pub(super) fn timed_out(&mut self, end: &Ending) -> Option<Decision> {
         let Ended::TimedOut(_) = end.ended else {
@@ -203,12 +236,13 @@ pub(super) type EndCheck = fn(&mut Watcher, &Ending) -> Option<Decision>;
 
 /// The decision table when the driver ended without a certain verdict, in order: the first
 /// check that decides wins; [`Watcher::no_resume_proof`] decides when none does.
-pub(super) const AT_END: [EndCheck; 9] = [
+pub(super) const AT_END: [EndCheck; 10] = [
     Watcher::new_query_was_started,
     Watcher::only_other_queries_ran,
     Watcher::failures_without_termination,
     Watcher::known_text_in_excerpt,
     Watcher::resumed_without_reading_rows,
+    Watcher::paths_did_not_run,
     Watcher::timed_out,
     Watcher::spark_did_not_start,
     Watcher::ended_before_query_start,

@@ -1,0 +1,411 @@
+//! Exercised paths: which of the things a restarted query does after a restart were seen to
+//! run, from its progress reports (issue 13 §1).
+//!
+//! A first batch that continues the checkpoint's offsets proves the offsets. It does not prove
+//! that the query read its old state, wrote new state, advanced its event-time watermark,
+//! evicted state by it, or that its sink wrote: an append-mode windowed aggregation can resume
+//! and fail a minute later when its first window closes. [`PathTracker`] reads every progress
+//! report of the restarted run and records, per path the query HAS, whether it ran and the
+//! report behind it ([`Exercised`]). A live trial's `resumed` needs every present path `ran`
+//! (the gate is in `watch.rs`; the verdict otherwise is `resume-unproven`).
+//!
+//! | path                 | present when                                                   | ran when (fields of `StreamingQueryProgress`, sql/core `streaming/progress.scala`, 3.3–4.0) |
+//! |----------------------|----------------------------------------------------------------|---------------------------------------------------------------|
+//! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put) |
+//! | `state_updated`      | the checkpoint has state, or a report lists `stateOperators`    | some batch's `numRowsUpdated > 0` |
+//! | `watermark_advanced` | a report of the restarted run has `eventTime.watermark`         | some batch's `eventTime.watermark` is past the checkpoint's (`batchWatermarkMs` of its offset log, `nextBatchWatermarkMs` of its commit log), or past the first one reported when the checkpoint has none |
+//! | `state_evicted`      | state and a watermark are both present                          | some batch's `numRowsRemoved > 0` (windows closed, duplicates or join rows dropped by the watermark) |
+//! | `sink_wrote`         | a report gives `sink.numOutputRows` ≥ 0                          | some batch's `sink.numOutputRows > 0` |
+//!
+//! A watermark the checkpoint had and the restarted query lacks is not a path that did not
+//! run: the query no longer has it, and the `watermark-removed` warning says so. A sink that
+//! reports `numOutputRows` as `-1` (V1 sinks: the file sink, `foreachBatch`; see
+//! `SinkProgress` and `ProgressReporter.finishTrigger`) cannot be proved from progress: the
+//! path is absent and [`Exercised::not_measured`] says why.
+
+use serde::{Deserialize, Serialize};
+
+use super::progress::{Progress, WatermarkSeen};
+use crate::text::{parse_utc_millis, utc_millis};
+
+/// Whether one path ran after the restart, and the progress report that says so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathProof {
+    /// The path ran after the restart.
+    pub ran: bool,
+    /// The progress report behind it (`batch 5: numRowsRemoved 3`), or why it did not run.
+    pub evidence: String,
+}
+
+/// The paths a restarted query has and whether each ran; `None`: the query has no such path.
+/// See the module docs for what each path means and which progress field proves it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exercised {
+    /// The first batch after the restart saw rows of the checkpoint's state.
+    pub state_loaded: Option<PathProof>,
+    /// A batch after the restart put rows into state.
+    pub state_updated: Option<PathProof>,
+    /// The event-time watermark moved past the checkpoint's.
+    pub watermark_advanced: Option<PathProof>,
+    /// A batch removed state rows (windows closed, by the watermark).
+    pub state_evicted: Option<PathProof>,
+    /// The sink wrote rows after the restart.
+    pub sink_wrote: Option<PathProof>,
+    /// Paths the progress reports cannot prove, and why (a sink reporting `numOutputRows` -1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<String>,
+}
+
+impl Exercised {
+    /// Every path by its name as reports write it (`state-loaded`), present or not.
+    pub fn paths(&self) -> [(&'static str, Option<&PathProof>); 5] {
+        [
+            ("state-loaded", self.state_loaded.as_ref()),
+            ("state-updated", self.state_updated.as_ref()),
+            ("watermark-advanced", self.watermark_advanced.as_ref()),
+            ("state-evicted", self.state_evicted.as_ref()),
+            ("sink-wrote", self.sink_wrote.as_ref()),
+        ]
+    }
+
+    /// The present paths that did not run, with their evidence.
+    pub fn not_run(&self) -> Vec<(&'static str, &PathProof)> {
+        self.paths()
+            .into_iter()
+            .filter_map(|(name, p)| p.filter(|p| !p.ran).map(|p| (name, p)))
+            .collect()
+    }
+
+    /// Whether every present path ran.
+    pub fn all_ran(&self) -> bool {
+        self.not_run().is_empty()
+    }
+
+    /// One line: `state-loaded ✓ state-updated ✓ sink-wrote ✗` (present paths only).
+    pub fn summary(&self) -> String {
+        let parts: Vec<String> = self
+            .paths()
+            .into_iter()
+            .filter_map(|(name, p)| {
+                p.map(|p| format!("{name} {}", if p.ran { "ran" } else { "NOT run" }))
+            })
+            .collect();
+        if parts.is_empty() {
+            "no path beyond the offsets (stateless, no watermark, sink not measured)".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Reads the progress reports of the restarted run into [`Exercised`]; see the module docs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PathTracker {
+    /// The checkpoint has state (`TrialContext::operator_ids` not empty).
+    checkpoint_state: bool,
+    /// The checkpoint's watermark (`TrialContext::checkpoint_watermark_ms`).
+    checkpoint_watermark_ms: Option<i64>,
+    /// Executed batches seen.
+    batches: u64,
+    state_loaded: Option<PathProof>,
+    state_seen: bool,
+    state_updated: Option<PathProof>,
+    /// The watermark the comparison starts from, and the first report's batch.
+    watermark_base: Option<(i64, String)>,
+    watermark_advanced: Option<PathProof>,
+    state_evicted: Option<PathProof>,
+    sink_measured: Option<bool>,
+    sink_wrote: Option<PathProof>,
+}
+
+fn batch_name(p: &Progress) -> String {
+    p.batch_id
+        .map_or_else(|| "batch ?".to_owned(), |b| format!("batch {b}"))
+}
+
+impl PathTracker {
+    /// A tracker for a restart of a checkpoint with (or without) state and this watermark.
+    pub fn new(checkpoint_state: bool, checkpoint_watermark_ms: Option<i64>) -> PathTracker {
+        PathTracker {
+            checkpoint_state,
+            checkpoint_watermark_ms,
+            ..PathTracker::default()
+        }
+    }
+
+    /// Whether a batch of the restarted run was seen.
+    pub fn saw_a_batch(&self) -> bool {
+        self.batches > 0
+    }
+
+    /// Reads one progress report of the restarted run. Reports of idle triggers, and reports
+    /// cut before their end (whose fields are not all visible), are skipped.
+    pub fn observe(&mut self, p: &Progress) {
+        if !p.executed || p.start_offsets.is_none() {
+            return;
+        }
+        self.batches += 1;
+        let batch = batch_name(p);
+        self.observe_state(p, &batch);
+        self.observe_watermark(p, &batch);
+        match p.sink_rows {
+            Some(rows) if rows >= 0 => {
+                self.sink_measured = Some(true);
+                if rows > 0 && !self.sink_wrote.as_ref().is_some_and(|s| s.ran) {
+                    self.sink_wrote = Some(PathProof {
+                        ran: true,
+                        evidence: format!("{batch}: sink.numOutputRows {rows}"),
+                    });
+                }
+            }
+            Some(_) => {
+                self.sink_measured.get_or_insert(false);
+            }
+            None => {}
+        }
+    }
+
+    fn observe_state(&mut self, p: &Progress, batch: &str) {
+        let first = self.batches == 1;
+        match p.state {
+            Some(s) => {
+                self.state_seen = true;
+                if first && self.checkpoint_state {
+                    let loaded = s.total + s.removed > s.updated;
+                    self.state_loaded = Some(PathProof {
+                        ran: loaded,
+                        evidence: if loaded {
+                            format!(
+                                "{batch} (the first after the restart): numRowsTotal {} + numRowsRemoved {} > numRowsUpdated {}: the store held rows from before the restart",
+                                s.total, s.removed, s.updated
+                            )
+                        } else {
+                            format!(
+                                "{batch} (the first after the restart): numRowsTotal {} + numRowsRemoved {} ≤ numRowsUpdated {}: no row of the checkpoint's state was seen (its state was empty, or not read)",
+                                s.total, s.removed, s.updated
+                            )
+                        },
+                    });
+                }
+                if s.updated > 0 && !self.state_updated.as_ref().is_some_and(|x| x.ran) {
+                    self.state_updated = Some(PathProof {
+                        ran: true,
+                        evidence: format!("{batch}: numRowsUpdated {}", s.updated),
+                    });
+                }
+                if s.removed > 0 && !self.state_evicted.as_ref().is_some_and(|x| x.ran) {
+                    self.state_evicted = Some(PathProof {
+                        ran: true,
+                        evidence: format!("{batch}: numRowsRemoved {}", s.removed),
+                    });
+                }
+            }
+            None if first && self.checkpoint_state => {
+                self.state_loaded = Some(PathProof {
+                    ran: false,
+                    evidence: format!(
+                        "{batch} (the first after the restart) lists no stateful operator: the checkpoint's state was not read by the restarted query"
+                    ),
+                });
+            }
+            None => {}
+        }
+    }
+
+    fn observe_watermark(&mut self, p: &Progress, batch: &str) {
+        let WatermarkSeen::At(at) = &p.watermark else {
+            return;
+        };
+        let Some(ms) = parse_utc_millis(at) else {
+            return;
+        };
+        let base = self
+            .watermark_base
+            .get_or_insert_with(|| match self.checkpoint_watermark_ms {
+                Some(c) => (c, format!("the checkpoint's {}", utc_millis(c))),
+                None => (ms, format!("the first reported after the restart, {at}")),
+            })
+            .clone();
+        if ms > base.0 && !self.watermark_advanced.as_ref().is_some_and(|w| w.ran) {
+            self.watermark_advanced = Some(PathProof {
+                ran: true,
+                evidence: format!("{batch}: eventTime.watermark {at}, past {}", base.1),
+            });
+        }
+    }
+
+    /// The paths as far as the reports so far show them.
+    pub fn exercised(&self) -> Exercised {
+        let not_yet = |why: String| PathProof {
+            ran: false,
+            evidence: why,
+        };
+        let has_state = self.checkpoint_state || self.state_seen;
+        let has_watermark = self.watermark_base.is_some();
+        let watermark_text = self
+            .watermark_base
+            .as_ref()
+            .map(|b| b.1.clone())
+            .unwrap_or_default();
+        let mut not_measured = Vec::new();
+        if self.sink_measured == Some(false) {
+            not_measured.push(
+                "sink-wrote: the sink reports numOutputRows -1 (a V1 sink: the file sink, foreachBatch), so its writes are not proved by progress".into(),
+            );
+        }
+        Exercised {
+            state_loaded: self.checkpoint_state.then(|| {
+                self.state_loaded.clone().unwrap_or_else(|| {
+                    not_yet("no batch of the restarted query reported its state yet".into())
+                })
+            }),
+            state_updated: has_state.then(|| {
+                self.state_updated.clone().unwrap_or_else(|| {
+                    not_yet("no batch after the restart put a row into state (numRowsUpdated 0): the fresh records reached no stateful operator (filtered, or dropped as late)".into())
+                })
+            }),
+            watermark_advanced: has_watermark.then(|| {
+                self.watermark_advanced.clone().unwrap_or_else(|| {
+                    not_yet(format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it ({{timestamp_ms}} with time_step_ms, kafka_timestamp = true)"))
+                })
+            }),
+            state_evicted: (has_state && has_watermark).then(|| {
+                self.state_evicted.clone().unwrap_or_else(|| {
+                    not_yet("no batch after the restart removed a state row (numRowsRemoved 0): no window closed, event time did not pass the watermark by the query's delay and window; seed records with {timestamp_ms} and a time_step_ms large enough (or the state is not keyed by event time and is never evicted)".into())
+                })
+            }),
+            sink_wrote: (self.sink_measured == Some(true)).then(|| {
+                self.sink_wrote.clone().unwrap_or_else(|| {
+                    not_yet("no batch after the restart wrote a row to the sink (sink.numOutputRows 0): in append mode a window is written once the watermark closes it".into())
+                })
+            }),
+            not_measured,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report(batch: u64, state: Option<(i64, i64, i64)>, wm: Option<&str>, sink: i64) -> Progress {
+        let mut v = json!({
+            "id": "q", "runId": "r", "batchId": batch, "numInputRows": 3,
+            "durationMs": {"addBatch": 10},
+            "sources": [{"startOffset": {"t": {"0": 1}}, "numInputRows": 3}],
+            "sink": {"description": "x", "numOutputRows": sink}
+        });
+        if let Some((total, updated, removed)) = state {
+            v["stateOperators"] = json!([{"numRowsTotal": total, "numRowsUpdated": updated, "numRowsRemoved": removed}]);
+        }
+        if let Some(wm) = wm {
+            v["eventTime"] = json!({"watermark": wm});
+        }
+        Progress::from_json(&v)
+    }
+
+    #[test]
+    fn a_stateless_query_without_watermark_has_only_the_sink_path() {
+        let mut t = PathTracker::new(false, None);
+        t.observe(&report(4, None, None, 3));
+        let e = t.exercised();
+        assert_eq!(e.state_loaded, None);
+        assert_eq!(e.state_updated, None);
+        assert_eq!(e.watermark_advanced, None);
+        assert_eq!(e.state_evicted, None);
+        assert!(e.sink_wrote.as_ref().is_some_and(|s| s.ran), "{e:?}");
+        assert!(e.all_ran());
+    }
+
+    #[test]
+    fn a_windowed_aggregation_proves_every_path_only_once_a_window_closed() {
+        let ckpt = parse_utc_millis("2024-01-01T00:00:30.000Z");
+        let mut t = PathTracker::new(true, ckpt);
+        // The first batch: old rows in the store, new ones put; nothing closed, nothing written.
+        t.observe(&report(
+            4,
+            Some((6, 2, 0)),
+            Some("2024-01-01T00:00:30.000Z"),
+            0,
+        ));
+        let e = t.exercised();
+        assert!(e.state_loaded.as_ref().is_some_and(|p| p.ran), "{e:?}");
+        assert!(e.state_updated.as_ref().is_some_and(|p| p.ran));
+        let missing: Vec<&str> = e.not_run().iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            missing,
+            ["watermark-advanced", "state-evicted", "sink-wrote"]
+        );
+        // The no-data batch after the watermark moved: windows evicted and written.
+        t.observe(&report(
+            5,
+            Some((2, 0, 4)),
+            Some("2024-01-01T00:00:50.000Z"),
+            4,
+        ));
+        let e = t.exercised();
+        assert!(e.all_ran(), "{e:?}");
+        assert!(e
+            .state_evicted
+            .unwrap()
+            .evidence
+            .contains("batch 5: numRowsRemoved 4"));
+        assert!(e
+            .watermark_advanced
+            .unwrap()
+            .evidence
+            .contains("past the checkpoint's 2024-01-01T00:00:30.000Z"));
+    }
+
+    #[test]
+    fn state_put_by_the_batch_alone_does_not_prove_the_checkpoint_state_was_read() {
+        let mut t = PathTracker::new(true, None);
+        t.observe(&report(4, Some((3, 3, 0)), None, 1));
+        let e = t.exercised();
+        let loaded = e.state_loaded.expect("the checkpoint has state");
+        assert!(
+            !loaded.ran && loaded.evidence.contains("≤ numRowsUpdated 3"),
+            "{loaded:?}"
+        );
+        // A later batch cannot prove it: it reads the restarted run's own state.
+        t.observe(&report(5, Some((9, 3, 0)), None, 1));
+        assert!(!t.exercised().state_loaded.unwrap().ran);
+        // Rows removed in the first batch were in the store before it.
+        let mut t = PathTracker::new(true, None);
+        t.observe(&report(4, Some((0, 1, 3)), None, 1));
+        assert!(t.exercised().state_loaded.unwrap().ran);
+    }
+
+    #[test]
+    fn a_query_that_lost_its_stateful_operator_did_not_load_the_state() {
+        let mut t = PathTracker::new(true, None);
+        t.observe(&report(4, None, None, 2));
+        let e = t.exercised();
+        assert!(!e.state_loaded.unwrap().ran);
+        assert!(!e.state_updated.unwrap().ran);
+    }
+
+    #[test]
+    fn a_v1_sink_is_not_measured_and_idle_triggers_are_skipped() {
+        let mut t = PathTracker::new(false, None);
+        let mut idle = report(4, None, None, 0);
+        idle.executed = false;
+        t.observe(&idle);
+        assert!(!t.saw_a_batch());
+        t.observe(&report(4, None, None, -1));
+        let e = t.exercised();
+        assert_eq!(e.sink_wrote, None);
+        assert!(e.not_measured[0].contains("numOutputRows -1"), "{e:?}");
+        assert!(e.all_ran());
+    }
+
+    #[test]
+    fn without_a_checkpoint_watermark_the_first_reported_one_is_the_base() {
+        let mut t = PathTracker::new(false, None);
+        t.observe(&report(4, None, Some("2024-01-01T00:00:30.000Z"), 1));
+        assert!(!t.exercised().watermark_advanced.unwrap().ran);
+        t.observe(&report(5, None, Some("2024-01-01T00:00:31.000Z"), 1));
+        assert!(t.exercised().watermark_advanced.unwrap().ran);
+    }
+}
