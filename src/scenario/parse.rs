@@ -104,6 +104,14 @@ impl Scenario {
                 );
             }
         }
+        for what in checkpoint_unnamed(&file.job) {
+            // A warning, not a refusal: a job may find its checkpoint another way (its own
+            // conf file, an environment variable), but most that lack it are a slip.
+            eprintln!(
+                "warning: {}: {what} never names {{checkpoint}}: unless the job finds the sandbox copy another way, the restart starts a new query on a new checkpoint and the trial can only end started-fresh, at the timeout (pass it, e.g. args = [\"--checkpoint\", \"{{checkpoint}}\"])",
+                path.display()
+            );
+        }
         let dependencies =
             dependencies(&file.job, &job, &checkpoint, &file.targets, &dir).map_err(invalid)?;
         let name = file.name.clone().unwrap_or_else(|| {
@@ -312,6 +320,32 @@ fn job(spec: &JobSpec, dir: &Relative) -> Result<Job, String> {
 /// `[job.per_target."KEY"]`: each key a release or a pattern ([`TargetPattern`]), each entry's
 /// keys consistent; paths resolved, their existence checked per target by
 /// [`Scenario::check_artifacts`].
+/// Which argument lists a restart would run without `{checkpoint}`: `[job] args` with
+/// `restart_args` (appended on the restart), and each `[job.per_target]` entry that replaces
+/// either. Empty when every restart names it.
+fn checkpoint_unnamed(job: &JobSpec) -> Vec<String> {
+    let names = |lists: &[&[String]]| {
+        lists
+            .iter()
+            .any(|l| l.iter().any(|a| a.contains("{checkpoint}")))
+    };
+    let mut unnamed = Vec::new();
+    if !names(&[&job.args, &job.restart_args]) {
+        unnamed.push("[job] args (with restart_args)".to_string());
+    }
+    for (key, o) in &job.per_target {
+        if o.args.is_none() && o.restart_args.is_none() {
+            continue;
+        }
+        let args = o.args.as_deref().unwrap_or(&job.args);
+        let restart = o.restart_args.as_deref().unwrap_or(&job.restart_args);
+        if !names(&[args, restart]) {
+            unnamed.push(format!("[job.per_target.{key:?}] args (with restart_args)"));
+        }
+    }
+    unnamed
+}
+
 fn per_target(
     specs: &BTreeMap<String, JobOverrideSpec>,
     base: &Job,
@@ -1119,6 +1153,34 @@ mod load_time_refusals {
         );
         let generate = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\nrecords_per_batch = 0\n[job]\nfile = \"job.py\"\n";
         refused(generate, &["records_per_batch = 0"]);
+    }
+
+    #[test]
+    fn a_restart_that_never_names_the_checkpoint_is_found() {
+        let job = |text: &str| -> JobSpec {
+            let file: ScenarioFile = toml::from_str(&format!(
+                "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"c\"\n{text}"
+            ))
+            .unwrap();
+            file.job
+        };
+        let named = job("[job]\nfile = \"j.py\"\nargs = [\"--cp={checkpoint}\"]\n");
+        assert!(checkpoint_unnamed(&named).is_empty());
+        let in_restart = job("[job]\nfile = \"j.py\"\nrestart_args = [\"{checkpoint}\"]\n");
+        assert!(checkpoint_unnamed(&in_restart).is_empty());
+        let never = job("[job]\nfile = \"j.py\"\nargs = [\"--out\", \"{output}\"]\n");
+        assert_eq!(
+            checkpoint_unnamed(&never),
+            ["[job] args (with restart_args)"]
+        );
+        // An entry replacing args without it; one that only changes the jar inherits the base.
+        let entry = job("[job]\nfile = \"j.py\"\nargs = [\"{checkpoint}\"]\n\
+             [job.per_target.\"4.*\"]\nargs = [\"--x\"]\n\
+             [job.per_target.\"4.0.1\"]\nfile = \"k.py\"\n");
+        assert_eq!(
+            checkpoint_unnamed(&entry),
+            ["[job.per_target.\"4.*\"] args (with restart_args)"]
+        );
     }
 
     #[test]
