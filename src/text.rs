@@ -109,8 +109,31 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// A byte count for people: `17 B`, `512.0 KiB`, `2.1 GiB` (binary units, one decimal).
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bytes_read_as_people_read_them() {
+        assert_eq!(super::bytes(17), "17 B");
+        assert_eq!(super::bytes(512 * 1024), "512.0 KiB");
+        assert_eq!(super::bytes(2_254_857_830), "2.1 GiB");
+        assert_eq!(super::bytes(u64::MAX), "16384.0 PiB");
+    }
+
     use super::*;
 
     #[test]

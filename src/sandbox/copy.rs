@@ -157,6 +157,51 @@ pub async fn copy_checkpoint_for(
     }
 }
 
+/// Refuses a copy of files of `sizes` bytes into `dest` when its filesystem has less free
+/// space for this user, before anything is written ([`SandboxError::NoSpace`]). Where free
+/// space cannot be asked (`statvfs` fails), the copy goes ahead and a full disk is reported
+/// when a write fails, as before.
+fn check_free_space(dest: &Path, sizes: impl Iterator<Item = u64>) -> Result<(), SandboxError> {
+    let Some((free, block)) = free_space(dest) else {
+        return Ok(());
+    };
+    // Each file takes whole blocks: 32 files of 1 KiB fill 128 KiB of a 4 KiB-block disk.
+    let block = block.max(1);
+    let (needed, files) = sizes.fold((0u64, 0usize), |(b, n), s| {
+        (
+            b.saturating_add(s.div_ceil(block).saturating_mul(block)),
+            n + 1,
+        )
+    });
+    match free {
+        free if free < needed => Err(SandboxError::NoSpace {
+            dir: dest.to_path_buf(),
+            needed,
+            free,
+            files,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes available to an unprivileged user on the filesystem of `dir` and its block size
+/// (statvfs(3): `f_bavail × f_frsize`, `f_frsize`).
+pub(crate) fn free_space(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` points to writable memory of the right
+    // type; statvfs(3) fills it on success (0) and we read it only then.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it initialised `st`.
+    let st = unsafe { st.assume_init() };
+    let block = u64::from(st.f_frsize);
+    Some((u64::from(st.f_bavail).saturating_mul(block), block))
+}
+
 /// The directory of a local store.
 pub(super) fn local_root(source: &CheckpointStore) -> Option<PathBuf> {
     match source.location() {
@@ -254,6 +299,7 @@ pub(crate) fn copy_local(
     let listing: Vec<ObjectInfo> = entries.iter().map(|e| e.info.clone()).collect();
     let mut read = |rel: &str| read_capped(&root.join(rel), ZIP_READ_CAP);
     let (chosen, why_full) = choose(&listing, plan, options, &mut read);
+    check_free_space(dest, chosen.iter().map(|&i| listing[i].size))?;
     for dir in &dirs {
         let d = dest.join(dir);
         fs::create_dir_all(&d).map_err(|source| SandboxError::Write { path: d, source })?;
@@ -480,6 +526,7 @@ async fn copy_remote(
         .await
         .map_err(|e| SandboxError::Stopped(e.to_string()))?
     };
+    check_free_space(dest, chosen.iter().map(|&i| listing[i].size))?;
     let parallel = match options.parallel {
         0 => DEFAULT_PARALLEL_REMOTE,
         n => n,
@@ -555,6 +602,35 @@ mod tests {
     use super::*;
     use crate::sandbox::verify::{compare_listings, verify_source};
     use crate::store::{CheckpointLocation, StoreEnv};
+
+    /// A copy larger than the filesystem's free space is refused before a byte is written,
+    /// naming the directory, the need and the free space; one that fits goes ahead; each file
+    /// counts in whole blocks.
+    #[test]
+    fn a_copy_larger_than_the_free_space_is_refused_up_front() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (free, block) = free_space(tmp.path()).expect("statvfs answers on the temp dir");
+        assert!(check_free_space(tmp.path(), [1u64, 2, 3].into_iter()).is_ok());
+        let err = check_free_space(tmp.path(), [free, 1].into_iter()).unwrap_err();
+        match &err {
+            SandboxError::NoSpace {
+                dir, needed, files, ..
+            } => {
+                assert_eq!(dir, tmp.path());
+                assert_eq!(*files, 2);
+                assert!(*needed > free, "{needed} vs {free}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = err.to_string();
+        assert!(
+            text.contains(&tmp.path().display().to_string()) && text.contains("free"),
+            "{text}"
+        );
+        // Enough one-byte files to fill the free blocks are refused though their bytes fit.
+        let blocks = (free / block.max(1)) as usize + 1;
+        assert!(check_free_space(tmp.path(), std::iter::repeat_n(1u64, blocks)).is_err());
+    }
 
     fn fixture_copy(name: &str) -> tempfile::TempDir {
         let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);

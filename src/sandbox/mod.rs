@@ -84,6 +84,20 @@ pub enum SandboxError {
         /// The file, relative to the checkpoint.
         path: PathBuf,
     },
+    /// The sandbox's filesystem has less free space than the files chosen for the copy: found
+    /// before the first byte is written, so a multi-GiB copy does not fill the disk and fail
+    /// half-way (a sparse file counts at its full length: the copy writes it whole).
+    #[error("the sandbox copy needs {} ({files} files) but {dir} has {} free\n(hint: free space there, or pass --report-dir on a larger disk; without --full-copy only the restart's working set is copied)", crate::text::bytes(*needed), crate::text::bytes(*free))]
+    NoSpace {
+        /// The sandbox's checkpoint directory.
+        dir: PathBuf,
+        /// Bytes the chosen files take on that filesystem (each rounded up to whole blocks).
+        needed: u64,
+        /// Bytes available to this user there (`statvfs` f_bavail × f_frsize).
+        free: u64,
+        /// How many files were chosen.
+        files: usize,
+    },
     /// Listing or reading the source's store failed.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),

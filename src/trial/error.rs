@@ -73,11 +73,14 @@ impl crate::exit::HasErrorKind for TrialError {
             TrialError::Kafka(e) => crate::exit::HasErrorKind::error_kind(e),
             TrialError::Deps(e) => crate::exit::HasErrorKind::error_kind(e.as_ref()),
             TrialError::Runtime(_) | TrialError::Generation { .. } => ErrorKind::Environment,
-            // The sandbox could not be written (disk full, permissions of the report dir) or
+            // The sandbox could not be written (disk full or too small for the copy, permissions of
+            // the report dir) or
             // the copy stopped: the machine's fault, not the checkpoint's.
-            TrialError::Sandbox(SandboxError::Write { .. } | SandboxError::Stopped(_)) => {
-                ErrorKind::Environment
-            }
+            TrialError::Sandbox(
+                SandboxError::Write { .. }
+                | SandboxError::NoSpace { .. }
+                | SandboxError::Stopped(_),
+            ) => ErrorKind::Environment,
             TrialError::Sandbox(_)
             | TrialError::Args { .. }
             | TrialError::Stage { .. }

@@ -356,9 +356,10 @@ fn rehearse_sigkilled_mid_trial_then_gc_removes_containers_network_and_sandbox()
 }
 
 /// The sandbox's disk full: a 64 KiB tmpfs as TMPDIR and --report-dir cannot hold the copy of
-/// the checkpoint. The run stops before any container with one error naming the file it could
-/// not write and the cause, exit 4 (the environment's fault, not the input's), the source
-/// byte-identical and no partial sandbox left.
+/// the checkpoint. The run stops before any container, and before the copy writes a byte, with
+/// one error naming the directory, what the copy needs and what is free, exit 4 (the
+/// environment's fault, not the input's), the source byte-identical and no partial sandbox
+/// left. (Before the free-space check it failed half-way with "No space left on device".)
 #[test]
 fn a_full_disk_under_the_sandbox_is_a_clear_environment_error_and_nothing_is_lost() {
     if !docker_available() || !root_available("mounting a small tmpfs") {
@@ -389,8 +390,10 @@ fn a_full_disk_under_the_sandbox_is_a_clear_environment_error_and_nothing_is_los
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(
-        stderr.contains("No space left on device") && stderr.contains(&disk.display().to_string()),
-        "the error names the file and the cause: {stderr}"
+        stderr.contains("the sandbox copy needs")
+            && stderr.contains("free")
+            && stderr.contains(&disk.display().to_string()),
+        "the error names the directory, the need and the free space: {stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(
