@@ -198,8 +198,9 @@ pub(crate) fn free_space(dir: &Path) -> Option<(u64, u64)> {
     }
     // SAFETY: statvfs returned 0, so it initialised `st`.
     let st = unsafe { st.assume_init() };
-    let block = u64::from(st.f_frsize);
-    Some((u64::from(st.f_bavail).saturating_mul(block), block))
+    // Both are u64 on 64-bit Linux (fsblkcnt_t, c_ulong), the only target rehearse builds for.
+    let block: u64 = st.f_frsize;
+    Some((st.f_bavail.saturating_mul(block), block))
 }
 
 /// The directory of a local store.
