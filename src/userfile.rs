@@ -1,6 +1,7 @@
 //! Reading a file the user named — a scenario, a suite, a `sample_file`, a matrix report to
 //! merge, a job's Python files for the generation's cache key: [`read_text`] and [`read_bytes`]
-//! are the one way rehearse reads them. A leaf module: it imports nothing of rehearse.
+//! are the one way rehearse reads them, [`stream_into`] the one way it hashes a file of any size
+//! (a job's jar for the generation's cache key). A leaf module: it imports nothing of rehearse.
 //!
 //! Each read checks the file before reading a byte of it: it must exist, be a **regular file**
 //! (a FIFO would block `open` or `read` forever, `/dev/zero` never ends, a socket or device is no
@@ -26,7 +27,7 @@ pub const MAX_SAMPLE_BYTES: u64 = 64 << 20;
 /// Bound of one matrix report (JSON) given to `matrix merge`: a suite of 50,000 cells with
 /// evidence is about 60 MB.
 pub const MAX_REPORT_BYTES: u64 = 512 << 20;
-/// Bound of a job's source file read for a cache key.
+/// Bound of a job's source file read whole (its Python files beside it, for a cache key).
 pub const MAX_JOB_BYTES: u64 = 64 << 20;
 
 /// Why a file the user named could not be read. Each message names the file and the fix.
@@ -193,6 +194,30 @@ pub fn read_bytes(path: &Path, what: &str, max: u64) -> Result<Vec<u8>, UserFile
     read_bounded(file, what, path, max)
 }
 
+/// Streams the bytes of the regular file at `path` into `out` (a hasher), of any size, through
+/// a fixed buffer, and returns how many were written: for files rehearse hashes but never holds
+/// whole (a job's jar, a `jars` or `requirements` file). The same checks as [`read_bytes`]
+/// before and after the non-blocking open, so a FIFO never hangs it.
+pub fn stream_into(
+    path: &Path,
+    what: &str,
+    out: &mut dyn std::io::Write,
+) -> Result<u64, UserFileError> {
+    check_regular(path, what, u64::MAX)?;
+    let io = |source| UserFileError::Io {
+        what: what.into(),
+        path: path.into(),
+        source,
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
+    check(&file.metadata().map_err(io)?, what, path, u64::MAX)?;
+    std::io::copy(&mut file, out).map_err(io)
+}
+
 fn read_bounded(file: File, what: &str, path: &Path, max: u64) -> Result<Vec<u8>, UserFileError> {
     let mut bytes = Vec::new();
     file.take(max + 1)
@@ -257,6 +282,24 @@ mod tests {
         let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// Issue 17: a jar over [`MAX_JOB_BYTES`] was refused by the generation's cache key, which
+    /// read it whole; streamed, any size hashes (a sparse file of 96 MiB + 1 byte), and a FIFO
+    /// is still refused without blocking.
+    #[test]
+    fn a_file_over_every_read_bound_streams_and_a_fifo_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let jar = dir.path().join("big.jar");
+        let size = (96 << 20) + 1;
+        File::create(&jar).unwrap().set_len(size).unwrap();
+        assert!(size > MAX_JOB_BYTES && size > MAX_SAMPLE_BYTES);
+        let mut sink = std::io::sink();
+        assert_eq!(stream_into(&jar, "job file", &mut sink).unwrap(), size);
+        let fifo = dir.path().join("pipe.jar");
+        mkfifo(&fifo);
+        let e = stream_into(&fifo, "job file", &mut sink).unwrap_err();
+        assert!(matches!(e, UserFileError::NotRegular { .. }), "{e}");
     }
 
     #[test]

@@ -358,16 +358,17 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
     let mut h = blake3::Hasher::new();
     let resolved = scenario.generation_job(&g.spark);
     let job = resolved.artifact().to_path_buf();
-    // Through userfile: a job (or a `.py` beside it) that is a FIFO must not hang the key.
+    // Through userfile: a job (or a `.py` beside it) that is a FIFO must not hang the key. The
+    // job is streamed into the key (a jar of any size; the same bytes as a whole read, so
+    // earlier keys stay valid); the `.py` files beside it are read whole, bounded.
     let read = |p: &Path| {
         crate::userfile::read_bytes(p, "job file", crate::userfile::MAX_JOB_BYTES)
             .map_err(std::io::Error::other)
     };
-    let bytes = read(&job).map_err(|source| TrialError::Stage {
+    crate::userfile::stream_into(&job, "job file", &mut h).map_err(|e| TrialError::Stage {
         path: job.clone(),
-        source,
+        source: std::io::Error::other(e),
     })?;
-    h.update(&bytes);
     if let (Job::Python { .. }, Some(dir)) = (&resolved.job, job.parent()) {
         let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|rd| {
@@ -448,12 +449,10 @@ fn hash_dependencies(
             path: p.to_path_buf(),
             source,
         };
-        // Through userfile: a FIFO must not hang the key.
-        crate::userfile::check_regular(p, &format!("[job] {key}"), u64::MAX)
-            .map_err(|e| stage(std::io::Error::other(e)))?;
-        let mut f = std::fs::File::open(p).map_err(stage)?;
+        // Through userfile: a FIFO must not hang the key; any size streams.
         let mut fh = blake3::Hasher::new();
-        std::io::copy(&mut f, &mut fh).map_err(stage)?;
+        crate::userfile::stream_into(p, &format!("[job] {key}"), &mut fh)
+            .map_err(|e| stage(std::io::Error::other(e)))?;
         h.update(format!("|{key}={}:{}", p.display(), fh.finalize().to_hex()).as_bytes());
         Ok(())
     };
@@ -535,6 +534,30 @@ mod tests {
         differs("jars", key(avro));
         std::fs::write(d.join("lib/req.txt"), "toolz==0.12.0\n").unwrap();
         differs("requirements", key(avro));
+    }
+
+    /// Issue 17: the key read the job whole through a 64 MiB bound, so a fat jar (a job with its
+    /// libraries shaded in) could not be generated ("over the limit"). Streamed, a sparse jar of
+    /// 80 MiB keys, and a byte changed past the old bound changes the key.
+    #[test]
+    fn a_jar_over_the_old_read_bound_is_keyed_by_all_its_bytes() {
+        use std::io::{Seek, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let jar = dir.path().join("fat.jar");
+        let mut f = std::fs::File::create(&jar).unwrap();
+        f.write_all(b"PK\x03\x04").unwrap();
+        f.set_len(80 << 20).unwrap();
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\n[job]\njar = \"fat.jar\"\nmain_class = \"A\"\n[[topics]]\nname = \"a\"\npartitions = 1\n").unwrap();
+        let key = || {
+            let s = Scenario::load(&path).unwrap();
+            let g = Generate::of(&s, RuntimeKind::Docker, None).expect("a generated checkpoint");
+            generation_key(&s, &g).unwrap()
+        };
+        let before = key();
+        f.seek(std::io::SeekFrom::Start(70 << 20)).unwrap();
+        f.write_all(b"x").unwrap();
+        assert_ne!(key(), before, "a byte past 64 MiB is part of the key");
     }
 
     #[test]

@@ -491,11 +491,10 @@ fn job_artifact(job: &crate::scenario::ResolvedJob) -> crate::report::JobArtifac
         crate::scenario::Job::Python { .. } => ("file", None),
         crate::scenario::Job::Jar { main_class, .. } => ("jar", Some(main_class.clone())),
     };
-    let blake3 = std::fs::File::open(job.artifact()).ok().and_then(|f| {
-        let mut h = blake3::Hasher::new();
-        h.update_reader(f).ok()?;
-        Some(h.finalize().to_hex().to_string())
-    });
+    let mut h = blake3::Hasher::new();
+    let blake3 = crate::userfile::stream_into(job.artifact(), "job file", &mut h)
+        .ok()
+        .map(|_| h.finalize().to_hex().to_string());
     crate::report::JobArtifact {
         table: job.table(),
         kind: kind.to_owned(),
