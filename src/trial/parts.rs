@@ -148,6 +148,7 @@ fn harness_verdict(rule: BuiltinRule, evidence: Vec<String>) -> Classification {
         excerpt: false,
         warnings: Vec::new(),
         exercised: None,
+        several_runs: None,
     }
 }
 

@@ -4,10 +4,12 @@
 //! `classify` is exactly "feed every line to a [`Watcher`], then `finish`": a trial that
 //! watches a running driver and `rehearse classify LOG` take the same code path. What a
 //! progress report or a failure proves is decided in `judge.rs`; this file only adds what a
-//! whole log knows that a live trial does not (see [`CompleteLog`]).
+//! whole log knows that a live trial does not (see [`CompleteLog`]): a failure after a proven
+//! resume, and whether the log holds more than one run or query ([`SeveralRuns`]).
 
+use super::scan::parse_pretty_id;
 use super::watch::{Ended, Watcher};
-use super::{Classification, TrialContext, Verdict};
+use super::{Classification, QueryRuns, SeveralRuns, TrialContext, Verdict};
 
 /// Classifies a finished restart from its driver log lines (stderr and stdout, in any
 /// interleaving) and, optionally, the event log's lines. See [`CompleteLog`] for how a
@@ -18,10 +20,10 @@ where
     E: IntoIterator<Item = &'a str>,
 {
     let mut log = CompleteLog::new(ctx.clone());
+    // Every line, also after the verdict is final: whether the log holds a later run is
+    // known only at its end.
     for line in driver_log {
-        if log.push_line(line) {
-            break;
-        }
+        log.push_line(line);
     }
     for line in event_log {
         if log.push_event(line) {
@@ -39,6 +41,10 @@ where
 /// Kafka's end, a state error on a later batch…), the failure is the verdict, with the resume
 /// as evidence — a query that resumed and then died is not a safe restart. Later progress
 /// reports are read by a fresh watcher each time, so they never end the search.
+///
+/// Every line is also counted ([`Census`]): a log of two runs concatenated, two drivers writing
+/// one file, or two queries is said so ([`Classification::several_runs`]), with the run the
+/// verdict judged.
 pub struct CompleteLog {
     ctx: TrialContext,
     first: Watcher,
@@ -46,6 +52,180 @@ pub struct CompleteLog {
     resumed: Option<Classification>,
     resumed_run: Option<String>,
     decided: Option<Classification>,
+    /// runId of the run the decided verdict judged.
+    decided_run: Option<String>,
+    census: Census,
+}
+
+/// At most this many query ids, and runs per query, are kept for the report.
+const MAX_LISTED: usize = 16;
+
+/// What a whole log holds: driver starts, query starts with their runs, interleaving. Counted
+/// from the raw line by substring (pattern and JSON layouts alike), a few `contains` per line.
+#[derive(Debug, Default)]
+struct Census {
+    spark_starts: usize,
+    queries: Vec<QueryRuns>,
+    /// Every run started (bounded): its runId, the index of its query, and how many driver
+    /// starts had been seen when it started.
+    runs: Vec<(String, usize, usize)>,
+    interleaved: bool,
+}
+
+impl Census {
+    fn see_line(&mut self, line: &str) {
+        if line.contains("Running Spark version") {
+            self.spark_starts += 1;
+            return;
+        }
+        // MicroBatchExecution: "Starting $prettyIdString. Use $checkpointRoot to store the
+        // query checkpoint." (StreamExecution.scala, 2.1–4.x)
+        if let Some(at) = line.find("Starting ") {
+            let rest = &line[at + "Starting ".len()..];
+            if rest.contains("to store the query checkpoint") {
+                if let (Some(id), run) = parse_pretty_id(rest) {
+                    self.started(id, run);
+                    return;
+                }
+            }
+        }
+        if !self.runs.is_empty() && !self.interleaved {
+            if let Some(run) = mentioned_run(line) {
+                self.mentioned(&run);
+            }
+        }
+    }
+
+    /// A `QueryStartedEvent` (or a progress event) of the event log.
+    fn see_event(&mut self, line: &str) {
+        if !line.contains("StreamingQueryListener$Query") {
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line.trim()) else {
+            return;
+        };
+        let field = |k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+        };
+        if line.contains("QueryStartedEvent") {
+            if let Some(id) = field("id") {
+                self.started(id, field("runId"));
+            }
+        }
+    }
+
+    fn started(&mut self, id: String, run: Option<String>) {
+        let at = match self.queries.iter().position(|q| q.id == id) {
+            Some(at) => Some(at),
+            None if self.queries.len() < MAX_LISTED => {
+                self.queries.push(QueryRuns {
+                    id,
+                    runs: Vec::new(),
+                });
+                Some(self.queries.len() - 1)
+            }
+            None => None,
+        };
+        if let (Some(at), Some(run)) = (at, run) {
+            let runs = &mut self.queries[at].runs;
+            if !runs.contains(&run) && runs.len() < MAX_LISTED {
+                runs.push(run.clone());
+            }
+            if self.runs.len() < MAX_LISTED * MAX_LISTED && !self.runs.iter().any(|r| r.0 == run) {
+                self.runs.push((run, at, self.spark_starts));
+            }
+        }
+    }
+
+    /// A line naming `run` after a later driver started, or after its query started again:
+    /// an earlier run still writing, so two runs wrote this file at once. (Lines of two
+    /// queries of one driver mix as a matter of course.)
+    fn mentioned(&mut self, run: &str) {
+        let Some(&(_, query, driver)) = self.runs.iter().find(|r| r.0 == run) else {
+            return;
+        };
+        let later_start_of_its_query =
+            self.queries[query].runs.last().map(String::as_str) != Some(run);
+        if driver < self.spark_starts || later_start_of_its_query {
+            self.interleaved = true;
+        }
+    }
+
+    /// The most runs one query started with.
+    fn runs(&self) -> usize {
+        self.queries.iter().map(|q| q.runs.len()).max().unwrap_or(0)
+    }
+
+    /// The census as the report says it, when the log holds more than one run or query.
+    fn several(&self, ctx: &TrialContext, judged_run: Option<String>) -> Option<SeveralRuns> {
+        let runs = self.runs();
+        if self.spark_starts < 2 && runs < 2 && self.queries.len() < 2 {
+            return None;
+        }
+        let mut what = Vec::new();
+        if self.spark_starts > 1 {
+            what.push(format!(
+                "Spark's driver started {} times",
+                self.spark_starts
+            ));
+        }
+        let listed: Vec<String> = self
+            .queries
+            .iter()
+            .map(|q| match q.runs.as_slice() {
+                [] => format!("query {}", q.id),
+                [one] => format!("query {} as run {one}", q.id),
+                many => format!("query {} as runs {}", q.id, many.join(", ")),
+            })
+            .collect();
+        if !listed.is_empty() {
+            what.push(format!("{} started", listed.join("; ")));
+        }
+        let how = if self.interleaved {
+            "interleaved: a line of an earlier run comes after a later run started, so two drivers wrote this file at once"
+        } else if self.spark_starts > 1 || runs > 1 {
+            "one after the other (logs concatenated, or a restart in the same file)"
+        } else {
+            "one driver running several queries"
+        };
+        let whose = match (&ctx.query_id, &judged_run) {
+            (Some(q), Some(r)) => format!("the verdict judges run {r} of query {q}, the checkpoint's"),
+            (Some(q), None) => format!("the verdict judges query {q}, the checkpoint's"),
+            (None, Some(r)) => format!("the verdict judges run {r}, the run started last that decided it; give --checkpoint so the checkpoint's query is the one judged"),
+            (None, None) => "the verdict judges the run started last; give --checkpoint so the checkpoint's query is the one judged".to_owned(),
+        };
+        let count = if runs > 1 || self.spark_starts > 1 {
+            format!("{} runs", runs.max(self.spark_starts))
+        } else {
+            format!("{} queries", self.queries.len())
+        };
+        let note = format!(
+            "this log holds {count}, {how} ({}): {whose}; to judge another run, classify its own log",
+            what.join("; ")
+        );
+        Some(SeveralRuns {
+            spark_starts: self.spark_starts,
+            queries: self.queries.clone(),
+            interleaved: self.interleaved,
+            judged_run,
+            note,
+        })
+    }
+}
+
+/// The runId a line names: `[id = …, runId = …]` in a record, or `"runId" : "…"` in a
+/// progress report.
+fn mentioned_run(line: &str) -> Option<String> {
+    if line.contains("runId = ") {
+        return parse_pretty_id(line).1;
+    }
+    let at = line.find("\"runId\"")?;
+    let rest = line[at + 7..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    Some(rest[..end].to_owned()).filter(|r| !r.is_empty())
 }
 
 impl CompleteLog {
@@ -58,23 +238,58 @@ impl CompleteLog {
             resumed: None,
             resumed_run: None,
             decided: None,
+            decided_run: None,
+            census: Census::default(),
         }
     }
 
-    /// Reads one driver-log line; `true` once the verdict is final and the rest can be skipped.
+    /// Reads one driver-log line; `true` once the verdict is final. Feed the rest of the log
+    /// anyway (only counted then, cheaply): whether it holds a later run is known at its end.
     pub fn push_line(&mut self, line: &str) -> bool {
+        self.census.see_line(line);
         self.push(|w| w.push_line(line))
     }
 
     /// Reads one event-log line; `true` once the verdict is final.
     pub fn push_event(&mut self, line: &str) -> bool {
+        self.census.see_event(line);
         self.push(|w| w.push_event(line))
     }
 
-    fn push(&mut self, mut feed: impl FnMut(&mut Watcher) -> Option<Classification>) -> bool {
+    /// Whether the verdict is final (the rest of the log is only counted).
+    pub fn is_decided(&self) -> bool {
+        self.decided.is_some()
+    }
+
+    fn push(&mut self, feed: impl FnMut(&mut Watcher) -> Option<Classification>) -> bool {
         if self.decided.is_some() {
             return true;
         }
+        let decided = self.judge(feed);
+        if decided && self.decided_run.is_none() {
+            // The run the evidence names last (a failure's "Query [id = …, runId = …]
+            // terminated" header; in an interleaved log it may be an earlier run's), else the
+            // run followed now.
+            self.decided_run = self
+                .decided
+                .as_ref()
+                .and_then(|c| c.evidence.iter().rev().find_map(|e| mentioned_run(e)))
+                .or_else(|| self.latest_run());
+        }
+        decided
+    }
+
+    /// runId of the run the watchers follow now.
+    fn latest_run(&self) -> Option<String> {
+        self.after
+            .as_ref()
+            .and_then(Watcher::current_run)
+            .or(self.first.current_run())
+            .or(self.resumed_run.as_deref())
+            .map(str::to_owned)
+    }
+
+    fn judge(&mut self, mut feed: impl FnMut(&mut Watcher) -> Option<Classification>) -> bool {
         match (&self.resumed, self.after.as_mut()) {
             (None, _) => match feed(&mut self.first) {
                 Some(c) if c.verdict == Verdict::Resumed => {
@@ -119,8 +334,21 @@ impl CompleteLog {
         self.decided.is_some()
     }
 
-    /// The verdict once the whole log was read.
-    pub fn finish(self) -> Classification {
+    /// The verdict once the whole log was read, saying so when the log holds several runs or
+    /// queries ([`Classification::several_runs`]).
+    pub fn finish(mut self) -> Classification {
+        let judged_run = match (&self.decided, &self.resumed) {
+            (Some(_), _) => self.decided_run.take(),
+            (None, Some(_)) => self.resumed_run.clone().or_else(|| self.latest_run()),
+            (None, None) => self.latest_run(),
+        };
+        let several = self.census.several(&self.ctx, judged_run);
+        let mut c = self.verdict();
+        c.several_runs = several;
+        c
+    }
+
+    fn verdict(self) -> Classification {
         match (self.decided, self.resumed) {
             (Some(c), _) => c,
             (None, Some(resumed)) => match self.after {
@@ -369,6 +597,44 @@ org.apache.spark.sql.execution.streaming.state.StateStoreKeySchemaNotCompatible:
         let log = format!("{}\n{PROGRESS}\n{}", start("f932"), start("d00d"));
         let c = classify(log.lines(), std::iter::empty(), &ctx());
         assert_ne!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+
+    /// Issue 15: one driver running two queries, the checkpoint not given — said as two
+    /// queries, with the fix (give the checkpoint, so its query is the one judged); with the
+    /// checkpoint's id known, the note names it.
+    #[test]
+    fn two_queries_in_one_log_are_said_with_the_query_judged() {
+        let other = "26/11/30 13:10:15.500 INFO MicroBatchExecution: Starting q2 [id = 9a0b, runId = 7777]. Use file:/d to store the query checkpoint.";
+        let log = format!(
+            "26/11/30 13:10:14.001 INFO SparkContext: Running Spark version 3.5.3\n{}\n{other}\n{PROGRESS}",
+            start("f932")
+        );
+        let unknown = TrialContext::default();
+        let c = classify(log.lines(), std::iter::empty(), &unknown);
+        let several = c.several_runs.expect("two queries are said");
+        assert_eq!(several.spark_starts, 1);
+        assert_eq!(several.queries.len(), 2);
+        assert!(!several.interleaved);
+        assert!(
+            several
+                .note
+                .starts_with("this log holds 2 queries, one driver running several queries")
+                && several.note.contains("give --checkpoint"),
+            "{}",
+            several.note
+        );
+        let c = classify(log.lines(), std::iter::empty(), &ctx());
+        let several = c.several_runs.expect("two queries are said");
+        assert!(
+            several.note.contains("of query 347f, the checkpoint's"),
+            "{}",
+            several.note
+        );
+        assert_eq!(several.judged_run.as_deref(), Some("f932"));
+        // One start, one driver: nothing to say.
+        let one = format!("{}\n{PROGRESS}", start("f932"));
+        let c = classify(one.lines(), std::iter::empty(), &ctx());
+        assert_eq!(c.several_runs, None);
     }
 
     #[test]

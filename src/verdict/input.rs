@@ -116,16 +116,24 @@ pub fn classify_files(
     let mut lines = 0usize;
     let mut driver_like = false;
     let mut multi_line_json = None;
-    let decided = for_each_line(driver_log, |l| {
+    // Every line, also after the verdict is final (then only counted, and not checked for the
+    // pretty-JSON layout): whether the log holds a later run is known at its end.
+    for_each_line(driver_log, |l| {
         lines += 1;
+        if log.is_decided() {
+            log.push_line(l);
+            return false;
+        }
         if is_pretty_json_field(l) {
             multi_line_json = Some(lines);
             return true;
         }
         // Checked only until the first such line: a real log costs one match or a few.
         driver_like = driver_like || (is_mostly_text(l) && looks_like_driver_output(l));
-        log.push_line(l)
+        log.push_line(l);
+        false
     })?;
+    let decided = log.is_decided();
     if let Some(line) = multi_line_json {
         return Err(InputError::MultiLineJson {
             path: driver_log.to_path_buf(),

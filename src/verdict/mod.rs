@@ -46,6 +46,6 @@ pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
-pub use verdict::{Classification, Verdict};
+pub use verdict::{Classification, QueryRuns, SeveralRuns, Verdict};
 pub use warnings::{settle_for_versions, Warning, WARNING_RULES_TOML};
 pub use watch::{Ended, Watcher};

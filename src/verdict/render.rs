@@ -34,6 +34,9 @@ pub fn write_text(c: &Classification, out: &mut impl Write) -> std::io::Result<(
             "input:   an excerpt, not a whole driver log: its batch facts are unknown".to_owned(),
         )?;
     }
+    if let Some(several) = &c.several_runs {
+        line(format!("log:     {}", several.note))?;
+    }
     line("evidence:".to_owned())?;
     for e in &c.evidence {
         // An entry with a newline in it stays indented, one line at a time.

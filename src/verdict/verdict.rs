@@ -129,4 +129,38 @@ pub struct Classification {
     /// complete progress report of the restarted run was seen.
     #[serde(default)]
     pub exercised: Option<Exercised>,
+    /// The log holds more than one run or query (logs concatenated, two drivers writing one
+    /// file, a job with two queries): what it holds and which run the verdict judged. Only a
+    /// whole log read by `rehearse classify` says so; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub several_runs: Option<SeveralRuns>,
+}
+
+/// What a log holding more than one run holds, counted over every line (also those after the
+/// verdict was final): driver starts (`SparkContext: Running Spark version`, one per
+/// spark-submit), query starts (`Starting <name> [id = …, runId = …]. Use … to store the query
+/// checkpoint.`, MicroBatchExecution, one per `start()`; or the event log's
+/// `QueryStartedEvent`), and whether their lines interleave.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SeveralRuns {
+    /// Times Spark's driver started (`Running Spark version` lines).
+    pub spark_starts: usize,
+    /// Each query that started, with its runs in start order (at most 16 of each).
+    pub queries: Vec<QueryRuns>,
+    /// A line of an earlier run comes after a later run started: two drivers wrote the file at
+    /// once, not one after the other.
+    pub interleaved: bool,
+    /// runId of the run the verdict judged, when the log names it.
+    pub judged_run: Option<String>,
+    /// One sentence saying all of it, as the text output prints it.
+    pub note: String,
+}
+
+/// One query id in a log and the runIds it started with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct QueryRuns {
+    /// The query id (the checkpoint's `metadata` id).
+    pub id: String,
+    /// Its runIds, in start order.
+    pub runs: Vec<String>,
 }

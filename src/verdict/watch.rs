@@ -549,8 +549,14 @@ impl Watcher {
         let ours = self.is_ours(id.as_deref());
         self.facts.last_start_is_ours = Some(ours);
         if ours {
+            // With several runs in one log the run judged is the one started last: its start
+            // line is the evidence (the same run's event-log start keeps the driver's line).
+            if run.is_some() && run != self.facts.our_run {
+                self.facts.query_start = Some(evidence);
+            } else {
+                self.facts.query_start.get_or_insert(evidence);
+            }
             self.facts.our_run = run;
-            self.facts.query_start.get_or_insert(evidence);
         } else if let Some(id) = id {
             self.note_other(id, evidence);
         }
@@ -872,6 +878,7 @@ impl Watcher {
                 .paths
                 .saw_a_batch()
                 .then(|| self.facts.paths.exercised()),
+            several_runs: None,
         }
     }
 }

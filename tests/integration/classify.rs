@@ -1145,3 +1145,111 @@ fn a_removed_watermark_is_flagged_and_no_other_restart_is() {
         )]
     );
 }
+
+/// `rehearse classify LOG --checkpoint C --json` on `log`: (the JSON, the text output).
+fn classify_cli(log: &Path) -> (serde_json::Value, String) {
+    let checkpoint =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
+    let run = |json: bool| {
+        let mut cmd = rehearse();
+        cmd.arg("classify")
+            .arg(log)
+            .arg("--checkpoint")
+            .arg(&checkpoint);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(true);
+    let doc = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let text = String::from_utf8_lossy(&run(false).stdout).into_owned();
+    (doc, text)
+}
+
+/// Issue 15, unclear errors: "two interleaved runs or queries in one log (say so)". Real
+/// driver logs of the fixtures (3.5.3 failing on a changed key, 4.0.1 and 3.5.3 resuming, each
+/// one spark-submit) concatenated both ways and interleaved: the verdict judges one run and
+/// says which, the text and the JSON say the log holds two runs, how (one after the other, or
+/// written at once), and both runIds. A log of one run says nothing of the kind.
+#[test]
+fn a_log_of_two_runs_says_so_and_which_run_it_judged() {
+    let logs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/logs");
+    let read = |rel: &str| std::fs::read_to_string(logs.join(rel)).unwrap();
+    let (failed, resumed_40, resumed_35) = (
+        read("3.5.3/key-added.log"),
+        read("4.0.1/resumed.log"),
+        read("3.5.3/resumed.log"),
+    );
+    let (failed_run, run_40, run_35) = (
+        "0c3b160e-162f-4072-8f1b-3dcdd21e6382",
+        "308fb5de-6e28-469a-a224-49093a48e3bc",
+        "fd0480a4-2b19-4bbd-b629-4fe9940d2715",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let runs = |doc: &serde_json::Value| -> Vec<String> {
+        doc["several_runs"]["queries"][0]["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    // A failed run, then a retry that resumed: the failure is judged (an earlier failure is
+    // never hidden by a later success), and the log says it holds the retry too.
+    let (doc, text) = classify_cli(&write(
+        "fail-then-resume.log",
+        format!("{failed}{resumed_40}"),
+    ));
+    assert_eq!(doc["verdict"], "state-store-error", "{doc:#}");
+    assert_eq!(doc["several_runs"]["spark_starts"], 2);
+    assert_eq!(doc["several_runs"]["interleaved"], false);
+    assert_eq!(doc["several_runs"]["judged_run"], failed_run);
+    assert_eq!(runs(&doc), [failed_run, run_40]);
+    assert!(
+        text.contains("log:     this log holds 2 runs, one after the other")
+            && text.contains(&format!("the verdict judges run {failed_run}")),
+        "{text}"
+    );
+
+    // A run that resumed, then one that failed: the later failure is judged.
+    let (doc, _) = classify_cli(&write(
+        "resume-then-fail.log",
+        format!("{resumed_40}{failed}"),
+    ));
+    assert_eq!(doc["verdict"], "state-store-error", "{doc:#}");
+    assert_eq!(doc["several_runs"]["judged_run"], failed_run);
+
+    // Two drivers writing one file at once (3.5.3's first 20 lines, 4.0.1's first 30 — its
+    // start — then the rest of each): said as interleaved; the run started last is judged,
+    // and its own start line is the evidence.
+    let head_tail = |t: &str, n: usize| {
+        let lines: Vec<&str> = t.lines().collect();
+        (lines[..n].join("\n") + "\n", lines[n..].join("\n") + "\n")
+    };
+    let ((a1, a2), (b1, b2)) = (head_tail(&resumed_35, 20), head_tail(&resumed_40, 30));
+    let (doc, text) = classify_cli(&write("interleaved.log", format!("{a1}{b1}{a2}{b2}")));
+    assert_eq!(doc["several_runs"]["interleaved"], true, "{doc:#}");
+    assert_eq!(doc["several_runs"]["judged_run"], run_40);
+    assert_eq!(runs(&doc), [run_35, run_40]);
+    assert!(
+        doc["evidence"][0].as_str().unwrap().contains(run_40),
+        "{doc:#}"
+    );
+    assert!(
+        text.contains("interleaved: a line of an earlier run"),
+        "{text}"
+    );
+
+    // One run: no such field, no such line.
+    let (doc, text) = classify_cli(&logs.join("4.0.1/resumed.log"));
+    assert_eq!(doc["verdict"], "resumed");
+    assert!(doc.get("several_runs").is_none(), "{doc:#}");
+    assert!(!text.contains("log:"), "{text}");
+}
