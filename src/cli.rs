@@ -34,6 +34,9 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// Classify a driver log of a restart run by hand, with the rules a trial uses.
     Classify(ClassifyArgs),
+    /// Copy the records around a checkpoint's offsets from a production Kafka cluster,
+    /// read-only, into records files (JSON Lines, one per topic) for offline and CI replay.
+    Capture(CaptureArgs),
     /// Build or list the local Spark and Kafka images trials run in.
     #[command(subcommand)]
     Images(ImagesCommand),
@@ -51,6 +54,29 @@ pub struct GcArgs {
     /// those of running rehearsals are never touched.
     #[arg(long)]
     pub sandboxes: bool,
+}
+
+/// `rehearse capture`.
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// The checkpoint whose Kafka offsets say which records to copy (a local directory).
+    pub checkpoint: PathBuf,
+    /// The production cluster's bootstrap servers (host:port[,host:port…]).
+    #[arg(long, value_name = "SERVERS")]
+    pub bootstrap_servers: String,
+    /// A Kafka client properties file: security.protocol, sasl.mechanism (PLAIN, SCRAM-SHA-256,
+    /// SCRAM-SHA-512), sasl.username/sasl.password or sasl.jaas.config, ssl.* files.
+    #[arg(long, value_name = "FILE")]
+    pub properties: Option<PathBuf>,
+    /// Records per partition copied below the checkpoint's offset.
+    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_HISTORY)]
+    pub history: u64,
+    /// Records per partition copied from the checkpoint's offset on.
+    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_FRESH)]
+    pub fresh: u64,
+    /// Where `<topic>.jsonl` files are written (created if missing; files replaced).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
 }
 
 /// `rehearse inspect`.

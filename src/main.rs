@@ -14,6 +14,7 @@ macro_rules! say {
     }};
 }
 
+mod capture_command;
 mod cli;
 mod images_cmd;
 mod init_command;
@@ -149,6 +150,7 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
             reported::<rehearse::trial::TrialError>(cause)
                 .or_else(|| reported::<rehearse::runtime::RuntimeError>(cause))
                 .or_else(|| reported::<rehearse::kafka::KafkaError>(cause))
+                .or_else(|| reported::<rehearse::kafka::MirrorError>(cause))
                 .or_else(|| reported::<rehearse::images::ImageError>(cause))
                 .or_else(|| reported::<rehearse::rehearsal::RehearsalError>(cause))
                 .or_else(|| reported::<StdoutError>(cause))
@@ -171,6 +173,7 @@ fn run(command: Command, progress: ProgressMode) -> anyhow::Result<Outcome> {
         Command::Matrix(args) => matrix_command::run(args, progress),
         Command::Gc(args) => run_command::gc(args),
         Command::Classify(args) => classify(args),
+        Command::Capture(args) => capture_command::run(args),
         Command::Images(cmd) => images_cmd::run(cmd),
     }
 }

@@ -365,6 +365,7 @@ mod tests {
                     fresh_records: 5,
                     topics: vec![("events".into(), 3)],
                     rebased: false,
+                    mirrored: None,
                 })),
                 RehearsalEvent::Trial(TrialEvent::SparkStarted {
                     image: "rehearse/spark:3.5.3".into(),

@@ -202,6 +202,19 @@ pub async fn run_scenario(
         }
         CheckpointSource::Generate { .. } => None,
     };
+    // [kafka.mirror]: the production cluster answers, takes the credentials and has every
+    // checkpointed topic and partition — checked with one record per partition before any
+    // image or container; each trial reads its records then.
+    if let (Some(m), Some(source)) = (&scenario.mirror, &given) {
+        let probe = crate::scenario::MirrorConfig {
+            history: 0,
+            fresh: 1,
+            ..m.clone()
+        };
+        crate::kafka::read_mirror_async(&probe, &source.inspection.required_kafka_offsets())
+            .await
+            .map_err(TrialError::from)?;
+    }
     resolve_dependencies_async(scenario, settings.runtime, on_event).await?;
     prepare_runtime_async(
         settings.runtime,

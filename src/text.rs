@@ -33,6 +33,27 @@ pub fn mask_userinfo(text: &str) -> Cow<'_, str> {
     USERINFO.replace_all(text, "${1}${2}:***@")
 }
 
+/// `text` with every secret masked as `***`: a URL's password ([`mask_userinfo`]), the value of
+/// a `…password…` setting (`sasl.password=…`, JAAS `password="…"`), and each of `secrets`
+/// (the passwords a Kafka client properties file gave) wherever it occurs. The one rule every
+/// message, log line and report about a production Kafka passes through.
+pub fn mask_secrets<'a>(text: &'a str, secrets: &[String]) -> Cow<'a, str> {
+    static SETTING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)(\b[a-z.\-_]*password\s*[=:]\s*)("[^"]*"|[^\s;,"]+)"#)
+            .expect("the pattern is a valid regex")
+    });
+    let mut out = mask_userinfo(text);
+    if SETTING.is_match(&out) {
+        out = Cow::Owned(SETTING.replace_all(&out, "${1}***").into_owned());
+    }
+    for s in secrets.iter().filter(|s| !s.is_empty()) {
+        if out.contains(s.as_str()) {
+            out = Cow::Owned(out.replace(s.as_str(), "***"));
+        }
+    }
+    out
+}
+
 /// Epoch milliseconds as an ISO-8601 UTC instant to the second: `2024-01-01T00:00:24Z`
 /// (no time zone database needed).
 pub fn utc_seconds(ms: i64) -> String {
@@ -189,5 +210,20 @@ mod tests {
         // OSC (window title), bell, backspace, an 8-bit CSI.
         assert_eq!(sanitize("\x1b]0;owned\x07a\x08b\u{9b}2Jc"), "0;ownedab2Jc");
         assert_eq!(sanitize("plain → text"), "plain → text");
+    }
+
+    #[test]
+    fn mask_secrets_hides_passwords_in_settings_jaas_lines_and_anywhere_named() {
+        let secrets = vec!["hunter2".to_string()];
+        let t = "sasl.password=hunter2 x; password=\"pw 1\"; SSL_KEYSTORE_PASSWORD: abc, kafka://u:p@h:1 said hunter2";
+        let m = mask_secrets(t, &secrets);
+        for gone in ["hunter2", "pw 1", "abc", "u:p@"] {
+            assert!(!m.contains(gone), "{m}");
+        }
+        assert!(
+            m.contains("sasl.password=***") && m.contains("password=***"),
+            "{m}"
+        );
+        assert_eq!(mask_secrets("no secret here", &secrets), "no secret here");
     }
 }

@@ -4,7 +4,9 @@ or Protobuf in production) are decoded, deduplicated per key within an event-tim
 the Kafka timestamp, and written to an output topic with the key, the decoded fields, the header
 and the schema id the job saw, so the output itself shows what the job read.
 
-rehearse fills {checkpoint}, {bootstrap_servers}, {topic.orders} and {topic.orders-enriched}."""
+rehearse fills {checkpoint}, {bootstrap_servers}, {topic.orders} and {topic.orders-enriched}.
+--kafka-option KEY=VALUE (repeatable) passes a Kafka client setting to the source and the sink
+(`kafka.` prefixed), e.g. security.protocol=SASL_SSL when the job runs against production."""
 import argparse
 
 from pyspark.sql import SparkSession
@@ -15,7 +17,9 @@ p.add_argument("--checkpoint", required=True)
 p.add_argument("--bootstrap-servers", required=True)
 p.add_argument("--topic", required=True, help="input topic")
 p.add_argument("--output-topic", required=True)
+p.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE")
 args = p.parse_args()
+kafka_options = {"kafka." + k: v for k, v in (o.split("=", 1) for o in args.kafka_option)}
 
 spark = SparkSession.builder.appName("orders-to-kafka").getOrCreate()
 
@@ -24,6 +28,7 @@ records = (spark.readStream.format("kafka")
            .option("subscribe", args.topic)
            .option("startingOffsets", "earliest")
            .option("includeHeaders", "true")
+           .options(**kafka_options)
            .load())
 
 decoded = records.select(
@@ -54,6 +59,7 @@ out = deduped.select(
 query = (out.writeStream.format("kafka")
          .option("kafka.bootstrap.servers", args.bootstrap_servers)
          .option("topic", args.output_topic)
+         .options(**kafka_options)
          .option("checkpointLocation", args.checkpoint)
          .outputMode("append")
          .trigger(processingTime="1 second")

@@ -15,12 +15,17 @@
 //! Above `scenario` in the pipeline: imports `checkpoint` (offsets), `scenario` (topics and record
 //! sources) and `exit` (error kinds), never reports or trials.
 
+mod mirror;
 mod output;
 mod partitioner;
 mod rebase;
 mod records;
 mod seed;
 
+pub use mirror::{
+    range as mirror_range, read as read_mirror, read_async as read_mirror_async, Mirror,
+    MirrorError, Mirrored, PartitionMirror,
+};
 pub use output::{
     ensure_output_topics, output_offsets, read_output, shown, OutputCount, OUTPUT_SAMPLE,
 };
@@ -29,6 +34,6 @@ pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
 pub use records::{check_records_fit, now_ms, time_base_ms, Record, TopicRecords};
 
 pub use seed::{
-    create_topics, end_offsets, plan, produce, seed, wait_ready, KafkaError, PartitionPlan,
-    SeedPlan, SeedingSummary, TopicPlan,
+    create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, KafkaError, MirrorSeed,
+    MirrorSummary, PartitionPlan, Producing, SeedPlan, SeedingSummary, TopicPlan,
 };

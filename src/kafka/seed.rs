@@ -12,7 +12,8 @@ use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer};
 use rdkafka::types::RDKafkaErrorCode;
 
-use super::records::TopicRecords;
+use super::mirror::Mirror;
+use super::records::{Record, TopicRecords};
 use crate::checkpoint::KafkaOffsets;
 use crate::scenario::{RecordSource, Topic};
 
@@ -29,6 +30,8 @@ pub struct SeedingSummary {
     pub topics: Vec<(String, u32)>,
     /// Whether offsets were rebased in the sandbox copy (too large to produce).
     pub rebased: bool,
+    /// What came from a production cluster (`[kafka.mirror]`), if anything did.
+    pub mirrored: Option<MirrorSummary>,
 }
 
 /// Why talking to the sandbox Kafka failed.
@@ -307,39 +310,39 @@ pub async fn create_topics(bootstrap: &str, topics: &[(String, u32)]) -> Result<
     Ok(())
 }
 
-/// Produces `count` records to `topic`/`partition`: `records.record(partition, n)` for `n` in
-/// `first..first + count` (keys, headers and timestamps kept). Blocking; flushes before
-/// returning.
-pub fn produce(
-    bootstrap: &str,
-    topic: &str,
-    partition: u32,
-    records: &TopicRecords,
-    first: u64,
-    count: u64,
-) -> Result<(), KafkaError> {
-    if count == 0 {
-        return Ok(());
-    }
-    let producer: BaseProducer = config(bootstrap)
-        .set("linger.ms", "20")
-        .set("batch.num.messages", "10000")
-        .set("queue.buffering.max.messages", "1000000")
-        .set("enable.idempotence", "false")
-        .set("acks", "1")
-        .create()
-        .map_err(|e| KafkaError::Client {
+/// One producer for a whole seeding (a producer per partition cost a connection and a
+/// metadata round trip each): records are queued with [`Producing::send`] and delivered by
+/// [`Producing::flush`].
+pub struct Producing {
+    producer: BaseProducer,
+    bootstrap: String,
+}
+
+impl Producing {
+    /// A producer for the sandbox broker at `bootstrap`.
+    pub fn new(bootstrap: &str) -> Result<Producing, KafkaError> {
+        let producer: BaseProducer = config(bootstrap)
+            .set("linger.ms", "20")
+            .set("batch.num.messages", "10000")
+            .set("batch.size", "1000000")
+            .set("queue.buffering.max.messages", "1000000")
+            .set("queue.buffering.max.kbytes", "1048576")
+            .set("enable.idempotence", "false")
+            .set("acks", "1")
+            .create()
+            .map_err(|e| KafkaError::Client {
+                bootstrap: bootstrap.into(),
+                message: e.to_string(),
+            })?;
+        Ok(Producing {
+            producer,
             bootstrap: bootstrap.into(),
-            message: e.to_string(),
-        })?;
-    let err = |message: String| KafkaError::Produce {
-        topic: topic.into(),
-        partition,
-        bootstrap: bootstrap.into(),
-        message,
-    };
-    for n in first..first + count {
-        let r = records.record(partition, n);
+        })
+    }
+
+    /// Queues one record for `topic`/`partition` (keys, headers and timestamp kept), waiting
+    /// while the client's queue is full.
+    pub fn send(&self, topic: &str, partition: u32, r: &Record<'_>) -> Result<(), KafkaError> {
         let mut record: BaseRecord<'_, [u8], [u8]> =
             BaseRecord::to(topic).partition(partition as i32);
         if let Some(k) = r.key.as_deref() {
@@ -364,21 +367,83 @@ pub fn produce(
             record = record.headers(headers);
         }
         loop {
-            match producer.send(record) {
+            match self.producer.send(record) {
                 Ok(()) => break,
                 Err((e, r)) if e.rdkafka_error_code() == Some(RDKafkaErrorCode::QueueFull) => {
-                    producer.poll(Duration::from_millis(50));
+                    self.producer.poll(Duration::from_millis(20));
                     record = r;
                 }
-                Err((e, _)) => return Err(err(e.to_string())),
+                Err((e, _)) => {
+                    return Err(KafkaError::Produce {
+                        topic: topic.into(),
+                        partition,
+                        bootstrap: self.bootstrap.clone(),
+                        message: e.to_string(),
+                    })
+                }
             }
         }
-        producer.poll(Duration::ZERO);
+        self.producer.poll(Duration::ZERO);
+        Ok(())
     }
-    producer
-        .flush(Duration::from_secs(60))
-        .map_err(|e| err(e.to_string()))?;
-    Ok(())
+
+    /// Waits until every queued record is delivered (`topic`/`partition` name the error).
+    pub fn flush(&self, topic: &str, partition: u32) -> Result<(), KafkaError> {
+        self.producer
+            .flush(Duration::from_secs(120))
+            .map_err(|e| KafkaError::Produce {
+                topic: topic.into(),
+                partition,
+                bootstrap: self.bootstrap.clone(),
+                message: e.to_string(),
+            })
+    }
+}
+
+/// Produces `count` records to `topic`/`partition`: `records.record(partition, n)` for `n` in
+/// `first..first + count` (keys, headers and timestamps kept). Blocking; flushes before
+/// returning.
+pub fn produce(
+    bootstrap: &str,
+    topic: &str,
+    partition: u32,
+    records: &TopicRecords,
+    first: u64,
+    count: u64,
+) -> Result<(), KafkaError> {
+    if count == 0 {
+        return Ok(());
+    }
+    let p = Producing::new(bootstrap)?;
+    for n in first..first + count {
+        p.send(topic, partition, &records.record(partition, n))?;
+    }
+    p.flush(topic, partition)
+}
+
+/// Records copied from a production cluster (`[kafka.mirror]`) into the sandbox broker.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MirrorSummary {
+    /// The production cluster's bootstrap servers.
+    pub from: String,
+    /// Records copied.
+    pub records: u64,
+    /// Key, value and header bytes copied.
+    pub bytes: u64,
+    /// Of the records copied, those at or past the checkpoint's offsets (the restart's new work).
+    pub fresh_records: u64,
+    /// Template records put where the production log had no record (compaction, transaction
+    /// markers, a history below the rebase base), so offsets stay aligned.
+    pub gap_fillers: u64,
+}
+
+/// A mirror to seed from, with the bases a rebase subtracted (production offset − base =
+/// sandbox offset).
+pub struct MirrorSeed<'a> {
+    /// What was read from production.
+    pub mirror: &'a Mirror,
+    /// Per topic-partition, the base subtracted from the checkpoint's offsets (empty: none).
+    pub bases: &'a KafkaOffsets,
 }
 
 /// Executes a plan on a broker that may already hold some of its topics (a suite's shared
@@ -386,6 +451,18 @@ pub fn produce(
 /// reads each partition's end offset, produces filler records from there up to the plan's
 /// filler offset, then the fresh records. On an empty broker this is the whole plan.
 pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, KafkaError> {
+    seed_from(bootstrap, plan, None).await
+}
+
+/// [`seed`], with the partitions `mirror` read placed at their production offsets (less the
+/// rebase base): template filler below and in the log's gaps, the production records, then
+/// filler up to the checkpoint's offset where the production log ends before it (its data-loss
+/// evidence says so). A partition the mirror did not read is seeded as [`seed`] does.
+pub async fn seed_from(
+    bootstrap: &str,
+    plan: &SeedPlan,
+    mirror: Option<MirrorSeed<'_>>,
+) -> Result<SeedingSummary, KafkaError> {
     let topics: Vec<(String, u32)> = plan
         .topics
         .iter()
@@ -403,11 +480,17 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
     }
     let bootstrap_owned = bootstrap.to_string();
     let plan = plan.clone();
+    let mirror = mirror.map(|m| (m.mirror.clone(), m.bases.clone()));
     tokio::task::spawn_blocking(move || {
         let mut summary = SeedingSummary {
             topics: topics.clone(),
             ..SeedingSummary::default()
         };
+        let producing = Producing::new(&bootstrap_owned)?;
+        let mut mirrored = mirror.as_ref().map(|(m, _)| MirrorSummary {
+            from: m.bootstrap.clone(),
+            ..MirrorSummary::default()
+        });
         for t in &plan.topics {
             let records = t.records_from(plan.time_base_ms)?;
             for p in &t.per_partition {
@@ -417,19 +500,66 @@ pub async fn seed(bootstrap: &str, plan: &SeedPlan) -> Result<SeedingSummary, Ka
                     .copied()
                     .unwrap_or(0)
                     .max(0) as u64;
+                let from_mirror = mirror.as_ref().and_then(|(m, bases)| {
+                    let base = bases
+                        .get(&t.name)
+                        .and_then(|b| b.get(&p.partition))
+                        .copied()
+                        .unwrap_or(0);
+                    m.partition(&t.name, p.partition).map(|pm| (pm, base))
+                });
+                if let (Some((pm, base)), Some(ms)) = (from_mirror, mirrored.as_mut()) {
+                    let mut pos = end;
+                    let mut placed = false;
+                    for r in &pm.records {
+                        let Some(at) = r.offset.checked_sub(base).filter(|s| *s >= 0) else {
+                            continue;
+                        };
+                        let at = at as u64;
+                        if at < pos {
+                            continue;
+                        }
+                        while pos < at {
+                            producing.send(
+                                &t.name,
+                                p.partition,
+                                &records.record(p.partition, pos),
+                            )?;
+                            if placed {
+                                ms.gap_fillers += 1;
+                            }
+                            summary.filler_records += 1;
+                            pos += 1;
+                        }
+                        producing.send(&t.name, p.partition, &r.record())?;
+                        placed = true;
+                        ms.records += 1;
+                        ms.bytes += r.bytes();
+                        if r.offset >= pm.checkpointed {
+                            ms.fresh_records += 1;
+                            summary.fresh_records += 1;
+                        }
+                        pos += 1;
+                    }
+                    // The production log ends before the checkpoint's offset (data loss): the
+                    // sandbox still reaches it, so the restart runs and the evidence decides.
+                    while pos < p.filler {
+                        producing.send(&t.name, p.partition, &records.record(p.partition, pos))?;
+                        summary.filler_records += 1;
+                        pos += 1;
+                    }
+                    continue;
+                }
                 let filler = p.filler.saturating_sub(end);
-                produce(
-                    &bootstrap_owned,
-                    &t.name,
-                    p.partition,
-                    &records,
-                    end,
-                    filler + p.fresh,
-                )?;
+                for n in end..end + filler + p.fresh {
+                    producing.send(&t.name, p.partition, &records.record(p.partition, n))?;
+                }
                 summary.filler_records += filler;
                 summary.fresh_records += p.fresh;
             }
+            producing.flush(&t.name, 0)?;
         }
+        summary.mirrored = mirrored;
         Ok(summary)
     })
     .await

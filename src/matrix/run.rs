@@ -310,14 +310,21 @@ impl SuiteRun {
         let source = rehearsal::source_checkpoint(scenario, runtime, memory, broker, &mut |_| {})
             .await
             .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
-        let seeding = trial::seed(&self.kafka, &source.inspection, scenario)
-            .await
-            .map_err(|e| {
-                (
-                    CellStatus::HarnessError,
-                    format!("seeding the suite's Kafka: {e:#}"),
-                )
-            })?;
+        // A suite's scenarios have no [kafka.mirror] (suite files do not take one): no
+        // production evidence to keep.
+        let (seeding, _) = trial::seed(
+            &self.kafka,
+            &source.inspection,
+            &source.inspection,
+            scenario,
+        )
+        .await
+        .map_err(|e| {
+            (
+                CellStatus::HarnessError,
+                format!("seeding the suite's Kafka: {e:#}"),
+            )
+        })?;
         Ok(Seeded { source, seeding })
     }
 

@@ -56,6 +56,7 @@
 //! | `fresh_records`  | integer         | Records produced after the checkpointed offsets (new work for the restart). |
 //! | `topics`         | array of object | Topics created: `{"name": string, "partitions": integer}`. |
 //! | `rebased`        | bool            | Whether offsets were rebased in the sandbox copy (too large to produce). |
+//! | `mirrored`       | object (absent) | Only with `[kafka.mirror]`: what came from the production cluster — `from` (its bootstrap servers), `records`, `bytes` (key, value and header bytes), `fresh_records` (of them, at or past the checkpoint's offsets), `gap_fillers` (template records where the production log had none). |
 //!
 //! Each `output` entry:
 //!
@@ -243,6 +244,9 @@ struct SeedingDocument<'a> {
     topics: Vec<TopicDocument<'a>>,
     /// Whether offsets were rebased in the sandbox copy.
     rebased: bool,
+    /// What came from a production cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mirrored: Option<&'a crate::kafka::MirrorSummary>,
 }
 
 /// A topic created in the sandbox Kafka. An object rather than the model's `(name, partitions)`
@@ -341,6 +345,7 @@ impl<'a> SeedingDocument<'a> {
                 })
                 .collect(),
             rebased: seeding.rebased,
+            mirrored: seeding.mirrored.as_ref(),
         }
     }
 }

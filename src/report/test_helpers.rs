@@ -29,6 +29,7 @@ fn seeding() -> SeedingSummary {
         fresh_records: 200,
         topics: vec![("events".to_owned(), 4)],
         rebased: false,
+        mirrored: None,
     }
 }
 

@@ -42,6 +42,30 @@ pub struct ScenarioFile {
     /// `[cluster]`: rehearse on a Spark standalone cluster of this shape (as
     /// `--runtime standalone`), unless `--runtime` says otherwise.
     pub cluster: Option<ClusterSpec>,
+    /// `[kafka]`: where the sandbox's records come from besides `[[topics]]`.
+    pub kafka: Option<KafkaSpec>,
+}
+
+/// `[kafka]` of a scenario or a suite.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KafkaSpec {
+    /// `[kafka.mirror]`: copy the records around the checkpoint's offsets from a real cluster.
+    pub mirror: Option<MirrorSpec>,
+}
+
+/// `[kafka.mirror]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorSpec {
+    /// The production cluster's bootstrap servers.
+    pub bootstrap_servers: String,
+    /// A client properties file (security.protocol, SASL, SSL), relative to the scenario.
+    pub properties: Option<PathBuf>,
+    /// Records per partition copied below the checkpointed offset.
+    pub history: Option<u64>,
+    /// Records per partition copied from the checkpointed offset on.
+    pub fresh: Option<u64>,
 }
 
 /// `[cluster]` of a scenario or a suite: a Spark standalone cluster's shape. Every key is

@@ -14,6 +14,7 @@ mod dependencies;
 mod file;
 pub mod init;
 mod job;
+mod mirror;
 mod model;
 mod parse;
 mod placeholders;
@@ -25,10 +26,13 @@ pub use dependencies::{
     SPARK_DISTRIBUTION_MODULES,
 };
 pub use file::{
-    CheckpointSpec, ClusterSpec, GenerateSpec, JobOverrideSpec, JobSpec, OutputTopicSpec,
-    ScenarioFile, TopicSpec,
+    CheckpointSpec, ClusterSpec, GenerateSpec, JobOverrideSpec, JobSpec, KafkaSpec, MirrorSpec,
+    OutputTopicSpec, ScenarioFile, TopicSpec,
 };
 pub use job::{JobOverride, ResolvedJob, TargetPattern};
+pub use mirror::{
+    mirror_config, MirrorConfig, DEFAULT_MIRROR_FRESH, DEFAULT_MIRROR_HISTORY, MAX_MIRROR_RECORDS,
+};
 pub use model::{
     trial_output_topic, CheckpointSource, ClusterShape, Job, OutputTopic, RecordSource, Scenario,
     ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,

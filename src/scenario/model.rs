@@ -191,6 +191,9 @@ pub struct Scenario {
     /// `[cluster]`: the standalone cluster the scenario asks to rehearse on (`None`: the
     /// runtime `--runtime` picks, `local[2]` in a container by default).
     pub cluster: Option<ClusterShape>,
+    /// `[kafka.mirror]`: the production cluster the checkpoint's topics are copied from
+    /// (read-only) instead of seeded from templates.
+    pub mirror: Option<super::MirrorConfig>,
 }
 
 /// A Spark standalone cluster's shape, checked: `workers` workers offering `cores` cores and

@@ -146,11 +146,31 @@ impl Scenario {
                 .as_ref()
                 .map(|c| cluster_shape(c).map_err(|m| invalid(format!("[cluster] {m}"))))
                 .transpose()?,
+            mirror: file
+                .kafka
+                .as_ref()
+                .and_then(|k| k.mirror.as_ref())
+                .map(|m| {
+                    super::mirror_config(
+                        &m.bootstrap_servers,
+                        m.properties.as_deref(),
+                        m.history,
+                        m.fresh,
+                        &dir.base,
+                    )
+                    .map_err(invalid)
+                })
+                .transpose()?,
         };
         let generate = match &scenario.checkpoint {
             CheckpointSource::Generate { spark, .. } => Some(spark.as_str()),
             CheckpointSource::Path(_) | CheckpointSource::Remote(_) => None,
         };
+        if generate.is_some() && scenario.mirror.is_some() {
+            return Err(invalid(
+                "[kafka.mirror] copies the records at a production checkpoint's offsets, but [checkpoint.generate] writes a checkpoint against the sandbox broker\n(hint: give the production checkpoint as [checkpoint] path, or drop [kafka.mirror])".into(),
+            ));
+        }
         scenario
             .check_artifacts(generate, &scenario.targets)
             .map_err(invalid)?;

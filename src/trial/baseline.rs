@@ -34,7 +34,7 @@ pub async fn bare_restart_seconds(
     let ids = TrialIds::new(&scenario.name);
     let kafka = start_ready_kafka(&ids, scenario, &mut |_| {}).await?;
     let result = async {
-        seed_and_check(&kafka, inspection, scenario).await?;
+        seed_and_check(&kafka, inspection, inspection, scenario).await?;
         let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
         let cmd = submit(
             &ids,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{kafka_short, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
-use crate::kafka::{KafkaError, SeedingSummary};
+use crate::kafka::SeedingSummary;
 use crate::runtime::{self, KafkaBroker, RuntimeKind, TrialIds};
 use crate::scenario::Scenario;
 
@@ -111,28 +111,74 @@ pub async fn start_ready_kafka(
 
 /// Seeds `kafka` for `inspection` (the checkpoint a restart will read): the scenario's topics,
 /// filled up to the checkpoint's offsets, plus the fresh records a resume must read, their
-/// `{timestamp_ms}` counted from the checkpoint's watermark.
+/// `{timestamp_ms}` counted from the checkpoint's watermark. With `[kafka.mirror]`, the
+/// checkpoint's partitions get the production cluster's records around `production`'s offsets
+/// (the checkpoint as written, before any rebase of the copy) instead; the second value is the
+/// mirror's evidence that production no longer holds what the restart reads, if it does not.
 pub async fn seed(
     kafka: &KafkaBroker,
     inspection: &Inspection,
+    production: &Inspection,
     scenario: &Scenario,
-) -> Result<SeedingSummary, KafkaError> {
+) -> Result<(SeedingSummary, Option<String>), TrialError> {
     let mut plan = crate::kafka::plan(
         &inspection.required_kafka_offsets(),
         &inspection.kafka_partition_counts(),
         &scenario.topics,
     );
     plan.time_base_ms = crate::kafka::time_base_ms(inspection, crate::kafka::now_ms());
-    crate::kafka::seed(&kafka.host_bootstrap, &plan).await
+    let Some(m) = &scenario.mirror else {
+        return Ok((
+            crate::kafka::seed(&kafka.host_bootstrap, &plan).await?,
+            None,
+        ));
+    };
+    let checkpointed = production.required_kafka_offsets();
+    let mirror = crate::kafka::read_mirror_async(m, &checkpointed).await?;
+    let bases = rebase_bases(&checkpointed, &inspection.required_kafka_offsets());
+    tracing::debug!(from = %m.bootstrap, records = mirror.records(), bytes = mirror.bytes(), "records read from the production cluster");
+    let seeding = crate::kafka::seed_from(
+        &kafka.host_bootstrap,
+        &plan,
+        Some(crate::kafka::MirrorSeed {
+            mirror: &mirror,
+            bases: &bases,
+        }),
+    )
+    .await?;
+    Ok((seeding, mirror.data_loss_evidence()))
+}
+
+/// Per topic-partition the base a rebase subtracted: the production offset less the copy's.
+fn rebase_bases(
+    production: &crate::checkpoint::KafkaOffsets,
+    copy: &crate::checkpoint::KafkaOffsets,
+) -> crate::checkpoint::KafkaOffsets {
+    let mut out = crate::checkpoint::KafkaOffsets::new();
+    for (topic, parts) in production {
+        for (p, o) in parts {
+            let c = copy
+                .get(topic)
+                .and_then(|m| m.get(p))
+                .copied()
+                .unwrap_or(*o);
+            out.entry(topic.clone())
+                .or_default()
+                .insert(*p, (o - c).max(0));
+        }
+    }
+    out
 }
 
 /// [`seed`], then the harness's evidence that the broker still ends below the checkpoint's
-/// offsets (topics the scenario leaves short), if it does.
+/// offsets (topics the scenario leaves short), or that production lost them, if either.
 pub(super) async fn seed_and_check(
     kafka: &KafkaBroker,
     inspection: &Inspection,
+    production: &Inspection,
     scenario: &Scenario,
 ) -> Result<(SeedingSummary, Option<String>), TrialError> {
-    let seeding = seed(kafka, inspection, scenario).await?;
-    Ok((seeding, kafka_short::evidence(kafka, inspection).await?))
+    let (seeding, lost) = seed(kafka, inspection, production, scenario).await?;
+    let short = kafka_short::evidence(kafka, inspection).await?;
+    Ok((seeding, lost.or(short)))
 }

@@ -18,6 +18,9 @@ pub enum TrialError {
     /// Kafka did not answer or refused seeding.
     #[error(transparent)]
     Kafka(#[from] crate::kafka::KafkaError),
+    /// The production cluster of `[kafka.mirror]` could not be read.
+    #[error(transparent)]
+    Mirror(#[from] crate::kafka::MirrorError),
     /// A job argument names something the scenario does not define.
     #[error("scenario {scenario}: {message}")]
     Args {
@@ -71,6 +74,7 @@ impl crate::exit::HasErrorKind for TrialError {
         use crate::exit::ErrorKind;
         match self {
             TrialError::Kafka(e) => crate::exit::HasErrorKind::error_kind(e),
+            TrialError::Mirror(e) => crate::exit::HasErrorKind::error_kind(e),
             TrialError::Deps(e) => crate::exit::HasErrorKind::error_kind(e.as_ref()),
             TrialError::Runtime(_) | TrialError::Generation { .. } => ErrorKind::Environment,
             // The sandbox could not be written (disk full or too small for the copy, permissions of

@@ -90,6 +90,7 @@ pub async fn run_trial(
         sandbox: sandbox.path(),
         app: &app,
         inspection: used,
+        production: inspection,
         kafka: kafka.kafka(),
     };
     let result = async {
@@ -134,6 +135,8 @@ struct Restart<'a> {
     app: &'a super::job::StagedJob,
     /// The checkpoint the restart reads (the rebased copy's, if it was rebased).
     inspection: &'a Inspection,
+    /// The checkpoint as written (production offsets, for `[kafka.mirror]`).
+    production: &'a Inspection,
     kafka: &'a KafkaBroker,
 }
 
@@ -408,6 +411,21 @@ impl Trial<'_> {
             left,
         } = watched;
         notes.extend(left);
+        if let Some(m) = &seeding.mirrored {
+            notes.push(format!(
+                "{} records ({} bytes of keys, values and headers) came from the production cluster {} (read-only: assigned partitions, no consumer group, nothing written there), {} of them at or past the checkpoint's offsets; {} template records filled the sandbox below them{}",
+                m.records,
+                m.bytes,
+                m.from,
+                m.fresh_records,
+                seeding.filler_records - m.gap_fillers,
+                if m.gap_fillers > 0 {
+                    format!(" and {} filled offsets the production log has no record at (compaction, transaction markers)", m.gap_fillers)
+                } else {
+                    String::new()
+                }
+            ));
+        }
         if let Some(e) = output_error {
             notes.push(format!(
                 "the output topics could not be read back after the restart: {e}"
@@ -520,7 +538,7 @@ impl Restart<'_> {
                 seeding,
                 kafka_short::evidence(self.kafka, self.inspection).await?,
             ),
-            None => seed_and_check(self.kafka, self.inspection, scenario).await?,
+            None => seed_and_check(self.kafka, self.inspection, self.production, scenario).await?,
         };
         seeding.rebased = rebased;
         tracing::debug!(

@@ -55,6 +55,7 @@ fn imports_follow_the_layers() {
         "matrix_command",
         "images_cmd",
         "init_command",
+        "capture_command",
         "progress_render",
         "lib",
     ];

@@ -12,6 +12,7 @@ mod inspect;
 mod jvm;
 mod local;
 mod matrix;
+mod mirror;
 mod remote;
 mod report;
 mod run;

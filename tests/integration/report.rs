@@ -148,6 +148,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
             fresh_records: 20,
             topics: vec![("orders".to_owned(), 2)],
             rebased: false,
+            mirrored: None,
         },
         output: vec![OutputCount {
             topic: "orders-out".to_owned(),

@@ -1,0 +1,154 @@
+//! `rehearse capture CHECKPOINT --bootstrap-servers … [--properties FILE] --out-dir DIR`: reads
+//! the records around the checkpoint's offsets from the production cluster, read-only (as a
+//! run's `[kafka.mirror]` does: `kafka::read_mirror`), and writes them per topic as a
+//! `records_file` (`DIR/<topic>.jsonl`, the format `scenario::RecordsFile` reads), for offline
+//! and CI replay. Keys, values and header values are written as UTF-8 text when they are, else
+//! base64; each line keeps its partition and Kafka timestamp. Where production no longer holds
+//! the checkpoint's offsets the files are still written and the command says so and exits with
+//! `kafka-data-loss`'s code: that is what a restart in production would meet.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+use base64::Engine as _;
+use rehearse::exit::Outcome;
+use rehearse::kafka::{Mirror, Mirrored};
+use rehearse::verdict::Verdict;
+use serde_json::{json, Map, Value};
+
+use crate::cli::CaptureArgs;
+
+/// `rehearse capture`.
+pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let config = match rehearse::scenario::mirror_config(
+        &args.bootstrap_servers,
+        args.properties.as_deref(),
+        Some(args.history),
+        Some(args.fresh),
+        &cwd,
+    ) {
+        Ok(c) => c,
+        Err(message) => {
+            say!("error: {}", message.replace("[kafka.mirror] ", "--"));
+            return Ok(Outcome::BadInput);
+        }
+    };
+    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+        Ok(i) => i,
+        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+    };
+    let checkpointed = inspection.required_kafka_offsets();
+    if checkpointed.is_empty() {
+        say!(
+            "error: checkpoint {} names no Kafka offsets: nothing to capture\n  hint: capture needs a checkpoint with at least one batch of a Kafka source",
+            args.checkpoint.display()
+        );
+        return Ok(Outcome::BadInput);
+    }
+    std::fs::create_dir_all(&args.out_dir)
+        .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))?;
+    let mirror = rehearse::kafka::read_mirror(&config, &checkpointed)?;
+    for topic in checkpointed.keys() {
+        let path = args.out_dir.join(format!("{topic}.jsonl"));
+        write_topic(&mirror, topic, &path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        let n: usize = mirror
+            .partitions
+            .iter()
+            .filter(|p| &p.topic == topic)
+            .map(|p| p.records.len())
+            .sum();
+        say!(
+            "{}: {n} records of {topic} (use it as records_file)",
+            path.display()
+        );
+    }
+    say!(
+        "{} records, {} bytes of keys, values and headers read from {} (read-only: no consumer group, nothing written there)",
+        mirror.records(),
+        mirror.bytes(),
+        mirror.bootstrap
+    );
+    if let Some(evidence) = mirror.data_loss_evidence() {
+        say!("kafka-data-loss: {evidence}\n  hint: the checkpoint cannot resume in production without losing records; raise the topic's retention, or accept the loss with failOnDataLoss=false");
+        return Ok(Outcome::Verdict(Verdict::KafkaDataLoss));
+    }
+    Ok(Outcome::Success)
+}
+
+fn write_topic(mirror: &Mirror, topic: &str, path: &Path) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for p in mirror.partitions.iter().filter(|p| p.topic == topic) {
+        for r in &p.records {
+            serde_json::to_writer(&mut out, &line(r, p.partition))?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()
+}
+
+/// Bytes as text when they are UTF-8 without control characters (a JSON line stays readable),
+/// else base64.
+fn text(bytes: &[u8]) -> Result<&str, String> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if !s.chars().any(|c| c.is_control() && c != '\t') => Ok(s),
+        _ => Err(base64::engine::general_purpose::STANDARD.encode(bytes)),
+    }
+}
+
+/// One `records_file` line.
+fn line(r: &Mirrored, partition: u32) -> Value {
+    let mut o = Map::new();
+    for (name, bytes) in [("key", &r.key), ("value", &r.value)] {
+        if let Some(b) = bytes {
+            match text(b) {
+                Ok(s) => o.insert(name.into(), json!(s)),
+                Err(b64) => o.insert(format!("{name}_base64"), json!(b64)),
+            };
+        }
+    }
+    if !r.headers.is_empty() {
+        let mut h = Map::new();
+        for (k, v) in &r.headers {
+            let v = match v.as_deref().map(text) {
+                None => Value::Null,
+                Some(Ok(s)) => json!(s),
+                Some(Err(b64)) => json!({ "base64": b64 }),
+            };
+            h.insert(k.clone(), v);
+        }
+        o.insert("headers".into(), Value::Object(h));
+    }
+    if let Some(ts) = r.timestamp_ms.filter(|t| *t >= 0) {
+        o.insert("timestamp_ms".into(), json!(ts));
+    }
+    o.insert("partition".into(), json!(partition));
+    Value::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_keeps_text_as_text_and_bytes_as_base64() {
+        let r = Mirrored {
+            offset: 7,
+            key: Some(b"order-1".to_vec()),
+            value: Some(vec![0, 0, 0, 0, 1, b'{', b'}']),
+            headers: vec![
+                ("trace".into(), Some(b"t-1".to_vec())),
+                ("bin".into(), Some(vec![0xff])),
+                ("none".into(), None),
+            ],
+            timestamp_ms: Some(1_764_547_200_000),
+        };
+        let l = line(&r, 1).to_string();
+        assert_eq!(
+            l,
+            r#"{"headers":{"bin":{"base64":"/w=="},"none":null,"trace":"t-1"},"key":"order-1","partition":1,"timestamp_ms":1764547200000,"value_base64":"AAAAAAF7fQ=="}"#
+        );
+    }
+}

@@ -1,0 +1,606 @@
+//! Reading the records around a checkpoint's offsets from a production Kafka cluster,
+//! read-only (`[kafka.mirror]`), so a trial's sandbox broker holds real records at the offsets
+//! the checkpoint names.
+//!
+//! Read-only means what the client can do, not a promise: partitions are `assign`ed and read
+//! from a given offset (never `subscribe`, so the group is never joined), with
+//! `enable.auto.commit=false` and `enable.auto.offset.store=false` and no commit call (so nothing
+//! is ever committed), `allow.auto.create.topics=false`. librdkafka refuses `assign` without a
+//! `group.id` ("Local: Unknown group"), so the consumer names one, `rehearse-mirror-readonly`,
+//! that it never joins or commits to: a group that has neither members nor offsets does not
+//! exist on the cluster (the end-to-end test lists the groups after a mirror). Only metadata,
+//! list-offsets (watermarks), find-coordinator and fetch requests are sent. No admin client and no producer is ever made for
+//! this cluster. Records are read with `isolation.level=read_uncommitted`, as Spark's Kafka
+//! source reads by default (KafkaSourceProvider leaves the consumer's default).
+//!
+//! Per partition of each checkpointed topic the range copied is [C − history, C + fresh) with
+//! C the checkpoint's offset (the highest any retained `offsets/N` names), bounded by the
+//! cluster's log start and end offsets. Where C is below the log start the records the restart
+//! would read first are gone from the cluster: that is `kafka-data-loss` in production too
+//! (Spark's `KafkaMicroBatchStream.reportDataLoss` with failOnDataLoss), said as evidence.
+//! Secrets of the client properties never reach a message: every error text passes
+//! [`crate::text::mask_secrets`].
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rdkafka::client::ClientContext;
+use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
+use rdkafka::error::KafkaError as RdKafkaError;
+use rdkafka::message::{Headers, Message};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::records::Record;
+use crate::checkpoint::KafkaOffsets;
+use crate::scenario::MirrorConfig;
+
+/// How long a metadata or watermark request to the production cluster may take.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
+/// Reading stops with an error when no record arrived for this long while some were expected.
+const STALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One record read from the production cluster, owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mirrored {
+    /// Its offset in the production partition.
+    pub offset: i64,
+    /// Key bytes.
+    pub key: Option<Vec<u8>>,
+    /// Value bytes.
+    pub value: Option<Vec<u8>>,
+    /// Headers in order.
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+    /// Its Kafka timestamp (create or log-append time), ms.
+    pub timestamp_ms: Option<i64>,
+}
+
+impl Mirrored {
+    /// As seeding produces it (the same shape as a `records_file` line's).
+    pub fn record(&self) -> Record<'_> {
+        Record {
+            key: self.key.as_deref().map(std::borrow::Cow::Borrowed),
+            value: self.value.as_deref().map(std::borrow::Cow::Borrowed),
+            headers: &self.headers,
+            timestamp_ms: self.timestamp_ms,
+        }
+    }
+
+    /// Key, value and header bytes.
+    pub fn bytes(&self) -> u64 {
+        let h: usize = self
+            .headers
+            .iter()
+            .map(|(k, v)| k.len() + v.as_ref().map_or(0, Vec::len))
+            .sum();
+        (self.key.as_ref().map_or(0, Vec::len) + self.value.as_ref().map_or(0, Vec::len) + h) as u64
+    }
+}
+
+/// What was read from one production partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionMirror {
+    /// Topic.
+    pub topic: String,
+    /// Partition.
+    pub partition: u32,
+    /// The checkpoint's offset (C).
+    pub checkpointed: i64,
+    /// The cluster's log start offset.
+    pub log_start: i64,
+    /// The cluster's end offset (high watermark).
+    pub log_end: i64,
+    /// The records read, in offset order (gaps where the log has none: compaction,
+    /// transaction markers).
+    pub records: Vec<Mirrored>,
+}
+
+/// What was read from the production cluster for one checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Mirror {
+    /// The cluster's bootstrap servers.
+    pub bootstrap: String,
+    /// Per partition, in topic and partition order.
+    pub partitions: Vec<PartitionMirror>,
+    /// Why the cluster no longer holds what the restart reads, per partition (the evidence of
+    /// `kafka-data-loss`); empty when it holds everything.
+    pub data_loss: Vec<String>,
+}
+
+impl Mirror {
+    /// Records read.
+    pub fn records(&self) -> u64 {
+        self.partitions.iter().map(|p| p.records.len() as u64).sum()
+    }
+
+    /// Key, value and header bytes read.
+    pub fn bytes(&self) -> u64 {
+        self.partitions
+            .iter()
+            .flat_map(|p| &p.records)
+            .map(Mirrored::bytes)
+            .sum()
+    }
+
+    /// The records of `topic`/`partition`.
+    pub fn partition(&self, topic: &str, partition: u32) -> Option<&PartitionMirror> {
+        self.partitions
+            .iter()
+            .find(|p| p.topic == topic && p.partition == partition)
+    }
+
+    /// The data-loss evidence as one line, if any.
+    pub fn data_loss_evidence(&self) -> Option<String> {
+        (!self.data_loss.is_empty()).then(|| {
+            format!(
+                "the production cluster {} no longer holds what the checkpoint points at: {} — a restart there is kafka-data-loss (Spark's reportDataLoss with failOnDataLoss)",
+                self.bootstrap,
+                self.data_loss.join("; ")
+            )
+        })
+    }
+}
+
+/// Why reading from the production cluster failed. Messages name the cluster and the fix and
+/// never hold a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum MirrorError {
+    /// The cluster refused the credentials (SASL) or the TLS handshake.
+    #[error("[kafka.mirror] the production cluster {bootstrap} refused to authenticate rehearse: {message}\n(hint: check sasl.username/sasl.password (or sasl.jaas.config), sasl.mechanism and the CA in {properties})")]
+    Auth {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The properties file.
+        properties: String,
+        /// The client's error.
+        message: String,
+    },
+    /// No answer from the cluster.
+    #[error("[kafka.mirror] cannot reach the production cluster {bootstrap}: {message}\n(hint: check bootstrap_servers and that this machine can reach the brokers' advertised listeners; a TLS listener needs security.protocol=SSL or SASL_SSL in {properties})")]
+    Unreachable {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The properties file.
+        properties: String,
+        /// The client's last error.
+        message: String,
+    },
+    /// A checkpointed topic does not exist there.
+    #[error("[kafka.mirror] topic {topic:?} of the checkpoint does not exist on {bootstrap} (it has {known})\n(hint: point bootstrap_servers at the cluster the job reads, or check the user may describe the topic)")]
+    TopicMissing {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The topic.
+        topic: String,
+        /// Some topics it has.
+        known: String,
+    },
+    /// A checkpointed partition does not exist there.
+    #[error("[kafka.mirror] the checkpoint reads {topic}/{partition}, but {topic} has {count} partition(s) on {bootstrap}\n(hint: the topic was recreated with fewer partitions, or this is another cluster; point bootstrap_servers at the cluster the job reads)")]
+    PartitionMissing {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: u32,
+        /// Partitions it has.
+        count: usize,
+    },
+    /// Reading a partition failed.
+    #[error("[kafka.mirror] cannot read {topic}/{partition} from {bootstrap}: {message}")]
+    Read {
+        /// Bootstrap servers.
+        bootstrap: String,
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: u32,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Wrong credentials, a missing topic or partition are the scenario's (bad input); an
+/// unreachable cluster or a failed read the environment's.
+impl crate::exit::HasErrorKind for MirrorError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        match self {
+            MirrorError::Auth { .. }
+            | MirrorError::TopicMissing { .. }
+            | MirrorError::PartitionMissing { .. } => crate::exit::ErrorKind::BadInput,
+            MirrorError::Unreachable { .. } | MirrorError::Read { .. } => {
+                crate::exit::ErrorKind::Environment
+            }
+        }
+    }
+}
+
+/// Keeps the client's asynchronous errors (authentication failures arrive only there).
+#[derive(Default)]
+struct Errors {
+    seen: Mutex<Vec<(Option<RDKafkaErrorCode>, String)>>,
+}
+
+impl ClientContext for Errors {
+    fn log(&self, _level: RDKafkaLogLevel, _fac: &str, _log_message: &str) {}
+
+    fn error(&self, error: RdKafkaError, reason: &str) {
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push((error.rdkafka_error_code(), reason.to_string()));
+        }
+    }
+}
+
+impl ConsumerContext for Errors {}
+
+impl Errors {
+    /// An authentication or TLS failure seen, if any.
+    fn auth_failure(&self) -> Option<String> {
+        let seen = self.seen.lock().ok()?;
+        seen.iter()
+            .find(|(code, reason)| {
+                matches!(
+                    code,
+                    Some(RDKafkaErrorCode::Authentication | RDKafkaErrorCode::SSL)
+                ) || reason.contains("SASL authentication")
+                    || reason.contains("SSL handshake")
+            })
+            .map(|(_, reason)| reason.clone())
+    }
+
+    fn last(&self) -> Option<String> {
+        self.seen.lock().ok()?.last().map(|(_, r)| r.clone())
+    }
+}
+
+/// The consumer configuration: the properties file's settings, then the read-only settings,
+/// which the file cannot override (they come last and the file's keys are checked at load).
+fn client_config(m: &MirrorConfig) -> ClientConfig {
+    let mut c = ClientConfig::new();
+    for (k, v) in &m.client {
+        c.set(k, v);
+    }
+    c.set("bootstrap.servers", &m.bootstrap)
+        .set("group.id", "rehearse-mirror-readonly")
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("allow.auto.create.topics", "false")
+        .set("auto.offset.reset", "error")
+        .set("enable.partition.eof", "true")
+        .set("isolation.level", "read_uncommitted")
+        .set("socket.timeout.ms", "10000")
+        .set("fetch.max.bytes", "52428800")
+        .set("max.partition.fetch.bytes", "10485760")
+        .set("client.id", "rehearse-mirror");
+    c
+}
+
+/// The range of offsets copied from one partition: [C − history, C + fresh) within
+/// [log start, log end); when C is below the log start, the first `fresh` records it still has.
+pub fn range(
+    checkpointed: i64,
+    log_start: i64,
+    log_end: i64,
+    history: u64,
+    fresh: u64,
+) -> (i64, i64) {
+    let h = i64::try_from(history).unwrap_or(i64::MAX);
+    let f = i64::try_from(fresh).unwrap_or(i64::MAX);
+    let c = checkpointed.clamp(log_start, log_end.max(log_start));
+    let lo = c.saturating_sub(h).max(log_start);
+    let hi = c.saturating_add(f).min(log_end);
+    (lo, hi.max(lo))
+}
+
+/// Reads, from the production cluster `m`, the records around `checkpointed` (per topic and
+/// partition, the checkpoint's offsets). Blocking.
+pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, MirrorError> {
+    let secrets = m.secrets();
+    let mask = |s: &str| crate::text::mask_secrets(s, &secrets).into_owned();
+    let properties = m.properties_file.as_ref().map_or_else(
+        || "[kafka.mirror] properties (none given)".to_string(),
+        |p| p.display().to_string(),
+    );
+    let bootstrap = m.bootstrap.clone();
+    let consumer: BaseConsumer<Errors> = client_config(m)
+        .create_with_context(Errors::default())
+        .map_err(|e| MirrorError::Unreachable {
+            bootstrap: bootstrap.clone(),
+            properties: properties.clone(),
+            message: mask(&e.to_string()),
+        })?;
+    let md = match consumer.fetch_metadata(None, REQUEST_TIMEOUT) {
+        Ok(md) if !md.brokers().is_empty() => md,
+        other => {
+            // Let the client report what it saw (authentication errors come through poll).
+            let _ = consumer.poll(Duration::from_millis(200));
+            let ctx = consumer.context();
+            if let Some(reason) = ctx.auth_failure() {
+                return Err(MirrorError::Auth {
+                    bootstrap,
+                    properties,
+                    message: mask(&reason),
+                });
+            }
+            let message = match other {
+                Err(e) => format!(
+                    "{e}{}",
+                    ctx.last().map(|l| format!(" ({l})")).unwrap_or_default()
+                ),
+                Ok(_) => "no broker in the metadata answer".into(),
+            };
+            return Err(MirrorError::Unreachable {
+                bootstrap,
+                properties,
+                message: mask(&message),
+            });
+        }
+    };
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in md.topics() {
+        if t.error().is_none() {
+            counts.insert(t.name(), t.partitions().len());
+        }
+    }
+    let mut mirror = Mirror {
+        bootstrap: bootstrap.clone(),
+        ..Mirror::default()
+    };
+    for (topic, parts) in checkpointed {
+        // One topic at a time: the end-of-partition event names the partition only.
+        let mut assign = TopicPartitionList::new();
+        let Some(&count) = counts.get(topic.as_str()) else {
+            let mut known: Vec<&str> = counts
+                .keys()
+                .copied()
+                .filter(|t| !t.starts_with("__"))
+                .collect();
+            known.truncate(10);
+            return Err(MirrorError::TopicMissing {
+                bootstrap,
+                topic: topic.clone(),
+                known: if known.is_empty() {
+                    "no topic this user may see".into()
+                } else {
+                    known.join(", ")
+                },
+            });
+        };
+        for (&partition, &c) in parts {
+            if partition as usize >= count {
+                return Err(MirrorError::PartitionMissing {
+                    bootstrap,
+                    topic: topic.clone(),
+                    partition,
+                    count,
+                });
+            }
+            let (low, high) = consumer
+                .fetch_watermarks(topic, partition as i32, REQUEST_TIMEOUT)
+                .map_err(|e| MirrorError::Read {
+                    bootstrap: bootstrap.clone(),
+                    topic: topic.clone(),
+                    partition,
+                    message: mask(&e.to_string()),
+                })?;
+            if c < low {
+                mirror.data_loss.push(format!(
+                    "{topic}/{partition}: the checkpoint's offset {c} is below the log start offset {low} (records {c}..{low} deleted by retention)"
+                ));
+            } else if c > high {
+                mirror.data_loss.push(format!(
+                    "{topic}/{partition}: the checkpoint's offset {c} is past the end offset {high} (the topic was recreated, or this is another cluster)"
+                ));
+            }
+            let (lo, hi) = range(c, low, high, m.history, m.fresh);
+            if hi > lo {
+                assign
+                    .add_partition_offset(topic, partition as i32, Offset::Offset(lo))
+                    .map_err(|e| MirrorError::Read {
+                        bootstrap: bootstrap.clone(),
+                        topic: topic.clone(),
+                        partition,
+                        message: e.to_string(),
+                    })?;
+            }
+            mirror.partitions.push(PartitionMirror {
+                topic: topic.clone(),
+                partition,
+                checkpointed: c,
+                log_start: low,
+                log_end: high,
+                records: Vec::with_capacity((hi - lo).min(100_000) as usize),
+            });
+        }
+        read_assigned(&consumer, &mut mirror, &assign, m, &mask)?;
+    }
+    Ok(mirror)
+}
+
+/// Reads the assigned partitions until each reached the end of its range (or the end of its
+/// log, where compaction or transaction markers leave no record at the range's last offsets).
+fn read_assigned(
+    consumer: &BaseConsumer<Errors>,
+    mirror: &mut Mirror,
+    assign: &TopicPartitionList,
+    m: &MirrorConfig,
+    mask: &dyn Fn(&str) -> String,
+) -> Result<(), MirrorError> {
+    if assign.count() == 0 {
+        return Ok(());
+    }
+    // The end of each partition's range.
+    let mut pending: BTreeMap<(String, i32), i64> = BTreeMap::new();
+    for e in assign.elements() {
+        let p = mirror
+            .partitions
+            .iter()
+            .find(|p| p.topic == e.topic() && p.partition as i32 == e.partition());
+        if let (Some(p), Offset::Offset(lo)) = (p, e.offset()) {
+            let (_, hi) = range(p.checkpointed, p.log_start, p.log_end, m.history, m.fresh);
+            debug_assert!(hi > lo);
+            pending.insert((e.topic().to_string(), e.partition()), hi);
+        }
+    }
+    let read_err = |topic: &str, partition: i32, message: String| MirrorError::Read {
+        bootstrap: mirror.bootstrap.clone(),
+        topic: topic.to_string(),
+        partition: partition as u32,
+        message,
+    };
+    consumer
+        .assign(assign)
+        .map_err(|e| read_err("(all)", 0, mask(&e.to_string())))?;
+    let mut last_progress = Instant::now();
+    while !pending.is_empty() {
+        if last_progress.elapsed() > STALL_TIMEOUT {
+            let ((topic, partition), end) = pending
+                .iter()
+                .next()
+                .map(|(k, v)| (k.clone(), *v))
+                .unwrap_or_default();
+            let why = consumer
+                .context()
+                .auth_failure()
+                .or_else(|| consumer.context().last());
+            return Err(read_err(
+                &topic,
+                partition,
+                mask(&format!(
+                    "no record for {} s before offset {end}{}",
+                    STALL_TIMEOUT.as_secs(),
+                    why.map(|w| format!(" ({w})")).unwrap_or_default()
+                )),
+            ));
+        }
+        let Some(next) = consumer.poll(Duration::from_millis(500)) else {
+            continue;
+        };
+        match next {
+            Ok(msg) => {
+                last_progress = Instant::now();
+                let key = (msg.topic().to_string(), msg.partition());
+                let Some(&end) = pending.get(&key) else {
+                    continue;
+                };
+                if msg.offset() >= end {
+                    pending.remove(&key);
+                    continue;
+                }
+                let headers = msg
+                    .headers()
+                    .map(|h| {
+                        h.iter()
+                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let record = Mirrored {
+                    offset: msg.offset(),
+                    key: msg.key().map(<[u8]>::to_vec),
+                    value: msg.payload().map(<[u8]>::to_vec),
+                    headers,
+                    timestamp_ms: msg.timestamp().to_millis(),
+                };
+                if let Some(p) = mirror
+                    .partitions
+                    .iter_mut()
+                    .find(|p| p.topic == key.0 && p.partition as i32 == key.1)
+                {
+                    p.records.push(record);
+                }
+                if msg.offset() + 1 >= end {
+                    pending.remove(&key);
+                }
+            }
+            Err(RdKafkaError::PartitionEOF(partition)) => {
+                // The end of the log: nothing more below the range's end.
+                last_progress = Instant::now();
+                pending.retain(|(_, p), _| *p != partition);
+            }
+            Err(e) => {
+                if let Some(reason) = consumer.context().auth_failure() {
+                    return Err(MirrorError::Auth {
+                        bootstrap: mirror.bootstrap.clone(),
+                        properties: m
+                            .properties_file
+                            .as_ref()
+                            .map_or_else(String::new, |p| p.display().to_string()),
+                        message: mask(&reason),
+                    });
+                }
+                let (topic, partition) = pending.keys().next().cloned().unwrap_or_default();
+                return Err(read_err(&topic, partition, mask(&e.to_string())));
+            }
+        }
+    }
+    consumer
+        .unassign()
+        .map_err(|e| read_err("(all)", 0, mask(&e.to_string())))?;
+    Ok(())
+}
+
+/// [`read`] on a blocking thread.
+pub async fn read_async(
+    m: &MirrorConfig,
+    checkpointed: &KafkaOffsets,
+) -> Result<Mirror, MirrorError> {
+    let (m2, c) = (m.clone(), checkpointed.clone());
+    tokio::task::spawn_blocking(move || read(&m2, &c))
+        .await
+        .map_err(|e| MirrorError::Read {
+            bootstrap: m.bootstrap.clone(),
+            topic: String::new(),
+            partition: 0,
+            message: e.to_string(),
+        })?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_range_is_history_below_and_fresh_from_the_checkpoint_within_the_log() {
+        assert_eq!(range(100, 0, 1000, 10, 5), (90, 105));
+        assert_eq!(
+            range(100, 95, 1000, 10, 5),
+            (95, 105),
+            "bounded by the log start"
+        );
+        assert_eq!(
+            range(100, 0, 102, 10, 5),
+            (90, 102),
+            "bounded by the log end"
+        );
+        assert_eq!(
+            range(3, 50, 80, 10, 5),
+            (50, 55),
+            "below the log start: what it still has"
+        );
+        assert_eq!(
+            range(100, 0, 60, 10, 5),
+            (50, 60),
+            "past the end: the last records"
+        );
+        assert_eq!(range(0, 0, 0, 10, 5), (0, 0), "an empty partition");
+    }
+
+    #[test]
+    fn data_loss_evidence_names_the_cluster_and_each_partition() {
+        let m = Mirror {
+            bootstrap: "prod:9093".into(),
+            partitions: vec![],
+            data_loss: vec!["t/0: below".into()],
+        };
+        let e = m.data_loss_evidence().unwrap();
+        assert!(
+            e.contains("prod:9093") && e.contains("t/0: below") && e.contains("kafka-data-loss"),
+            "{e}"
+        );
+        assert!(Mirror::default().data_loss_evidence().is_none());
+    }
+}

@@ -1,0 +1,429 @@
+//! `[kafka.mirror]`: the production Kafka cluster whose records a trial copies into its sandbox
+//! broker (read-only), and the client properties file that says how to reach it. Checked whole
+//! at load, before any image or container: the file exists, every key is one rehearse knows,
+//! the mechanism is one librdkafka builds in (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512), every
+//! certificate file named exists. The file is read as Java reads a `.properties` file
+//! (`java.util.Properties#load`: `key=value`, `key: value` or `key value`, `#`/`!` comments),
+//! so the file a team gives its Java clients (`--consumer.config`) works here too; the Java
+//! keys (`sasl.jaas.config`, `ssl.truststore.*`) are translated to librdkafka's.
+//! Secret values are kept apart ([`MirrorConfig::secrets`]) so every message can mask them.
+
+use std::path::{Path, PathBuf};
+
+/// Records per partition below the checkpointed offset copied by default (a re-run pending
+/// batch reads them).
+pub const DEFAULT_MIRROR_HISTORY: u64 = 1000;
+/// Records per partition from the checkpointed offset on copied by default (the restart's new work).
+pub const DEFAULT_MIRROR_FRESH: u64 = 1000;
+/// At most this many records per partition are copied (memory: they are held until produced).
+pub const MAX_MIRROR_RECORDS: u64 = 1_000_000;
+
+/// `[kafka.mirror]`, checked.
+#[derive(Clone, PartialEq, Eq)]
+pub struct MirrorConfig {
+    /// `bootstrap_servers` of the production cluster (`host:port[,host:port…]`).
+    pub bootstrap: String,
+    /// The client properties file, if one was given (absolute).
+    pub properties_file: Option<PathBuf>,
+    /// librdkafka settings translated from the properties file (secrets included: never print
+    /// them; [`MirrorConfig::masked`] is the printable form).
+    pub client: Vec<(String, String)>,
+    /// Records per partition copied below the checkpointed offset.
+    pub history: u64,
+    /// Records per partition copied from the checkpointed offset on.
+    pub fresh: u64,
+}
+
+impl std::fmt::Debug for MirrorConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MirrorConfig")
+            .field("bootstrap", &self.bootstrap)
+            .field("properties_file", &self.properties_file)
+            .field("client", &self.masked())
+            .field("history", &self.history)
+            .field("fresh", &self.fresh)
+            .finish()
+    }
+}
+
+/// The librdkafka keys whose values are secrets.
+const SECRET_KEYS: &[&str] = &["sasl.password", "ssl.key.password", "ssl.keystore.password"];
+
+impl MirrorConfig {
+    /// The client settings with secret values as `***`.
+    pub fn masked(&self) -> Vec<(String, String)> {
+        self.client
+            .iter()
+            .map(|(k, v)| {
+                let v = if SECRET_KEYS.contains(&k.as_str()) {
+                    "***".to_string()
+                } else {
+                    v.clone()
+                };
+                (k.clone(), v)
+            })
+            .collect()
+    }
+
+    /// The secret values (passwords), for [`crate::text::mask_secrets`].
+    pub fn secrets(&self) -> Vec<String> {
+        self.client
+            .iter()
+            .filter(|(k, v)| SECRET_KEYS.contains(&k.as_str()) && !v.is_empty())
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+/// Properties keys rehearse knows, as a Java client or librdkafka names them.
+const KNOWN_KEYS: &[&str] = &[
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.mechanisms",
+    "sasl.username",
+    "sasl.password",
+    "sasl.jaas.config",
+    "ssl.ca.location",
+    "ssl.certificate.location",
+    "ssl.key.location",
+    "ssl.key.password",
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.keystore.type",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.type",
+    "ssl.endpoint.identification.algorithm",
+    "client.id",
+    "client.dns.lookup",
+];
+
+/// Mechanisms librdkafka builds in without Cyrus SASL (GSSAPI) or an OAuth token callback.
+const MECHANISMS: &[&str] = &["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
+const PROTOCOLS: &[&str] = &["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"];
+
+/// Checks `[kafka.mirror]` (`file`: the scenario, for relative paths) and reads its properties
+/// file. The message names the file and key and says the fix.
+pub fn mirror_config(
+    bootstrap: &str,
+    properties: Option<&Path>,
+    history: Option<u64>,
+    fresh: Option<u64>,
+    dir: &Path,
+) -> Result<MirrorConfig, String> {
+    let bootstrap = bootstrap.trim();
+    if bootstrap.is_empty()
+        || bootstrap.split(',').any(|h| {
+            h.trim()
+                .rsplit_once(':')
+                .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err())
+        })
+    {
+        return Err(format!(
+            "[kafka.mirror] bootstrap_servers = {bootstrap:?} is not host:port[,host:port…]\n(hint: the production cluster's bootstrap servers, as its clients' bootstrap.servers)"
+        ));
+    }
+    let history = history.unwrap_or(DEFAULT_MIRROR_HISTORY);
+    let fresh = fresh.unwrap_or(DEFAULT_MIRROR_FRESH);
+    for (key, n) in [("history", history), ("fresh", fresh)] {
+        if n > MAX_MIRROR_RECORDS {
+            return Err(format!(
+                "[kafka.mirror] {key} = {n} is more than {MAX_MIRROR_RECORDS} records per partition\n(hint: a rehearsal needs the records around the checkpoint, not the whole topic)"
+            ));
+        }
+    }
+    if history + fresh == 0 {
+        return Err("[kafka.mirror] history and fresh are both 0: nothing would be copied\n(hint: fresh = 1000 copies the next records the restart reads)".into());
+    }
+    let (properties_file, client) = match properties {
+        None => (None, Vec::new()),
+        Some(p) => {
+            let path = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            };
+            let text = crate::userfile::read_text(
+                &path,
+                "Kafka client properties",
+                crate::userfile::MAX_CONFIG_BYTES,
+            )
+            .map_err(|e| format!("[kafka.mirror] properties: {e}"))?;
+            let client = client_settings(&text, &path)?;
+            (Some(path), client)
+        }
+    };
+    Ok(MirrorConfig {
+        bootstrap: bootstrap.to_string(),
+        properties_file,
+        client,
+        history,
+        fresh,
+    })
+}
+
+/// `key=value` pairs of a Java `.properties` text with their line numbers (continuation lines
+/// joined; escapes other than `\\` and line continuations are kept as written).
+fn properties(text: &str) -> Vec<(usize, String, String)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().enumerate();
+    while let Some((i, line)) = lines.next() {
+        let mut logical = line.trim_start().to_string();
+        if logical.is_empty() || logical.starts_with('#') || logical.starts_with('!') {
+            continue;
+        }
+        while logical.ends_with('\\') && !logical.ends_with("\\\\") {
+            logical.pop();
+            match lines.next() {
+                Some((_, next)) => logical.push_str(next.trim_start()),
+                None => break,
+            }
+        }
+        let split = logical
+            .find(['=', ':'])
+            .or_else(|| logical.find(char::is_whitespace));
+        let (k, v) = match split {
+            Some(at) => (&logical[..at], &logical[at + 1..]),
+            None => (logical.as_str(), ""),
+        };
+        out.push((i + 1, k.trim().to_string(), v.trim().replace("\\\\", "\\")));
+    }
+    out
+}
+
+/// The librdkafka settings of a properties file, checked.
+fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, String> {
+    let at = |line: usize| format!("{}:{line}", path.display());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut truststore_type = None;
+    let mut keystore_type = None;
+    let props = properties(text);
+    for (line, key, _) in &props {
+        if !KNOWN_KEYS.contains(&key.as_str()) {
+            return Err(format!(
+                "{}: unknown key {key:?}\n(hint: rehearse reads security.protocol, sasl.mechanism, sasl.username/sasl.password or sasl.jaas.config, and the ssl.* files; remove the key, or the consumer setting it is: the mirror reads without a group)",
+                at(*line)
+            ));
+        }
+        if key == "ssl.truststore.type" {
+            truststore_type = props
+                .iter()
+                .find(|p| p.1 == *key)
+                .map(|p| p.2.to_uppercase());
+        }
+        if key == "ssl.keystore.type" {
+            keystore_type = props
+                .iter()
+                .find(|p| p.1 == *key)
+                .map(|p| p.2.to_uppercase());
+        }
+    }
+    let file = |line: usize, key: &str, value: &str| -> Result<String, String> {
+        let p = Path::new(value);
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        };
+        if !p.is_file() {
+            return Err(format!(
+                "{}: {key} = {value:?}: no such file ({})\n(hint: a path relative to the properties file, or absolute)",
+                at(line),
+                p.display()
+            ));
+        }
+        Ok(p.display().to_string())
+    };
+    for (line, key, value) in &props {
+        let (line, value) = (*line, value.as_str());
+        match key.as_str() {
+            "security.protocol" => {
+                if !PROTOCOLS.contains(&value.to_uppercase().as_str()) {
+                    return Err(format!(
+                        "{}: security.protocol = {value:?} is not one of {}",
+                        at(line),
+                        PROTOCOLS.join(", ")
+                    ));
+                }
+                out.push((key.clone(), value.to_uppercase()));
+            }
+            "sasl.mechanism" | "sasl.mechanisms" => {
+                if !MECHANISMS.contains(&value.to_uppercase().as_str()) {
+                    return Err(format!(
+                        "{}: sasl.mechanism = {value:?} is not supported\n(hint: rehearse's Kafka client (librdkafka, built without Cyrus SASL or OAuth callbacks) speaks {}; give it a user of one of these)",
+                        at(line),
+                        MECHANISMS.join(", ")
+                    ));
+                }
+                out.push(("sasl.mechanism".into(), value.to_uppercase()));
+            }
+            "sasl.jaas.config" => {
+                let (user, pass) = jaas_credentials(value).ok_or_else(|| {
+                    format!(
+                        "{}: sasl.jaas.config has no username=\"…\" password=\"…\"\n(hint: PlainLoginModule or ScramLoginModule required username=\"…\" password=\"…\";)",
+                        at(line)
+                    )
+                })?;
+                if value.contains("OAuthBearerLoginModule") || value.contains("Krb5LoginModule") {
+                    return Err(format!("{}: sasl.jaas.config names a login module rehearse cannot use\n(hint: PLAIN or SCRAM only)", at(line)));
+                }
+                out.push(("sasl.username".into(), user));
+                out.push(("sasl.password".into(), pass));
+            }
+            "ssl.truststore.location" => {
+                if truststore_type.as_deref() != Some("PEM") {
+                    return Err(format!(
+                        "{}: ssl.truststore.location is a {} truststore, which librdkafka cannot read\n(hint: give the CA as PEM: ssl.truststore.type=PEM, or ssl.ca.location=ca.pem exported with `keytool -exportcert -rfc -alias <ca> -keystore <truststore> -file ca.pem`)",
+                        at(line),
+                        truststore_type.as_deref().unwrap_or("JKS")
+                    ));
+                }
+                out.push(("ssl.ca.location".into(), file(line, key, value)?));
+            }
+            "ssl.keystore.location" => {
+                if matches!(keystore_type.as_deref(), Some(t) if t != "PKCS12") {
+                    return Err(format!(
+                        "{}: ssl.keystore.type = {} cannot be read by librdkafka\n(hint: a PKCS12 keystore, or ssl.certificate.location and ssl.key.location as PEM)",
+                        at(line),
+                        keystore_type.as_deref().unwrap_or("")
+                    ));
+                }
+                out.push((key.clone(), file(line, key, value)?));
+            }
+            "ssl.ca.location" | "ssl.certificate.location" | "ssl.key.location" => {
+                out.push((key.clone(), file(line, key, value)?));
+            }
+            "ssl.endpoint.identification.algorithm" => {
+                // Java: "" turns host name checking off; librdkafka says "none".
+                let v = if value.is_empty() { "none" } else { value };
+                out.push((key.clone(), v.to_lowercase()));
+            }
+            "ssl.truststore.type" | "ssl.keystore.type" | "ssl.truststore.password" => {}
+            _ => out.push((key.clone(), value.to_string())),
+        }
+    }
+    let get = |k: &str| {
+        out.iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let sasl = get("security.protocol").is_some_and(|p| p.starts_with("SASL_"));
+    if sasl && (get("sasl.username").is_none() || get("sasl.password").is_none()) {
+        return Err(format!(
+            "{}: security.protocol is {} but no sasl.username/sasl.password or sasl.jaas.config is given\n(hint: the user the mirror reads as)",
+            path.display(),
+            get("security.protocol").unwrap_or("")
+        ));
+    }
+    if sasl && get("sasl.mechanism").is_none() {
+        // Java's and librdkafka's default is GSSAPI.
+        return Err(format!(
+            "{}: security.protocol is SASL but sasl.mechanism is not given (the default is GSSAPI, which rehearse cannot use)\n(hint: sasl.mechanism=SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN)",
+            path.display()
+        ));
+    }
+    Ok(out)
+}
+
+/// `username="…"` and `password="…"` of a JAAS line.
+fn jaas_credentials(jaas: &str) -> Option<(String, String)> {
+    let value = |name: &str| -> Option<String> {
+        let at = jaas.find(&format!("{name}="))? + name.len() + 1;
+        let rest = &jaas[at..];
+        let rest = rest.strip_prefix('"')?;
+        let end = rest.find('"')?;
+        Some(rest[..end].to_string())
+    };
+    Some((value("username")?, value("password")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_java_client_file_is_translated_and_its_secrets_are_masked() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "ca.pem", "x");
+        write(
+            d.path(),
+            "client.properties",
+            "# prod\nsecurity.protocol=SASL_SSL\nsasl.mechanism: SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n  username=\"alice\" password=\"s3cr3t\";\nssl.truststore.type=PEM\nssl.truststore.location=ca.pem\n",
+        );
+        let m = mirror_config(
+            "prod:9093",
+            Some(Path::new("client.properties")),
+            None,
+            Some(5),
+            d.path(),
+        )
+        .unwrap();
+        assert_eq!((m.history, m.fresh), (DEFAULT_MIRROR_HISTORY, 5));
+        let get = |k: &str| {
+            m.client
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(get("sasl.username").as_deref(), Some("alice"));
+        assert_eq!(get("sasl.password").as_deref(), Some("s3cr3t"));
+        assert_eq!(get("sasl.mechanism").as_deref(), Some("SCRAM-SHA-512"));
+        assert!(get("ssl.ca.location").unwrap().ends_with("ca.pem"));
+        assert_eq!(m.secrets(), ["s3cr3t"]);
+        assert!(!format!("{m:?}").contains("s3cr3t"), "{m:?}");
+    }
+
+    #[test]
+    fn bad_properties_name_the_file_line_and_key() {
+        let d = tempfile::tempdir().unwrap();
+        for (text, wanted) in [
+            ("group.id=x\n", ":1: unknown key \"group.id\""),
+            (
+                "security.protocol=SASL_SSL\nsasl.mechanism=GSSAPI\n",
+                ":2: sasl.mechanism = \"GSSAPI\" is not supported",
+            ),
+            (
+                "security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n",
+                "no sasl.username",
+            ),
+            (
+                "ssl.ca.location=missing.pem\n",
+                ":1: ssl.ca.location = \"missing.pem\": no such file",
+            ),
+            (
+                "ssl.truststore.location=t.jks\n",
+                "JKS truststore, which librdkafka cannot read",
+            ),
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(
+                e.contains("c.properties") && e.contains(wanted),
+                "{text}: {e}"
+            );
+        }
+        let e = mirror_config(
+            "h:1",
+            Some(Path::new("nope.properties")),
+            None,
+            None,
+            d.path(),
+        )
+        .unwrap_err();
+        assert!(e.contains("nope.properties"), "{e}");
+        assert!(mirror_config("nohostport", None, None, None, d.path())
+            .unwrap_err()
+            .contains("bootstrap_servers"));
+        assert!(mirror_config("h:1", None, Some(0), Some(0), d.path())
+            .unwrap_err()
+            .contains("nothing would be copied"));
+    }
+}
