@@ -437,6 +437,45 @@ pub struct MirrorSummary {
     pub gap_fillers: u64,
 }
 
+/// What seeding puts at one sandbox offset of a mirrored partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// A template record (below the mirrored range, or where the production log has no record).
+    Filler,
+    /// The mirrored record of this index.
+    Mirrored(usize),
+}
+
+/// The records of a mirrored partition from the sandbox's current `end` on, one per sandbox
+/// offset: production offset `o` goes to `o − base` (records below the base are dropped, as
+/// those already in the sandbox below `end`), template filler wherever no record lands, and
+/// filler on up to `fill_to` (the checkpoint's offset in the sandbox) when production ends
+/// before it (its data-loss evidence decides the verdict). `offsets` ascend. Pure: the offset
+/// alignment a restart depends on, tested without a broker.
+pub fn mirror_slots(offsets: &[i64], base: i64, end: u64, fill_to: u64) -> Vec<Slot> {
+    let mut out = Vec::new();
+    let mut pos = end;
+    for (i, o) in offsets.iter().enumerate() {
+        let Some(at) = o.checked_sub(base).and_then(|s| u64::try_from(s).ok()) else {
+            continue;
+        };
+        if at < pos {
+            continue;
+        }
+        while pos < at {
+            out.push(Slot::Filler);
+            pos += 1;
+        }
+        out.push(Slot::Mirrored(i));
+        pos += 1;
+    }
+    while pos < fill_to {
+        out.push(Slot::Filler);
+        pos += 1;
+    }
+    out
+}
+
 /// A mirror to seed from, with the bases a rebase subtracted (production offset − base =
 /// sandbox offset).
 pub struct MirrorSeed<'a> {
@@ -509,44 +548,33 @@ pub async fn seed_from(
                     m.partition(&t.name, p.partition).map(|pm| (pm, base))
                 });
                 if let (Some((pm, base)), Some(ms)) = (from_mirror, mirrored.as_mut()) {
-                    let mut pos = end;
+                    let offsets: Vec<i64> = pm.records.iter().map(|r| r.offset).collect();
                     let mut placed = false;
-                    for r in &pm.records {
-                        let Some(at) = r.offset.checked_sub(base).filter(|s| *s >= 0) else {
-                            continue;
-                        };
-                        let at = at as u64;
-                        if at < pos {
-                            continue;
-                        }
-                        while pos < at {
-                            producing.send(
-                                &t.name,
-                                p.partition,
-                                &records.record(p.partition, pos),
-                            )?;
-                            if placed {
-                                ms.gap_fillers += 1;
+                    for (pos, slot) in (end..).zip(mirror_slots(&offsets, base, end, p.filler)) {
+                        match slot {
+                            Slot::Filler => {
+                                producing.send(
+                                    &t.name,
+                                    p.partition,
+                                    &records.record(p.partition, pos),
+                                )?;
+                                if placed {
+                                    ms.gap_fillers += 1;
+                                }
+                                summary.filler_records += 1;
                             }
-                            summary.filler_records += 1;
-                            pos += 1;
+                            Slot::Mirrored(i) => {
+                                let r = &pm.records[i];
+                                producing.send(&t.name, p.partition, &r.record())?;
+                                placed = true;
+                                ms.records += 1;
+                                ms.bytes += r.bytes();
+                                if r.offset >= pm.checkpointed {
+                                    ms.fresh_records += 1;
+                                    summary.fresh_records += 1;
+                                }
+                            }
                         }
-                        producing.send(&t.name, p.partition, &r.record())?;
-                        placed = true;
-                        ms.records += 1;
-                        ms.bytes += r.bytes();
-                        if r.offset >= pm.checkpointed {
-                            ms.fresh_records += 1;
-                            summary.fresh_records += 1;
-                        }
-                        pos += 1;
-                    }
-                    // The production log ends before the checkpoint's offset (data loss): the
-                    // sandbox still reaches it, so the restart runs and the evidence decides.
-                    while pos < p.filler {
-                        producing.send(&t.name, p.partition, &records.record(p.partition, pos))?;
-                        summary.filler_records += 1;
-                        pos += 1;
                     }
                     continue;
                 }
@@ -618,6 +646,26 @@ mod tests {
             time_step_ms: 1000,
             kafka_timestamp: false,
         }
+    }
+
+    #[test]
+    fn mirrored_records_land_at_their_production_offsets_less_the_base() {
+        use Slot::{Filler as F, Mirrored as M};
+        let fill = |n: usize| vec![F; n];
+        // [20, 25) after 20 fillers; fill_to below the range's end adds nothing.
+        let want: Vec<Slot> = fill(20).into_iter().chain((0..5).map(M)).collect();
+        assert_eq!(mirror_slots(&[20, 21, 22, 23, 24], 0, 0, 22), want);
+        // A gap in the log (a transaction marker at 22) gets a filler: 23 stays at 23.
+        let want: Vec<Slot> = fill(20).into_iter().chain([M(0), M(1), F, M(2)]).collect();
+        assert_eq!(mirror_slots(&[20, 21, 23], 0, 0, 0), want);
+        // Rebased by 98: 100 goes to 2; records below the base are dropped.
+        assert_eq!(mirror_slots(&[100, 101], 98, 0, 0), [F, F, M(0), M(1)]);
+        assert_eq!(mirror_slots(&[96, 97, 98, 99], 98, 0, 0), [M(2), M(3)]);
+        // A broker already holding offsets 0..3 (a suite's): only what lies past them.
+        assert_eq!(mirror_slots(&[0, 1, 2, 3, 4], 0, 3, 0), [M(3), M(4)]);
+        // Production ends before the checkpoint's offset 6 (data loss): filler up to it.
+        assert_eq!(mirror_slots(&[2, 3], 0, 0, 6), [F, F, M(0), M(1), F, F]);
+        assert_eq!(mirror_slots(&[], 0, 0, 3), [F, F, F]);
     }
 
     #[test]
