@@ -94,6 +94,9 @@ impl RecordsFile {
         partitions: Option<u32>,
     ) -> Result<RecordsFile, String> {
         let mut records = Vec::new();
+        // A UTF-8 byte order mark (Windows editors write one) starts the text, not the JSON:
+        // the first line said "not JSON".
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
             let at = |m: String| format!("records_file {}:{}: {m}", path.display(), i + 1);
             let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -295,6 +298,17 @@ mod tests {
         assert_eq!(r.value.as_deref(), Some(&[0u8, 0, 0, 0, 1, 2][..]));
         assert_eq!((r.partition, r.line), (Some(1), 3));
         assert_eq!(f.records[2].value, None, "no value: a tombstone");
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_line_is_not_part_of_it() {
+        let f = RecordsFile::parse(
+            b"\xEF\xBB\xBF{\"value\":\"a\"}\r\n",
+            Path::new("r.jsonl"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(f.records[0].value.as_deref(), Some(&b"a"[..]));
     }
 
     #[test]
