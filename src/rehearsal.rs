@@ -175,17 +175,19 @@ pub async fn run_scenario(
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<RunReport, RehearsalError> {
     refuse_nested_paths(scenario, settings)?;
-    // A given checkpoint is inspected (and its topics checked against the scenario's) before
-    // any image is built: bad input is refused first (issue 15). A remote one is inspected by
-    // URL and staged once; the trials copy from the staged directory.
+    // Cheapest first: a given checkpoint is inspected (and its topics checked against the
+    // scenario's) before the job's dependencies are resolved (downloads) and before any image
+    // is built: bad input is refused first (issues 15, 17). A remote one is inspected by URL
+    // now and staged once after the dependencies (a copy of its working set); the trials copy
+    // from the staged directory.
     let mut staged = None;
-    let given = match &scenario.checkpoint {
+    let mut remote_source = None;
+    let mut given = match &scenario.checkpoint {
         CheckpointSource::Remote(location) => {
-            let stage = remote::stage(location, scenario, settings, on_event).await?;
-            scenario.check_topics_named(&stage.source.inspection)?;
-            let source = stage.source.clone();
-            staged = Some(stage);
-            Some(source)
+            let inspected = remote::inspect(location).await?;
+            scenario.check_topics_named(&inspected.inspection)?;
+            remote_source = Some(inspected);
+            None
         }
         CheckpointSource::Path(_) => {
             let source = source_checkpoint(
@@ -216,6 +218,11 @@ pub async fn run_scenario(
             .map_err(TrialError::from)?;
     }
     resolve_dependencies_async(scenario, settings.runtime, on_event).await?;
+    if let Some(inspected) = remote_source {
+        let stage = remote::stage(inspected, scenario, settings, on_event).await?;
+        given = Some(stage.source.clone());
+        staged = Some(stage);
+    }
     prepare_runtime_async(
         settings.runtime,
         spark_versions(scenario),

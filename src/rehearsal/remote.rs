@@ -30,20 +30,24 @@ pub(crate) struct StagedSource {
     staged_at: PathBuf,
 }
 
-/// Inspects `location` by URL and stages it: the files a restart on the scenario's targets
-/// reads (or everything, when that cannot be told), streamed into
-/// `<parent>/rehearse-source-<name>-XXXX/checkpoint`.
+/// A remote source inspected by URL, not yet staged: what [`stage`] copies. Inspecting is
+/// cheap (one listing, the small files read); staging copies the working set, so the scenario's
+/// checks against the inspection and the job's dependencies come in between (cheapest first).
+#[derive(Debug)]
+pub(crate) struct InspectedSource {
+    store: CheckpointStore,
+    /// What inspecting it by URL found.
+    pub inspection: crate::checkpoint::Inspection,
+}
+
+/// Inspects `location` by URL.
 ///
 /// # Errors
 /// The store's errors (bad input or environment, with the URL and the fix), a location that is
-/// no checkpoint, a staging directory that cannot be written.
-pub(crate) async fn stage(
+/// no checkpoint.
+pub(crate) async fn inspect(
     location: &CheckpointLocation,
-    scenario: &Scenario,
-    settings: &TrialSettings,
-    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
-) -> Result<StagedSource, RehearsalError> {
-    let url = location.to_string();
+) -> Result<InspectedSource, RehearsalError> {
     let store = CheckpointStore::open(location.clone(), &StoreEnv::from_process()).await?;
     let inspection = match crate::checkpoint::inspect_store(&store).await {
         Ok(inspection) => inspection,
@@ -55,6 +59,23 @@ pub(crate) async fn stage(
             })
         }
     };
+    Ok(InspectedSource { store, inspection })
+}
+
+/// Stages an inspected remote source: the files a restart on the scenario's targets reads (or
+/// everything, when that cannot be told), streamed into
+/// `<parent>/rehearse-source-<name>-XXXX/checkpoint`.
+///
+/// # Errors
+/// A staging directory that cannot be written, a copy that fails (the store's errors).
+pub(crate) async fn stage(
+    inspected: InspectedSource,
+    scenario: &Scenario,
+    settings: &TrialSettings,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<StagedSource, RehearsalError> {
+    let InspectedSource { store, inspection } = inspected;
+    let url = store.location().to_string();
     on_event(RehearsalEvent::RemoteSourceStaging { url: url.clone() });
     let parent = settings
         .report_dir

@@ -255,3 +255,66 @@ fn a_per_target_key_matching_no_target_is_warned_about() {
         "{stderr}"
     );
 }
+
+/// Pre-flight order, cheapest first (issue 17): a bad checkpoint costs no download. With
+/// packages and a requirements file that would need Maven and PyPI — both unreachable here, and
+/// Docker too — a checkpoint refused at load (an empty directory) and one refused once inspected
+/// (a real checkpoint whose offset log reads another topic than `[[topics]]` names) are bad
+/// input naming the checkpoint (exit 3), never "unreachable" (exit 4): the checkpoint is checked
+/// before any dependency is resolved.
+#[test]
+fn a_bad_checkpoint_is_refused_before_any_dependency_is_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("ckpt");
+    std::fs::create_dir_all(&ckpt).unwrap();
+    std::fs::write(dir.path().join("requirements.txt"), "toolz==0.12.1\n").unwrap();
+    let job = repo().join("scenarios/deps/avro_orders.py");
+    let s = dir.path().join("scenario.toml");
+    std::fs::write(
+        &s,
+        format!(
+            r#"name = "deps-bad-checkpoint"
+targets = ["4.0.1"]
+[checkpoint]
+path = "ckpt"
+[job]
+file = "{}"
+args = ["--checkpoint", "{{checkpoint}}"]
+packages = ["org.example.rehearse:never-published:0.0.1"]
+requirements = "requirements.txt"
+[[topics]]
+name = "orders-avro"
+"#,
+            job.display()
+        ),
+    )
+    .unwrap();
+    let unreachable = [
+        ("MAVEN_REPO", "http://127.0.0.1:9/maven2"),
+        ("PIP_INDEX_URL", "http://127.0.0.1:9/simple"),
+    ];
+    let (stderr, code) = refused(&s, &unreachable);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("ckpt is an empty directory") && !stderr.contains("unreachable"),
+        "{stderr}"
+    );
+    let fixture = repo().join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
+    for entry in walkdir::WalkDir::new(&fixture) {
+        let entry = entry.unwrap();
+        let to = ckpt.join(entry.path().strip_prefix(&fixture).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let (stderr, code) = refused(&s, &unreachable);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("ckpt does not read: its offset log names events")
+            && !stderr.contains("resolving")
+            && !stderr.contains("unreachable"),
+        "{stderr}"
+    );
+}

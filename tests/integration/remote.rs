@@ -871,4 +871,38 @@ async fn run_by_url_bad_sources_stop_before_any_container_and_write_nothing() {
         // Stopped before any image build or container: well under a Spark start.
         assert!(started.elapsed().as_secs() < 30, "{url}");
     }
+    // Cheapest first (issue 17): a good source is inspected by URL, then the job's
+    // dependencies are resolved, and only then is the source staged — a package that cannot
+    // be resolved (its registry unreachable: exit 4) costs no copy, nothing under the report
+    // dir.
+    let scenario = super::run::scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{good}\"\n"),
+        "4.0.1",
+        "packages = [\"org.example.rehearse:never-published:0.0.1\"]",
+        "",
+    );
+    let mut env = minio.env.clone();
+    env.push(("MAVEN_REPO".into(), "http://127.0.0.1:9/maven2".into()));
+    let (code, _, err) = rehearse(
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--report-dir",
+            reports.to_str().unwrap(),
+        ],
+        &env,
+        tmp.path(),
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains("unreachable")
+            && err.contains("never-published")
+            && !err.contains("staging the remote source checkpoint"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(&reports).map(|d| d.count()).unwrap_or(0) == 0,
+        "nothing staged under the report dir before the dependencies resolved"
+    );
 }
