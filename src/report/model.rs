@@ -133,8 +133,9 @@ pub struct ExecutorsReport {
     pub removed: Vec<String>,
 }
 
-/// The artifact a trial ran, as the reports name it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The artifact a trial ran, as the reports name it (also in a matrix report's cells, read
+/// back by `matrix merge`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct JobArtifact {
     /// The scenario table it comes from: `[job]` or `[job.per_target."4.*"]`.
     pub table: String,

@@ -125,6 +125,16 @@ fn write_one_grid(
             .collect();
         writeln!(out, "{}", line.join("   ").trim_end())?;
     }
+    // Which artifact each column ran (per-line jars: `[job.per_target]`).
+    for (what, targets) in report.artifacts(shape, provider) {
+        let to: Vec<String> = targets.iter().map(|t| format!("→ {t}")).collect();
+        writeln!(
+            out,
+            "  job {}: {}",
+            to.join(", "),
+            text::sanitize(&what).replace('\n', " ")
+        )?;
+    }
     Ok(())
 }
 
@@ -196,6 +206,62 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "[3/4] dedup/rocksdb/4.0.1->3.5.3  ✗ state-store-error, expected resumed  (12.5s)\n"
         );
+    }
+
+    /// Issue 17: the matrix reports said which verdict each cell got, not which artifact it
+    /// ran — with `[job.per_target]` a 4.x column runs another jar. The grid, HTML and Markdown
+    /// say per column which artifact ran, each cell's evidence names it, and the JSON keeps
+    /// it through `matrix merge`'s read.
+    #[test]
+    fn every_report_names_the_artifact_each_column_ran() {
+        let mut r = report();
+        let jar = |table: &str, name: &str| crate::report::JobArtifact {
+            table: table.into(),
+            kind: "jar".into(),
+            path: format!("/jobs/{name}").into(),
+            main_class: Some("CountByKey".into()),
+            blake3: Some("ab12".into()),
+        };
+        for c in &mut r.cells {
+            c.job = Some(if c.target.starts_with('4') {
+                jar("[job.per_target.\"4.*\"]", "app_2.13-4.0.1.jar")
+            } else {
+                jar("[job]", "app_2.12-3.5.3.jar")
+            });
+        }
+        let targets: Vec<&str> = r.targets.iter().map(String::as_str).collect();
+        assert_eq!(targets, ["3.5.3", "4.0.1"], "the helper's axes");
+        let new = "jar app_2.13-4.0.1.jar (CountByKey) from [job.per_target.\"4.*\"]";
+        let old = "jar app_2.12-3.5.3.jar (CountByKey) from [job]";
+        let mut out = Vec::new();
+        write_grid(&r, &mut out).unwrap();
+        let grid = String::from_utf8(out).unwrap();
+        assert!(
+            grid.contains(&format!("  job → 3.5.3: {old}\n  job → 4.0.1: {new}\n")),
+            "{grid}"
+        );
+        let mut out = Vec::new();
+        super::super::html::write_html(&r, &mut out).unwrap();
+        let html = String::from_utf8(out).unwrap();
+        assert!(
+            html.contains("<li>job → 4.0.1: <code>jar app_2.13-4.0.1.jar (CountByKey) from [job.per_target.&quot;4.*&quot;]</code></li>")
+                && html.contains("<code>/jobs/app_2.13-4.0.1.jar</code>, blake3 <code>ab12</code>"),
+            "{html}"
+        );
+        let mut out = Vec::new();
+        super::super::markdown::write_markdown(&r, &mut out).unwrap();
+        let md = String::from_utf8(out).unwrap();
+        assert!(md.contains(&format!("- job → 4.0.1: `{new}`")), "{md}");
+        let json = serde_json::to_string(&r.cells[0]).unwrap();
+        let back: Cell = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.job, r.cells[0].job);
+        // A cell without one (a report written before) says nothing of it.
+        r.cells.iter_mut().for_each(|c| c.job = None);
+        let json = serde_json::to_string(&r.cells[0]).unwrap();
+        assert!(!json.contains("\"job\""), "{json}");
+        let mut out = Vec::new();
+        write_grid(&r, &mut out).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("  job →"));
     }
 
     #[test]

@@ -161,7 +161,23 @@ fn write_grid(
         }
         writeln!(out, "</tr>")?;
     }
-    writeln!(out, "</table>")
+    writeln!(out, "</table>")?;
+    // Which artifact each column ran (per-line jars: `[job.per_target]`).
+    let artifacts = report.artifacts(shape, provider);
+    if !artifacts.is_empty() {
+        writeln!(out, "<ul class=\"jobs\">")?;
+        for (what, targets) in artifacts {
+            let to: Vec<String> = targets.iter().map(|t| format!("→ {}", esc(t))).collect();
+            writeln!(
+                out,
+                "<li>job {}: <code>{}</code></li>",
+                to.join(", "),
+                esc(&what)
+            )?;
+        }
+        writeln!(out, "</ul>")?;
+    }
+    Ok(())
 }
 
 /// The evidence section of one cell (the target of its `#cell-…` links): expectation, rule,
@@ -194,6 +210,18 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
         write!(out, "; {} to verdict", text::seconds(s))?;
     }
     writeln!(out, "</p>")?;
+    if let Some(job) = &c.job {
+        writeln!(
+            out,
+            "<p>Job: <code>{}</code>, <code>{}</code>{}</p>",
+            esc(&job.describe()),
+            esc(&job.path.display().to_string()),
+            job.blake3
+                .as_deref()
+                .map(|b| format!(", blake3 <code>{}</code>", esc(b)))
+                .unwrap_or_default()
+        )?;
+    }
     if let Some(remedy) = &c.remedy {
         writeln!(out, "<p>Remedy: {}</p>", esc(remedy))?;
     }

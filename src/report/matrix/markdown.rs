@@ -129,6 +129,15 @@ fn write_grid(
             .collect();
         writeln!(out, "| {s} | {} |", cells.join(" | "))?;
     }
+    // Which artifact each column ran (per-line jars: `[job.per_target]`).
+    let artifacts = report.artifacts(shape, provider);
+    if !artifacts.is_empty() {
+        writeln!(out)?;
+        for (what, targets) in artifacts {
+            let to: Vec<String> = targets.iter().map(|t| format!("→ {t}")).collect();
+            writeln!(out, "- job {}: {}", to.join(", "), code(&what))?;
+        }
+    }
     Ok(())
 }
 
@@ -149,6 +158,9 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
     }
     if let Some(reason) = &c.expected_reason {
         writeln!(out, "Expected because: {}", escape(reason))?;
+    }
+    if let Some(job) = &c.job {
+        writeln!(out, "Job: {}.", code(&job.describe()))?;
     }
     if let Some(remedy) = &c.remedy {
         writeln!(out, "Remedy: {}", escape(remedy))?;

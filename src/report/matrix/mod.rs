@@ -63,6 +63,7 @@ pub(crate) mod test_helpers {
             sandbox: None,
             source_checkpoint: None,
             warnings: vec![],
+            job: None,
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),

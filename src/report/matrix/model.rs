@@ -110,6 +110,11 @@ pub struct Cell {
     /// the cell still agrees, and the grids mark it `⚠`.
     #[serde(default)]
     pub warnings: Vec<Warning>,
+    /// The job artifact the trial ran: `[job]` or the `[job.per_target."4.*"]` entry, its path,
+    /// main class and blake3 — absent for a cell that did not run, and in reports written
+    /// before cells named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<crate::report::JobArtifact>,
 }
 
 impl Cell {
@@ -179,6 +184,7 @@ impl Cell {
             sandbox: trial.sandbox.as_ref().map(|p| p.display().to_string()),
             source_checkpoint: None,
             warnings: trial.warnings.clone(),
+            job: trial.job.clone(),
         }
     }
 
@@ -212,6 +218,7 @@ impl Cell {
             sandbox: None,
             source_checkpoint: None,
             warnings: Vec::new(),
+            job: None,
         }
     }
 }
@@ -287,6 +294,30 @@ impl MatrixReport {
         self.cells.iter().find(|c| {
             c.shape == shape && c.provider == provider && c.source == source && c.target == target
         })
+    }
+
+    /// The job artifacts the cells of one grid ran, each once (`jar app_2.13-4.0.1.jar (Main)
+    /// from [job.per_target."4.*"]`) with the targets that ran it, in target order; empty when
+    /// no cell names its artifact (a report written before cells did).
+    pub fn artifacts(&self, shape: &str, provider: &str) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for t in &self.targets {
+            for s in &self.sources {
+                let Some(job) = self
+                    .cell(shape, provider, s, t)
+                    .and_then(|c| c.job.as_ref())
+                else {
+                    continue;
+                };
+                let what = job.describe();
+                match out.iter_mut().find(|(w, _)| *w == what) {
+                    Some((_, targets)) if !targets.contains(t) => targets.push(t.clone()),
+                    Some(_) => {}
+                    None => out.push((what, vec![t.clone()])),
+                }
+            }
+        }
+        out
     }
 
     /// Sorts cells into grid order (the order of the axes).
