@@ -84,6 +84,13 @@ pub(crate) fn last_before(before: &SparkVersion) -> String {
     }
 }
 
+/// The release right after `until` (`3.5.5` after `3.5.4`): the exclusive bound a conf key's
+/// `until` gives.
+fn release_after(until: &str) -> Option<SparkVersion> {
+    let (major, minor, patch) = marker_version(until)?.parts()?;
+    Some(SparkVersion::from_parts(major, minor, patch + 1))
+}
+
 /// The first release after line `line` (`2.4.0` after `2.3`).
 fn after_line(line: &str) -> Option<SparkVersion> {
     let line = versions::parse_line(line).ok()?;
@@ -103,6 +110,14 @@ pub struct ConfKeyMarker {
     pub since: String,
     /// Every release from here on writes it; defaults to `since`.
     pub always_from: Option<String>,
+    /// The last release that writes the key under this name (`3.5.4` for the misnamed
+    /// `spark.databricks.…` key, renamed in 3.5.5): present => writer <= until. Absent = still
+    /// written.
+    pub until: Option<String>,
+    /// A release whose pre-releases (preview, RC, development builds) lack the key although the
+    /// release writes it: the key's absence then also fits such a build (`4.0.0`: Spark's own
+    /// 4.0.0 test checkpoints, written by development builds, lack the 3.5.5/4.0.0 key).
+    pub pre_releases_lack: Option<String>,
     /// Value Spark assumes when an older log lacks the key ("" = none).
     pub default: String,
     /// What the pinned value controls.
@@ -180,14 +195,31 @@ pub struct WriterVersion {
     pub min: Option<SparkVersion>,
     /// Highest release that fits (`3.5.x`); `None` when open-ended.
     pub max: Option<String>,
+    /// A pre-release that fits too, outside `min`..`max` (`4.0.0-preview` for a stateless
+    /// checkpoint whose conf keys are 3.5's: 4.0.0's development builds wrote the same keys and
+    /// no file format tells them apart). `None` when nothing but the range fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub or_pre_release: Option<SparkVersion>,
     /// Every inference, with its file and source.
     pub evidence: Vec<Evidence>,
 }
 
 impl WriterVersion {
-    /// `3.3.0 – 3.5.x`, `>= 4.0.0`, or `unknown`.
+    /// `3.3.0 – 3.5.x`, `>= 4.0.0`, `3.5.4`, or `unknown`; `…, or a 4.0.0 pre-release` when one
+    /// fits too.
     pub fn describe(&self) -> String {
+        let range = self.describe_range();
+        match &self.or_pre_release {
+            Some(pre) => format!("{range}, or a {} pre-release", pre.to_release()),
+            None => range,
+        }
+    }
+
+    fn describe_range(&self) -> String {
         match (&self.min, &self.max) {
+            (Some(min), Some(max)) if min.is_release() && *max == min.to_string() => {
+                min.to_string()
+            }
             (Some(min), Some(max)) if !min.is_release() && *max == min.to_string() => {
                 format!(
                     "{min} (a preview, RC or development build of {})",
@@ -232,6 +264,10 @@ impl Range {
         }
     }
 
+    fn contains(&self, v: &SparkVersion) -> bool {
+        self.min.as_ref().is_none_or(|m| m <= v) && self.before.as_ref().is_none_or(|b| v < b)
+    }
+
     fn overlaps(&self, other: &Range) -> bool {
         let lo = match (&self.min, &other.min) {
             (Some(a), Some(b)) => Some(a.max(b)),
@@ -259,6 +295,11 @@ impl Range {
 
     pub(crate) fn describe(&self) -> String {
         match (&self.min, &self.before) {
+            (Some(min), Some(_))
+                if min.is_release() && self.max().as_deref() == Some(&min.to_string()) =>
+            {
+                min.to_string()
+            }
             (Some(min), Some(_)) if self.max().as_deref() == Some(&min.to_string()) => {
                 format!(
                     "{min} (a preview, RC or development build of {})",
@@ -273,23 +314,55 @@ impl Range {
     }
 }
 
-/// What a conf map implies: the present key with the highest `since` (a lower bound, rank 1) and
-/// the absent key with the lowest `always_from` (an upper bound, rank 3), each with its evidence.
+/// What a conf map implies: the present key with the highest `since` (a lower bound, rank 1),
+/// the present key with the lowest `until` (an upper bound, rank 1), and the absent keys by
+/// their `always_from`, lowest first (upper bounds, rank 3), each with its evidence.
 pub(crate) struct ConfBounds {
-    /// The lower bound from the present keys.
+    /// The bounds from the present keys.
     pub present: Range,
-    /// The upper bound from the absent keys.
-    pub absent: Range,
     pub present_evidence: Option<Evidence>,
-    pub absent_evidence: Option<Evidence>,
+    /// The present key with an `until` (the last release writing it under that name), if any.
+    pub until_evidence: Option<Evidence>,
+    /// The absent keys' upper bounds, tightest first.
+    pub absent: Vec<Absence>,
     /// Keys the table does not know.
     pub unknown: Vec<Evidence>,
+}
+
+/// The upper bound one absent conf key gives.
+pub(crate) struct Absence {
+    range: Range,
+    evidence: Evidence,
+    /// The release whose pre-releases lack the key (`pre_releases_lack`), as `X.Y.Z-preview`.
+    pre_release: Option<SparkVersion>,
+}
+
+/// Narrows `range` by the tightest absence that fits it; absences that contradict it (a
+/// pre-release, a hand-edited or mixed conf) are kept as evidence (`consistent: false`) and
+/// skipped, so the minimum never exceeds the maximum. Returns the evidence and the pre-release
+/// that also fits the chosen absence, if its row names one.
+fn narrow_by_absence(
+    range: &mut Range,
+    absent: Vec<Absence>,
+) -> (Vec<Evidence>, Option<SparkVersion>) {
+    let mut evidence = Vec::new();
+    for mut a in absent {
+        a.evidence.consistent = range.overlaps(&a.range);
+        let chosen = a.evidence.consistent;
+        evidence.push(a.evidence);
+        if chosen {
+            range.narrow(&a.range);
+            return (evidence, a.pre_release);
+        }
+    }
+    (evidence, None)
 }
 
 pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBounds {
     let table = markers();
     let mut best_present: Option<(&ConfKeyMarker, SparkVersion)> = None;
-    let mut best_absent: Option<(&ConfKeyMarker, SparkVersion)> = None;
+    let mut best_until: Option<(&ConfKeyMarker, SparkVersion)> = None;
+    let mut absent: Vec<(&ConfKeyMarker, SparkVersion)> = Vec::new();
     for marker in &table.conf_key {
         if conf.contains_key(&marker.key) {
             let since =
@@ -297,15 +370,20 @@ pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBo
             if best_present.as_ref().is_none_or(|(_, v)| since > *v) {
                 best_present = Some((marker, since));
             }
-        } else {
+            if let Some(before) = marker.until.as_deref().and_then(release_after) {
+                if best_until.as_ref().is_none_or(|(_, v)| before < *v) {
+                    best_until = Some((marker, before));
+                }
+            }
+        } else if marker.until.is_none() {
+            // A key with an `until` stops being written: its absence bounds nothing.
             let from = marker.always_from.as_deref().unwrap_or(&marker.since);
             let from = marker_version(from)
                 .unwrap_or_else(|| SparkVersion::from_parts(u16::MAX.into(), 0, 0));
-            if best_absent.as_ref().is_none_or(|(_, v)| from < *v) {
-                best_absent = Some((marker, from));
-            }
+            absent.push((marker, from));
         }
     }
+    absent.sort_by(|a, b| a.1.cmp(&b.1));
     let evidence = |marker: &ConfKeyMarker, observed: String, implies: String| Evidence {
         marker: marker.key.clone(),
         file: file.to_string(),
@@ -317,21 +395,42 @@ pub(crate) fn conf_bounds(conf: &BTreeMap<String, String>, file: &str) -> ConfBo
     ConfBounds {
         present: Range {
             min: best_present.as_ref().map(|(_, v)| v.clone()),
-            before: None,
+            before: best_until.as_ref().map(|(_, v)| v.clone()),
         },
-        absent: Range {
-            min: None,
-            before: best_absent.as_ref().map(|(_, v)| v.clone()),
-        },
-        present_evidence: best_present
-            .map(|(m, since)| evidence(m, format!("conf has {}", m.key), format!(">= {since}"))),
-        absent_evidence: best_absent.map(|(m, from)| {
+        until_evidence: best_until.map(|(m, before)| {
             evidence(
                 m,
-                format!("conf lacks {}", m.key),
-                format!("<= {} (or a pre-release of {from})", last_before(&from)),
+                format!("conf has {}", m.key),
+                format!("<= {}", last_before(&before)),
             )
         }),
+        absent: absent
+            .into_iter()
+            .map(|(m, from)| Absence {
+                evidence: evidence(
+                    m,
+                    format!("conf lacks {}", m.key),
+                    match &m.pre_releases_lack {
+                        Some(late) => format!(
+                            "<= {} (or a pre-release of {from} or of {late})",
+                            last_before(&from)
+                        ),
+                        None => format!("<= {} (or a pre-release of {from})", last_before(&from)),
+                    },
+                ),
+                pre_release: m
+                    .pre_releases_lack
+                    .as_deref()
+                    .and_then(marker_version)
+                    .map(|v| v.to_release().any_pre_release()),
+                range: Range {
+                    min: None,
+                    before: Some(from),
+                },
+            })
+            .collect(),
+        present_evidence: best_present
+            .map(|(m, since)| evidence(m, format!("conf has {}", m.key), format!(">= {since}"))),
         unknown: conf
             .keys()
             .filter(|k| table.conf_key(k).is_none())
@@ -354,13 +453,9 @@ pub(crate) fn conf_range(conf: &BTreeMap<String, String>, file: &str) -> (Range,
     let bounds = conf_bounds(conf, file);
     let mut range = bounds.present;
     let mut evidence: Vec<Evidence> = bounds.present_evidence.into_iter().collect();
-    if let Some(mut absent) = bounds.absent_evidence {
-        absent.consistent = range.overlaps(&bounds.absent);
-        if absent.consistent {
-            range.narrow(&bounds.absent);
-        }
-        evidence.push(absent);
-    }
+    evidence.extend(bounds.until_evidence);
+    let (absent, _) = narrow_by_absence(&mut range, bounds.absent);
+    evidence.extend(absent);
     evidence.extend(bounds.unknown);
     (range, evidence)
 }
@@ -375,9 +470,14 @@ fn artifact_range(marker: &ArtifactMarker) -> Range {
 /// Infers the writer's range from the latest offset file's conf (if any) and the artifacts seen,
 /// by the ranks of the module doc. Returns the range and a warning finding per artifact that
 /// contradicts the present conf keys.
+///
+/// `stateless`: the checkpoint has no stateful operator. Only then may a pre-release the absent
+/// key's row names (`pre_releases_lack`) fit beside the range: every stateful operator of such a
+/// build writes operator metadata (a file format that would have placed it already).
 pub(crate) fn infer(
     latest_conf: Option<(&BTreeMap<String, String>, &str)>,
     seen: &[Observation],
+    stateless: bool,
 ) -> (WriterVersion, Vec<Finding>) {
     let table = markers();
     let mut range = Range::ANY;
@@ -386,7 +486,10 @@ pub(crate) fn infer(
     if let Some(b) = &bounds {
         range.narrow(&b.present);
         evidence.extend(b.present_evidence.clone());
+        evidence.extend(b.until_evidence.clone());
     }
+    // What the present keys and the file formats allow, before the absent key narrows it.
+    let mut without_absence = range.clone();
     // Facts of the latest files first: they describe the same writer as the conf keys.
     let mut ordered: Vec<&Observation> = seen.iter().filter(|o| o.latest).collect();
     ordered.extend(seen.iter().filter(|o| !o.latest));
@@ -401,6 +504,7 @@ pub(crate) fn infer(
         let consistent = range.overlaps(&r);
         if consistent {
             range.narrow(&r);
+            without_absence.narrow(&r);
         } else {
             findings.push((marker, obs, r));
         }
@@ -414,14 +518,14 @@ pub(crate) fn infer(
         });
     }
     // The absence of a conf key ranks last: it narrows only what the rest allows.
+    let mut or_pre_release = None;
     if let Some(b) = bounds {
-        if let Some(mut absent) = b.absent_evidence {
-            absent.consistent = range.overlaps(&b.absent);
-            if absent.consistent {
-                range.narrow(&b.absent);
-            }
-            evidence.push(absent);
-        }
+        let (absent, pre_release) = narrow_by_absence(&mut range, b.absent);
+        evidence.extend(absent);
+        // A pre-release of a later release lacking the key fits too, when the present keys and
+        // the file formats allow it and the range does not already hold it.
+        or_pre_release = pre_release
+            .filter(|pre| stateless && without_absence.contains(pre) && !range.contains(pre));
         evidence.extend(b.unknown);
     }
     evidence.extend(artifacts);
@@ -444,6 +548,7 @@ pub(crate) fn infer(
     let version = WriterVersion {
         max: range.max(),
         min: range.min,
+        or_pre_release,
         evidence,
     };
     (version, findings)
@@ -494,12 +599,66 @@ mod tests {
     #[test]
     fn spark_3_5_conf_keys_give_3_2_1_to_3_5_x() {
         let (r, ev) = conf_range(&conf(KEYS_3_5), "offsets/3");
-        assert_eq!(r.describe(), "3.2.1 - 3.5.x");
+        // 3.5.5 writes the pruneFilters key (jar:3.5.5): its absence ends the range at 3.5.4.
+        assert_eq!(r.describe(), "3.2.1 - 3.5.4");
         assert_eq!(ev.len(), 2);
         assert_eq!(
             ev[1].marker,
             "spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan"
         );
+    }
+
+    /// Spark 3.5.5 renamed 3.5.4's misnamed `spark.databricks.…` key to the key 4.0.0 writes
+    /// (SPARK-51187; jar:3.5.4 and jar:3.5.5 SQLConf$, OffsetSeqMetadata$): a 3.5.5+ checkpoint
+    /// read ">= 4.0.0" (excluding its writer) and 3.5.4's key was "possibly newer than 4.3".
+    #[test]
+    fn spark_3_5_4_and_3_5_5_keys_place_their_writers() {
+        let mut keys = KEYS_3_5.to_vec();
+        keys.push("spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan");
+        let (r, _) = conf_range(&conf(&keys), "offsets/1");
+        assert_eq!(r.describe(), "3.5.5 - 3.5.x");
+        let mut keys = KEYS_3_5.to_vec();
+        keys.push("spark.databricks.sql.optimizer.pruneFiltersCanPruneStreamingSubplan");
+        let (r, ev) = conf_range(&conf(&keys), "offsets/1");
+        assert_eq!(r.describe(), "3.5.4");
+        assert!(ev.iter().all(|e| !e.implies.contains("newer")), "{ev:?}");
+    }
+
+    /// Issue 14: a stateless checkpoint with 3.5's keys may come from a 4.0.0 development build
+    /// (Spark's own 4.0.0 test checkpoints lack the 3.5.5/4.0.0 key); a stateful one may not,
+    /// since such a build writes operator metadata for every stateful operator.
+    #[test]
+    fn a_stateless_3_5_conf_may_be_a_4_0_0_pre_release_and_a_stateful_one_not() {
+        let c = conf(KEYS_3_5);
+        let (v, _) = infer(Some((&c, "offsets/1")), &[], true);
+        assert_eq!(v.describe(), "3.2.1 – 3.5.4, or a 4.0.0 pre-release");
+        let (v, _) = infer(Some((&c, "offsets/1")), &[], false);
+        assert_eq!(v.describe(), "3.2.1 – 3.5.4");
+        // Operator metadata places a stateful one inside the pre-release, without an "or".
+        let seen = [Observation {
+            id: "operator-metadata-v1",
+            file: "state/0/_metadata/metadata".into(),
+            latest: true,
+        }];
+        let (v, findings) = infer(Some((&c, "offsets/1")), &seen, false);
+        assert_eq!(
+            v.describe(),
+            "4.0.0-preview (a preview, RC or development build of 4.0.0)"
+        );
+        assert!(findings.is_empty());
+        // A 2.3 conf on a stateless checkpoint keeps its range: 2.4.0's key is not late.
+        let (v, _) = infer(
+            Some((
+                &conf(&[
+                    "spark.sql.shuffle.partitions",
+                    "spark.sql.streaming.stateStore.providerClass",
+                ]),
+                "offsets/1",
+            )),
+            &[],
+            true,
+        );
+        assert_eq!(v.describe(), "2.3.0 – 2.3.x");
     }
 
     #[test]
@@ -563,7 +722,7 @@ mod tests {
                 latest: true,
             },
         ];
-        let (v, findings) = infer(Some((&c, "offsets/3")), &seen);
+        let (v, findings) = infer(Some((&c, "offsets/3")), &seen, false);
         assert_eq!(v.min.as_ref().unwrap().to_string(), "4.0.0-preview");
         assert_eq!(v.max.as_deref(), Some("4.0.0-preview"));
         assert_eq!(
@@ -571,7 +730,18 @@ mod tests {
             "4.0.0-preview (a preview, RC or development build of 4.0.0)"
         );
         assert!(findings.is_empty(), "{findings:?}");
-        assert!(v.evidence.iter().all(|e| e.consistent));
+        // The missing 3.5.5/4.0.0 key is shown as skipped; the next absent key (4.0.0's
+        // encodingFormat) gives the bound.
+        let skipped: Vec<&str> = v
+            .evidence
+            .iter()
+            .filter(|e| !e.consistent)
+            .map(|e| e.marker.as_str())
+            .collect();
+        assert_eq!(
+            skipped,
+            ["spark.sql.optimizer.pruneFiltersCanPruneStreamingSubplan"]
+        );
     }
 
     /// An artifact older than the present conf keys allow is still a conflict, not a bound.
@@ -589,7 +759,7 @@ mod tests {
             file: "commits/0".into(),
             latest: false,
         }];
-        let (v, findings) = infer(Some((&c, "offsets/3")), &seen);
+        let (v, findings) = infer(Some((&c, "offsets/3")), &seen, false);
         assert_eq!(v.describe(), "4.0.0 – 4.1.x");
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].code, "writer-version-conflict");
@@ -603,7 +773,7 @@ mod tests {
             "spark.sql.shuffle.partitions",
             "spark.sql.streaming.stateStore.rowChecksum.enabled",
         ]);
-        let (v, _) = infer(Some((&c, "offsets/0")), &[]);
+        let (v, _) = infer(Some((&c, "offsets/0")), &[], false);
         assert_eq!(v.min.as_ref().unwrap().to_string(), "4.2.0");
         assert!(
             v.max.is_none() || v.max.as_deref() >= Some("4.2"),
@@ -639,7 +809,7 @@ mod tests {
             file: "commits/0".into(),
             latest: true,
         }];
-        let (v, _) = infer(None, &seen);
+        let (v, _) = infer(None, &seen, false);
         assert_eq!(v.describe(), "2.2.0 – 2.3.x");
     }
 }

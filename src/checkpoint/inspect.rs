@@ -361,7 +361,14 @@ impl Inspector {
 
         self.check_offset_lines(&offsets, &critical_offsets, pending);
         let query_id = self.read_query_id(!offset_ids.is_empty() || !commit_ids.is_empty());
-        self.check_batches(&offset_ids, &commit_ids, pending, &gaps);
+        // Spark 2.0 and 2.1 kept no commit log: their offset files have no conf (issue 14,
+        // Spark's own checkpoint-version-2.1.0 test checkpoint).
+        let before_commit_log = !self.has_commits_dir()
+            && latest
+                .and_then(|n| offsets.get(&n))
+                .and_then(Parsed::ok)
+                .is_some_and(|log| log.metadata().is_none_or(|m| m.conf.is_none()));
+        self.check_batches(&offset_ids, &commit_ids, pending, &gaps, before_commit_log);
 
         let offset_log = self.newest_offset_log(&offsets, latest);
         let last_commit = last_committed.and_then(|c| commits.get(&c).and_then(Parsed::ok));
@@ -379,7 +386,8 @@ impl Inspector {
             .and_then(|o| o.metadata.as_ref())
             .and_then(|m| m.conf.clone());
         let operators = self.state_operators(conf.as_ref(), last_committed, latest, last_commit);
-        let writer_version = self.writer_version(conf.as_ref(), offset_log.as_ref());
+        let writer_version =
+            self.writer_version(conf.as_ref(), offset_log.as_ref(), operators.is_empty());
         let writer_history = writer_history(&offsets, &writer_version);
 
         self.report_specials();
@@ -468,13 +476,16 @@ impl Inspector {
     }
 
     /// A `commits` directory at all (Spark 2.2+ writes one).
-    fn observe_commits_dir(&mut self) {
-        if self
-            .listing
+    fn has_commits_dir(&self) -> bool {
+        self.listing
             .entries
             .iter()
             .any(|e| e.rel == "commits" && e.kind == EntryKind::Dir)
-        {
+    }
+
+    /// Observes the `commits` directory (Spark 2.2+ writes one).
+    fn observe_commits_dir(&mut self) {
+        if self.has_commits_dir() {
             self.observe("commits-dir", "commits", false);
         }
     }
@@ -596,10 +607,14 @@ impl Inspector {
         &mut self,
         conf: Option<&BTreeMap<String, String>>,
         offset_log: Option<&OffsetLogInfo>,
+        stateless: bool,
     ) -> WriterVersion {
         let latest_file = offset_log.map(|o| o.file.clone()).unwrap_or_default();
-        let (writer_version, conflicts) =
-            fingerprint::infer(conf.map(|c| (c, latest_file.as_str())), &self.observations);
+        let (writer_version, conflicts) = fingerprint::infer(
+            conf.map(|c| (c, latest_file.as_str())),
+            &self.observations,
+            stateless,
+        );
         self.findings.extend(conflicts);
         writer_version
     }

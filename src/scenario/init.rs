@@ -217,16 +217,26 @@ pub struct DefaultTargets {
     pub why: String,
 }
 
-/// The line of the highest version the writer's range allows, with that bound as text (`3.5.x`,
-/// `4.0.0-preview`, `>= 4.0.0`); `None` when nothing bounds the writer.
+/// The line of the highest version the writer's range allows, with that line as text (`3.5.x`,
+/// also for a bound inside it such as `3.5.4`; `4.0.0-preview`, `>= 4.0.0`); `None` when nothing
+/// bounds the writer.
 fn writer_line(w: &WriterVersion) -> Option<((u32, u32), String)> {
     if let Some(max) = &w.max {
-        let line = match max.strip_suffix(".x") {
-            Some(prefix) => versions::parse_line(prefix).ok(),
-            None => SparkVersion::parse(max).ok().and_then(|v| v.line()),
+        let (line, basis) = match max.strip_suffix(".x") {
+            Some(prefix) => (versions::parse_line(prefix).ok(), max.clone()),
+            None => match SparkVersion::parse(max).ok() {
+                Some(v) if v.is_release() => {
+                    let line = v.line();
+                    (
+                        line,
+                        line.map_or(max.clone(), |(a, b)| format!("{a}.{b}.x")),
+                    )
+                }
+                v => (v.and_then(|v| v.line()), max.clone()),
+            },
         };
         if let Some(line) = line {
-            return Some((line, max.clone()));
+            return Some((line, basis));
         }
     }
     let min = w.min.as_ref()?;
@@ -697,6 +707,7 @@ mod tests {
         WriterVersion {
             min: min.map(|m| SparkVersion::parse(m).unwrap()),
             max: max.map(str::to_string),
+            or_pre_release: None,
             evidence: Vec::new(),
         }
     }

@@ -98,6 +98,8 @@ struct Operator {
 struct WriterVersion {
     min: Option<String>,
     max: Option<String>,
+    #[serde(default)]
+    or_pre_release: Option<String>,
     evidence: Vec<Evidence>,
 }
 
@@ -266,7 +268,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.3.4/file-dedup",
@@ -275,7 +277,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.3.4/file-join",
@@ -284,7 +286,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file", "file"],
         provider: "hdfs",
         name: Some("join"),
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.3.4/rate-agg",
@@ -293,7 +295,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["rate"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.3.4/rocksdb-agg",
@@ -302,7 +304,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "rocksdb",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/file-agg",
@@ -311,7 +313,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/file-dedup",
@@ -320,7 +322,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/file-join",
@@ -329,7 +331,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file", "file"],
         provider: "hdfs",
         name: Some("join"),
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/rate-agg",
@@ -338,7 +340,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["rate"],
         provider: "hdfs",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/rocksdb-agg",
@@ -347,7 +349,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "rocksdb",
         name: None,
-        writer: ("3.2.1", "3.5.x"),
+        writer: ("3.2.1", "3.5.4"),
     },
     Expect {
         case: "3.5.3/rocksdb-changelog-agg",
@@ -356,7 +358,7 @@ const PRISTINE: &[Expect] = &[
         kinds: &["file"],
         provider: "rocksdb",
         name: None,
-        writer: ("3.4.0", "3.5.x"),
+        writer: ("3.4.0", "3.5.4"),
     },
     Expect {
         case: "4.0.1/file-agg",
@@ -578,7 +580,8 @@ fn every_fixture_directory_is_covered_by_a_test_row() {
             || DAMAGED.iter().any(|d| d.case == dir)
             || KAFKA.contains(&dir.as_str())
             || dir.starts_with("atlas/") // atlas_source_checkpoints_inspect_clean
-            || SPARK_FIXTURES.iter().any(|(case, _)| *case == dir);
+            || SPARK_FIXTURES.iter().any(|c| c.case == dir)
+            || SPARK_SPECIAL.contains(&dir.as_str());
         assert!(covered, "fixture {dir} has no row in PRISTINE or DAMAGED");
     }
 }
@@ -696,7 +699,7 @@ fn text_report_names_the_essentials() {
     for needle in [
         "pending batch   5 (offsets without commit: Spark re-runs it on restart)",
         "last committed  4",
-        "written by      Spark 3.2.1 – 3.5.x",
+        "written by      Spark 3.2.1 – 3.5.4",
         "spark.sql.shuffle.partitions = 2",
         "#0 file",
         "HDFS-backed, 2 partition(s)",
@@ -1574,7 +1577,7 @@ fn shared_3_5_3_aggregation_checkpoint() {
             doc.writer_version.min.as_deref(),
             doc.writer_version.max.as_deref()
         ),
-        (Some("3.2.1"), Some("3.5.x"))
+        (Some("3.2.1"), Some("3.5.4"))
     );
     assert!(doc.findings.is_empty(), "{:?}", doc.codes());
 }
@@ -1667,20 +1670,275 @@ fn a_stray_directory_in_a_state_partition_is_not_missing_state() {
     }
 }
 
-/// Checkpoints from Spark's own test resources (tests/fixtures/checkpoints/README.md says where
-/// each came from), with the exit code `inspect` must give each: none of them is damaged.
-const SPARK_FIXTURES: &[(&str, i32)] = &[("spark/4.0.0-hdfs-limit", 0)];
+/// One checkpoint from Spark's own test resources and what the Spark test that reads it says of
+/// it: the release that wrote it (the directory's name; `X.Y.Z-preview` = a development build),
+/// the last committed batch, and each stateful operator's partition count.
+struct SparkCase {
+    case: &'static str,
+    writer: &'static str,
+    last_committed: Option<u64>,
+    partitions: &'static [u32],
+}
+
+/// Healthy checkpoints from Spark's own test resources (tests/fixtures/checkpoints/README.md says
+/// where each came from): `inspect` exits 0 with no error and a writer range holding the writer.
+const SPARK_FIXTURES: &[SparkCase] = &[
+    SparkCase {
+        case: "spark/2.1.0",
+        writer: "2.1.0",
+        last_committed: None,
+        partitions: &[10],
+    },
+    SparkCase {
+        case: "spark/2.3.1-flatMapGroupsWithState-state-format-1",
+        writer: "2.3.1",
+        last_committed: Some(1),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/2.3.1-for-multi-watermark-policy",
+        writer: "2.3.1",
+        last_committed: Some(1),
+        partitions: &[],
+    },
+    SparkCase {
+        case: "spark/2.4.0-streaming-join",
+        writer: "2.4.0",
+        last_committed: Some(0),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/2.4.5-for-compatibility-test-deduplicate",
+        writer: "2.4.5",
+        last_committed: Some(0),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/3.0.0-streaming-statestore-codec",
+        writer: "3.0.0",
+        last_committed: Some(0),
+        partitions: &[1],
+    },
+    SparkCase {
+        case: "spark/3.1.0-flatmapgroupswithstate-repartition",
+        writer: "3.1.0",
+        last_committed: Some(0),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/3.2.0-session-window-with-repartition",
+        writer: "3.2.0",
+        last_committed: Some(1),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/3.3.0-streaming-deduplication",
+        writer: "3.3.0",
+        last_committed: Some(1),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/3.5.1-streaming-join",
+        writer: "3.5.1",
+        last_committed: Some(0),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/3.5.4",
+        writer: "3.5.4",
+        last_committed: Some(1),
+        partitions: &[],
+    },
+    SparkCase {
+        case: "spark/4.0.0-hdfs-limit",
+        writer: "4.0.0-preview",
+        last_committed: Some(3),
+        partitions: &[1],
+    },
+    SparkCase {
+        case: "spark/4.0.0-rocksdb-agg",
+        writer: "4.0.0-preview",
+        last_committed: Some(3),
+        partitions: &[5],
+    },
+    SparkCase {
+        case: "spark/4.0.0-tws-avro",
+        writer: "4.0.0",
+        last_committed: Some(1),
+        partitions: &[5],
+    },
+];
+
+/// Spark's test checkpoints that are not plain healthy ones, each with its own test below.
+const SPARK_SPECIAL: &[&str] = &[
+    "spark/escaped-path-2.4.0",
+    "spark/offsetId-commitId-inconsistent",
+];
+
+/// `3.5.4` → (3, 5, 4, 1); `4.0.0-preview` → (4, 0, 0, 0): a pre-release sorts before its release.
+fn version_key(v: &str) -> (u32, u32, u32, u32) {
+    let (numbers, release) = match v.strip_suffix("-preview") {
+        Some(n) => (n, 0),
+        None => (v, 1),
+    };
+    let mut it = numbers
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(u32::MAX));
+    (
+        it.next().unwrap(),
+        it.next().unwrap(),
+        it.next().unwrap_or(u32::MAX),
+        release,
+    )
+}
+
+/// Whether release `v` lies in the writer range `min`..`max` (`max` as `3.5.x`, `3.5.4` or
+/// `4.0.0-preview`), or is the pre-release the range says fits too.
+fn in_writer_range(v: &str, w: &WriterVersion) -> bool {
+    if w.or_pre_release.as_deref() == Some(v) {
+        return true;
+    }
+    let key = version_key(v);
+    let above_min = w.min.as_deref().is_none_or(|m| version_key(m) <= key);
+    let below_max = w.max.as_deref().is_none_or(|m| match m.strip_suffix(".x") {
+        Some(line) => {
+            let (a, b, _, _) = version_key(&format!("{line}.0"));
+            (key.0, key.1) <= (a, b)
+        }
+        None => key <= version_key(m),
+    });
+    above_min && below_max
+}
 
 #[test]
-fn spark_test_resource_checkpoints_get_no_error() {
-    for (case, code) in SPARK_FIXTURES {
-        let doc = inspect(&fixture(case), true).code(*code).doc();
+fn spark_test_resource_checkpoints_get_no_error_and_their_writer() {
+    assert!(SPARK_FIXTURES.len() >= 11);
+    for c in SPARK_FIXTURES {
+        let case = c.case;
+        let doc = inspect(&fixture(case), true).code(0).doc();
         assert!(
             doc.findings.iter().all(|f| f.severity != "error"),
             "{case}: {:?}",
             doc.codes()
         );
+        let w = &doc.writer_version;
+        assert!(
+            in_writer_range(c.writer, w),
+            "{case}: written by {}, inspect says {:?} – {:?} (or {:?})",
+            c.writer,
+            w.min,
+            w.max,
+            w.or_pre_release
+        );
+        assert_eq!(doc.last_committed_batch, c.last_committed, "{case}");
+        let partitions: Vec<u32> = doc.operators.iter().map(|o| o.partitions).collect();
+        assert_eq!(partitions, c.partitions, "{case}");
+        assert!(
+            !doc.codes()
+                .iter()
+                .any(|c| c.contains("writer-version-conflict")),
+            "{case}: {:?}",
+            doc.codes()
+        );
     }
+}
+
+/// Issue 14: Spark 3.5.5 renamed 3.5.4's misnamed `spark.databricks.sql.optimizer.
+/// pruneFiltersCanPruneStreamingSubplan` to the key 4.0.0 writes (SPARK-51187): 3.5.4's key
+/// read "possibly a release newer than the table (4.3)" and 3.5.5+'s read ">= 4.0.0".
+#[test]
+fn spark_3_5_4_is_placed_by_its_misnamed_key() {
+    let doc = inspect(&fixture("spark/3.5.4"), true).code(0).doc();
+    assert_eq!(
+        (
+            doc.writer_version.min.as_deref(),
+            doc.writer_version.max.as_deref()
+        ),
+        (Some("3.5.4"), Some("3.5.4"))
+    );
+    let text = inspect(&fixture("spark/3.5.4"), false).code(0).stdout;
+    assert!(text.contains("written by      Spark 3.5.4\n"), "{text}");
+    assert!(!text.contains("newer than"), "{text}");
+    // The same offsets with 3.5.5's key name: 3.5.5 – 3.5.x (a stateless 4.0.0 writes 4.0.0's
+    // encodingFormat key too).
+    let (_tmp, ckpt) = copy_of("spark/3.5.4");
+    for n in 0..=1 {
+        let file = ckpt.join(format!("offsets/{n}"));
+        let text = fs::read_to_string(&file).unwrap();
+        fs::write(&file, text.replace("spark.databricks.sql.", "spark.sql.")).unwrap();
+        fs::remove_file(ckpt.join(format!("offsets/.{n}.crc"))).ok();
+    }
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(
+        (
+            doc.writer_version.min.as_deref(),
+            doc.writer_version.max.as_deref()
+        ),
+        (Some("3.5.5"), Some("3.5.x"))
+    );
+}
+
+/// Issue 14 §3: a stateless checkpoint with 3.5's conf keys may come from a 4.0.0 development
+/// build (Spark's own 4.0.0 test checkpoints lack the 3.5.5/4.0.0 key and there is no file
+/// format to tell), so the range says so; a stateful 3.5 one does not (a 4.0.0 build writes
+/// operator metadata for every stateful operator).
+#[test]
+fn a_stateless_3_5_checkpoint_may_be_a_4_0_0_pre_release() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::remove_dir_all(ckpt.join("state")).unwrap();
+    let doc = inspect(&ckpt, true).code(0).doc();
+    assert_eq!(
+        doc.writer_version.or_pre_release.as_deref(),
+        Some("4.0.0-preview")
+    );
+    assert_eq!(doc.writer_version.max.as_deref(), Some("3.5.4"));
+    let text = inspect(&ckpt, false).code(0).stdout;
+    assert!(
+        text.contains("3.2.1 – 3.5.4, or a 4.0.0 pre-release"),
+        "{text}"
+    );
+    let doc = inspect(&fixture("3.5.3/file-agg"), true).code(0).doc();
+    assert_eq!(doc.writer_version.or_pre_release, None);
+}
+
+/// Spark's SPARK-26824 test checkpoint: the directory holds one checkpoint under an escaped
+/// name (listed, exit 3), which itself is healthy with the escaped-path warning.
+#[test]
+fn spark_escaped_path_checkpoint_is_listed_then_inspected() {
+    let out = inspect(&fixture("spark/escaped-path-2.4.0"), false).code(3);
+    assert!(
+        out.stderr.contains("chk%252520%252525@%252523chk"),
+        "{}",
+        out.stderr
+    );
+    let inner = fixture("spark/escaped-path-2.4.0").join("chk%252520%252525@%252523chk");
+    let doc = inspect(&inner, true).code(0).doc();
+    assert!(
+        doc.codes().iter().any(|c| c.starts_with("warning:")),
+        "{:?}",
+        doc.codes()
+    );
+    assert!(
+        in_writer_range("2.4.0", &doc.writer_version),
+        "{:?}",
+        doc.writer_version
+    );
+}
+
+/// Spark's "test gaps in offset log" checkpoint (offsets 0, 1, 2, 4; commits 0–2): Spark's test
+/// restarts it only with async progress tracking on; a plain restart fails with "batch 3 doesn't
+/// exist", so inspect's error names that condition.
+#[test]
+fn spark_offset_gap_checkpoint_is_an_error_naming_async_progress_tracking() {
+    let doc = inspect(&fixture("spark/offsetId-commitId-inconsistent"), true)
+        .code(5)
+        .doc();
+    let f = doc.finding("offset-gap-read");
+    assert!(
+        f.message.contains("asyncProgressTrackingEnabled"),
+        "{}",
+        f.message
+    );
 }
 
 /// A state schema file as Spark 3.1.3+ writes it (SchemaHelper.SchemaV2Writer): `writeUTF("v2")`,
@@ -1762,9 +2020,14 @@ fn writer_history_ends_with_what_writer_version_says() {
     let cases = PRISTINE
         .iter()
         .map(|e| e.case)
-        .chain(SPARK_FIXTURES.iter().map(|(c, _)| *c));
+        .chain(SPARK_FIXTURES.iter().map(|c| c.case));
     for case in cases {
         let doc = inspect(&fixture(case), true).code(0).doc();
+        // Spark 2.0/2.1 offset files have no conf: no run of conf keys to report.
+        if doc.writer_version.max.as_deref() == Some("2.1.x") {
+            assert!(doc.writer_history.is_empty(), "{case}");
+            continue;
+        }
         let last = doc.writer_history.last().expect("one run of batches");
         assert_eq!(last.last_batch, doc.latest_batch.unwrap(), "{case}");
         assert_eq!(

@@ -181,13 +181,15 @@ impl Inspector {
     }
 
     /// What the two logs' batch ids say: a pending batch, where each log ends, commits without
-    /// offsets, gaps in the offset log.
+    /// offsets, gaps in the offset log. `before_commit_log`: no `commits/` directory and the
+    /// latest offset file has no conf, as Spark 2.0 and 2.1 wrote them (no commit log yet).
     pub(super) fn check_batches(
         &mut self,
         offsets: &[u64],
         commits: &[u64],
         pending: Option<u64>,
         gaps: &[u64],
+        before_commit_log: bool,
     ) {
         let latest = offsets.last().copied();
         let committed = commits.last().copied();
@@ -206,6 +208,14 @@ impl Inspector {
                 "offsets-ahead-of-commits",
                 Some(&format!("offsets/{n}")),
                 format!("the offset log reaches batch {n} but the last commit is batch {c}: {} planned and never committed; Spark warns \"Batch completion log latest batch id is {c}, which is not trailing batchid {n} by one\" and re-runs batch {n} only", describe_ranges(&[(c + 1, n - 1)])),
+            ),
+            // Spark 2.2+ restarts such a log as one whose latest batch is pending
+            // (MicroBatchExecution.populateStartOffsets: "no commit log present").
+            (Some(n), None) if n > 0 && before_commit_log => self.finding(
+                Severity::Info,
+                "no-commit-log-yet",
+                Some("commits"),
+                format!("no commits/: Spark 2.0 and 2.1 (which wrote this offset log without a conf) kept no commit log; Spark 2.2+ restarts it by re-running batch {n}, as for a pending batch"),
             ),
             (Some(n), None) if n > 0 => self.finding(
                 Severity::Warning,
