@@ -1253,3 +1253,52 @@ fn a_log_of_two_runs_says_so_and_which_run_it_judged() {
     assert!(doc.get("several_runs").is_none(), "{doc:#}");
     assert!(!text.contains("log:"), "{text}");
 }
+
+/// Issue 14: the cited failure texts of `tests/fixtures/texts/` (its README says where each came
+/// from), each as a user pastes it: every one gets its manifest verdict and rule, is marked an
+/// excerpt, and none is `resumed`.
+#[test]
+fn every_pasted_failure_text_gets_its_verdict() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/texts");
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv");
+    let mut n = 0;
+    let mut listed = Vec::new();
+    for row in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cols: Vec<&str> = row.split('\t').collect();
+        assert_eq!(cols.len(), 4, "file, verdict, rule, source: {row}");
+        let (file, verdict, rule, source) = (cols[0], cols[1], cols[2], cols[3]);
+        assert!(!source.trim().is_empty(), "{file}: no source");
+        let expected = Verdict::from_name(verdict).unwrap_or_else(|| panic!("{file}: {verdict}"));
+        assert_ne!(expected, Verdict::Resumed, "{file}");
+        let out = rehearse()
+            .arg("classify")
+            .arg(dir.join(file))
+            .arg("--json")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!("{file}: no JSON: {}", String::from_utf8_lossy(&out.stderr))
+        });
+        assert_eq!(
+            (v["verdict"].as_str(), v["rule"].as_str()),
+            (Some(verdict), Some(rule)),
+            "{file}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(exit::Outcome::Verdict(expected).code()),
+            "{file}"
+        );
+        assert_eq!(v["excerpt"], true, "{file}");
+        listed.push(file.to_string());
+        n += 1;
+    }
+    assert!(n >= 20, "{n} texts");
+    // Every text file has its row.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".txt") {
+            assert!(listed.contains(&name), "{name} has no MANIFEST.tsv row");
+        }
+    }
+}
