@@ -1767,6 +1767,18 @@ const SPARK_FIXTURES: &[SparkCase] = &[
         last_committed: Some(1),
         partitions: &[5],
     },
+    SparkCase {
+        case: "spark/4.0.0-checkpoint-v2-rocksdb-limit",
+        writer: "4.0.0",
+        last_committed: Some(3),
+        partitions: &[1],
+    },
+    SparkCase {
+        case: "spark/4.0.1-dedup-spark-53942",
+        writer: "4.0.1",
+        last_committed: Some(0),
+        partitions: &[5],
+    },
 ];
 
 /// Spark's test checkpoints that are not plain healthy ones, each with its own test below.
