@@ -16,6 +16,8 @@ def parse_args(description, topics=("--topic",)):
     p.add_argument("--extra-key", action="store_true",
                    help="add the Kafka partition as a grouping key (a changed query for rehearsals)")
     p.add_argument("--trigger-seconds", type=int, default=1)
+    p.add_argument("--output-topic", default=None,
+                   help="windowed count: write to this Kafka topic instead of JSON files")
     # Changed queries Spark restarts without an error, for rehearsing semantic warnings:
     p.add_argument("--no-watermark", action="store_true",
                    help="drop the withWatermark call (state is then never evicted)")

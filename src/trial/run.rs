@@ -321,7 +321,7 @@ impl Trial<'_> {
             require_input_rows: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
             // ... and every path the query has must run (issue 13 §1: state loaded and updated,
             // watermark advanced, state evicted, sink wrote), else `resume-unproven`.
-            require_paths: false,
+            require_paths: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
             job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };

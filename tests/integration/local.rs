@@ -55,6 +55,9 @@ name = "events"
 partitions = 2
 template = '{{"user":"user-{{partition}}","n":{{n}}}}'
 fresh_records = 5
+# a minute of event time per record past the checkpoint's watermark: windows close (issue 13)
+time_step_ms = 60000
+kafka_timestamp = true
 "#,
         job = job.display()
     );

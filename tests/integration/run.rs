@@ -35,6 +35,8 @@ struct Trial {
     output: Vec<Output>,
     #[serde(default)]
     warnings: Vec<WarningDoc>,
+    #[serde(default)]
+    exercised: Option<serde_json::Value>,
 }
 
 /// One `output` entry of a trial.
@@ -104,6 +106,9 @@ name = "events"
 partitions = 2
 template = '{{"user":"user-{{partition}}","n":{{n}}}}'
 fresh_records = 5
+# a minute of event time per record past the checkpoint's watermark: windows close (issue 13)
+time_step_ms = 60000
+kafka_timestamp = true
 {topic_extra}
 "#,
         job = job.display()
@@ -235,6 +240,74 @@ fn e2e_checkpoint_from_3_5_resumes_on_4_0_with_matching_offsets() {
     assert!(t.first_batch_after_restart > t.last_committed_batch);
     assert!(t.seconds_to_verdict > 0.0);
     assert_eq!(code, 0);
+    // Every path of the windowed count ran after the restart (issue 13 §1); its file sink
+    // (a V1 sink) reports numOutputRows -1, so the sink path is absent, or it ran.
+    let e = t.exercised.as_ref().expect("exercised paths recorded");
+    for path in [
+        "state_loaded",
+        "state_updated",
+        "watermark_advanced",
+        "state_evicted",
+    ] {
+        assert_eq!(e[path]["ran"], true, "{path}: {e:#}\n{stderr}");
+        assert!(
+            e[path]["evidence"].as_str().unwrap().contains("batch "),
+            "{e:#}"
+        );
+    }
+    assert!(
+        e["sink_wrote"].is_null() || e["sink_wrote"]["ran"] == true,
+        "{e:#}"
+    );
+}
+
+/// Issue 13 §5: an append-mode windowed aggregation writing Kafka, whose sink cannot be written
+/// after the restart (the restart's output topic does not exist, and the sandbox broker creates
+/// none on demand): the write fails once a window closes, and the verdict is that failure,
+/// never `resumed` (the gate waits for the sink to write before `resumed`).
+#[test]
+fn e2e_append_aggregation_whose_sink_fails_once_a_window_closes_is_not_resumed() {
+    if !docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let s = scenario(
+        tmp.path(),
+        GENERATE,
+        "3.5.3",
+        "restart_args = [\"--output-topic\", \"counts-absent\"]",
+        "\n[[output_topics]]\nname = \"counts\"\n",
+    );
+    let text = std::fs::read_to_string(&s).unwrap().replacen(
+        "\"{topic.events}\"]",
+        "\"{topic.events}\", \"--output-topic\", \"{topic.counts}\"]",
+        1,
+    );
+    std::fs::write(&s, text).unwrap();
+    let (mut report, code, stderr) = rehearse(&s);
+    let t = report.trials.remove(0);
+    assert_ne!(
+        t.verdict, "resumed",
+        "rule {} evidence {:#?}\n{stderr}",
+        t.rule, t.evidence
+    );
+    assert_ne!(code, 0, "{stderr}");
+    // The query did restart from the checkpoint. (Here the write already fails in the first
+    // batch: the checkpoint's last commit moved the watermark, so that batch closes windows.
+    // The watcher's own tests cover a first batch that writes nothing and a later one that
+    // fails: `a_live_trial_is_resumed_only_once_every_path_of_the_query_ran`.)
+    assert!(
+        t.evidence.iter().any(|l| l.contains("Resuming at batch")),
+        "{:#?}\n{stderr}",
+        t.evidence
+    );
+    assert!(
+        t.evidence
+            .iter()
+            .any(|l| l.contains("counts-absent") || l.contains("not present in metadata")),
+        "the failed write is the evidence: {:#?}\n{stderr}",
+        t.evidence
+    );
 }
 
 #[test]
@@ -359,7 +432,7 @@ fn e2e_kafka_to_kafka_with_a_records_file_resumes_and_writes_its_output_topic() 
 }
 
 /// `{timestamp_ms}` with `kafka_timestamp` (`scenarios/kafka-out/orders-event-time.toml`): the
-/// restart's fresh records carry the checkpoint's watermark + k minutes as their Kafka
+/// restart's fresh records carry the checkpoint's watermark + k × 30 minutes as their Kafka
 /// timestamp, k = 1.. past the checkpointed offset, so the deduplication (1 hour watermark)
 /// keeps them; the output shows the event time the restarted job read.
 #[test]
@@ -392,7 +465,9 @@ fn e2e_fresh_records_carry_event_times_just_past_the_checkpoints_watermark() {
         panic!("one output topic expected: {:?}", t.output);
     };
     assert!(o.records_after_restart > 0, "{o:?}\n{stderr}");
-    let expected: Vec<i64> = (1..=4).map(|k| (watermark + k * 60_000) / 1000).collect();
+    let expected: Vec<i64> = (1..=4)
+        .map(|k| (watermark + k * 1_800_000) / 1000)
+        .collect();
     for line in &o.sample {
         let seconds: i64 = line
             .split("\"event_time_s\":")
@@ -402,7 +477,7 @@ fn e2e_fresh_records_carry_event_times_just_past_the_checkpoints_watermark() {
             .unwrap_or_else(|| panic!("no event time in {line}"));
         assert!(
             expected.contains(&seconds),
-            "event time {seconds} s is not the watermark {watermark} ms + 1..4 minutes: {line}"
+            "event time {seconds} s is not the watermark {watermark} ms + 1..4 × 30 minutes: {line}"
         );
     }
 }
@@ -428,6 +503,9 @@ name = "events"
 partitions = 2
 template = '{{"user":"user-{{partition}}","n":{{n}}}}'
 fresh_records = 5
+# a minute of event time per record past the checkpoint's watermark: windows close (issue 13)
+time_step_ms = 60000
+kafka_timestamp = true
 "#,
         job = job.display(),
     );

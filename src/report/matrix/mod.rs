@@ -64,6 +64,7 @@ pub(crate) mod test_helpers {
             source_checkpoint: None,
             warnings: vec![],
             job: None,
+            exercised: None,
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),

@@ -115,6 +115,10 @@ pub struct Cell {
     /// before cells named it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<crate::report::JobArtifact>,
+    /// The paths the restarted query has and whether each ran (`verdict/exercised.rs`); absent
+    /// for cells that did not run a restart, and in shards written before issue 13.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exercised: Option<crate::verdict::Exercised>,
 }
 
 impl Cell {
@@ -185,6 +189,7 @@ impl Cell {
             source_checkpoint: None,
             warnings: trial.warnings.clone(),
             job: trial.job.clone(),
+            exercised: trial.exercised.clone(),
         }
     }
 
@@ -219,6 +224,7 @@ impl Cell {
             source_checkpoint: None,
             warnings: Vec::new(),
             job: None,
+            exercised: None,
         }
     }
 }
