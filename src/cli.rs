@@ -282,6 +282,10 @@ pub struct MatrixArgs {
     /// Keep every trial's sandbox and print its path in the reports.
     #[arg(long, env = "REHEARSE_KEEP")]
     pub keep: bool,
+    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (a removed
+    /// watermark, state read under other field names), as the suite's `deny_warnings = true`.
+    #[arg(long)]
+    pub deny_warnings: bool,
     /// Where sandboxes are created (default: the system temp dir).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
@@ -307,6 +311,10 @@ pub struct MergeArgs {
     /// JSON reports (schema "rehearse.matrix/v1") of shards of one suite.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
+    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (also when a
+    /// shard was run with --deny-warnings or its suite says `deny_warnings = true`).
+    #[arg(long)]
+    pub deny_warnings: bool,
     /// Report outputs.
     #[command(flatten)]
     pub output: MatrixOutput,

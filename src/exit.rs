@@ -42,7 +42,8 @@ pub enum Outcome {
     /// `inspect` ran and reported at least one error-severity finding.
     Findings,
     /// `run --deny-warnings` (or `deny_warnings = true`): every target passed, but one resumed
-    /// with a semantic warning (its meaning may have changed).
+    /// with a semantic warning (its meaning may have changed); `matrix --deny-warnings` (or the
+    /// suite's `deny_warnings = true`): every cell agreed, but one carries a warning.
     WarningsDenied,
     /// A bug in rehearse (a panic).
     Internal,
@@ -110,8 +111,8 @@ impl Outcome {
                 "environment: Docker down, image missing, port taken, Kafka not answering".into()
             }
             Outcome::Findings => "inspect found error-severity findings".into(),
-            Outcome::WarningsDenied => "run --deny-warnings: a target resumed with a semantic \
-                warning (watermark removed, state schema names changed)"
+            Outcome::WarningsDenied => "run/matrix --deny-warnings: a target (a cell) resumed \
+                with a semantic warning (watermark removed, state schema names changed)"
                 .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),

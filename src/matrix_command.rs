@@ -38,7 +38,8 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Usage);
     }
     crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
-    let suite = Suite::load(path)?;
+    let mut suite = Suite::load(path)?;
+    suite.deny_warnings |= args.deny_warnings;
     let options = options(&args, suite.cluster)?;
     matrix::refuse_nested_paths(&suite, &options)?;
     let mut progress = Progress::new(mode, std::io::stderr());
@@ -201,7 +202,8 @@ fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
     for path in &args.reports {
         inputs.push((path.display().to_string(), read_report(path)?));
     }
-    let report = reports::merge(inputs)?;
+    let mut report = reports::merge(inputs)?;
+    report.deny_warnings |= args.deny_warnings;
     write_outputs(&report, &args.output)?;
     Ok(reports::outcome(&report))
 }

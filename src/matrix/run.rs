@@ -178,6 +178,7 @@ pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
         seconds: 0.0,
         jobs: options.jobs,
         incomplete: false,
+        deny_warnings: suite.deny_warnings,
         merged: false,
     }
 }

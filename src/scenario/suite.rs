@@ -58,6 +58,9 @@ pub struct SuiteFile {
     /// `[cluster]`: run the cells on one Spark standalone cluster of this shape (as
     /// `--runtime standalone`), unless `--runtime` says otherwise.
     pub cluster: Option<super::ClusterSpec>,
+    /// Semantic warnings fail the suite (as `rehearse matrix --deny-warnings`); default false.
+    #[serde(default)]
+    pub deny_warnings: bool,
 }
 
 /// `[[shapes]]`: one query shape, given as a scenario file whose `[checkpoint.generate]`
@@ -142,6 +145,9 @@ pub struct Suite {
     pub expect: Vec<Expectation>,
     /// `[cluster]`: the standalone cluster the suite asks to run on.
     pub cluster: Option<super::ClusterShape>,
+    /// `deny_warnings = true` (or `rehearse matrix --deny-warnings`): a cell that agrees but
+    /// carries a semantic warning fails the suite (exit 19).
+    pub deny_warnings: bool,
 }
 
 /// One cell of the grid: a shape's checkpoint written by `source` with `provider`, restarted
@@ -487,6 +493,7 @@ impl Suite {
             sources,
             targets,
             timeout_seconds: file.timeout_seconds,
+            deny_warnings: file.deny_warnings,
             expect,
             cluster: file
                 .cluster
@@ -730,6 +737,14 @@ mod tests {
     }
 
     const BASIC: &str = "name = \"s\"\nsources = [\"3.5.3\", \"4.0.1\"]\nproviders = [\"hdfs\", \"rocksdb\"]\n[[shapes]]\nscenario = \"agg.toml\"\n";
+
+    #[test]
+    fn deny_warnings_is_read_and_off_by_default() {
+        assert!(!suite(BASIC).unwrap().deny_warnings);
+        let s =
+            suite(&BASIC.replacen("[[shapes]]", "deny_warnings = true\n[[shapes]]", 1)).unwrap();
+        assert!(s.deny_warnings);
+    }
 
     #[test]
     fn cells_cover_shapes_providers_sources_and_targets_in_file_order() {

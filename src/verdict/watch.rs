@@ -10,7 +10,7 @@
 //!
 //! | line or event                                                               | verdict |
 //! |-----------------------------------------------------------------------------|---------|
-//! | a progress report that proves the resume (see `judge.rs`)                    | `resumed`, at once |
+//! | a progress report that proves the resume (see `judge.rs`)                    | `resumed`, at once; in a live trial ([`TrialContext::require_input_rows`], [`TrialContext::require_paths`]) once a batch read rows and every path of the query ran (`exercised.rs`), else at the end `resume-unproven` |
 //! | a progress report with restarted batch ids or other start offsets             | `started-fresh`, at once |
 //! | ERROR "Query … terminated with error" of this query, once its exception and `Caused by` chain ended (the next record starts) | by the rules |
 //! | a PySpark traceback, `Exception in thread "main"` (or the query's stream thread), a JVM/container start failure, once complete | by the rules |

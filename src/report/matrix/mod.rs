@@ -20,11 +20,15 @@ pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA
 /// with the suite's expectation (not-applicable cells agree) and the report is complete, else
 /// [`Outcome::MatrixDiffers`]: a merge missing shards of its split must not pass CI.
 /// The differences themselves are listed first in every report.
+/// With `deny_warnings`, a report that would succeed but has a cell carrying a semantic warning
+/// is [`Outcome::WarningsDenied`] (19), as `rehearse run --deny-warnings` is.
 pub fn outcome(report: &MatrixReport) -> Outcome {
-    if report.differences().is_empty() && !report.incomplete {
-        Outcome::Success
-    } else {
+    if !report.differences().is_empty() || report.incomplete {
         Outcome::MatrixDiffers
+    } else if report.deny_warnings && !report.warned().is_empty() {
+        Outcome::WarningsDenied
+    } else {
+        Outcome::Success
     }
 }
 
@@ -108,6 +112,7 @@ pub(crate) mod test_helpers {
             seconds: 100.0,
             jobs: 2,
             incomplete: false,
+            deny_warnings: false,
             merged: false,
         }
     }
@@ -147,6 +152,28 @@ pub(crate) mod test_helpers {
         let mut ok = r.clone();
         ok.cells.remove(2);
         assert_eq!(outcome(&ok).code(), 0);
+    }
+
+    #[test]
+    fn a_warned_cell_fails_the_suite_only_when_warnings_are_denied() {
+        let mut ok = report();
+        ok.cells.remove(2);
+        ok.cells[0].warnings.push(crate::verdict::Warning {
+            code: "watermark-removed".into(),
+            message: "m".into(),
+            evidence: vec![],
+        });
+        assert_eq!(outcome(&ok).code(), 0);
+        ok.deny_warnings = true;
+        assert_eq!(outcome(&ok).code(), 19);
+        // A merge denies them when a shard did; differences still come first.
+        let merged = merge(vec![("a.json".into(), ok.clone())]).unwrap();
+        assert!(merged.deny_warnings);
+        assert_eq!(outcome(&merged).code(), 19);
+        let mut differs = report();
+        differs.deny_warnings = true;
+        differs.cells[0].warnings = ok.cells[0].warnings.clone();
+        assert_eq!(outcome(&differs).code(), 1);
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub struct MatrixReport {
     /// The run was interrupted: cells it did not finish are missing.
     #[serde(default)]
     pub incomplete: bool,
+    /// Semantic warnings fail the suite (`rehearse matrix --deny-warnings`, or the suite's
+    /// `deny_warnings = true`): a cell that agrees but carries a warning then exits 19. A merge
+    /// denies them when any shard did.
+    #[serde(default)]
+    pub deny_warnings: bool,
     /// Made by [`merge`] (not written to JSON): its missing shards make it incomplete even
     /// when it holds one shard, while one shard's own report is not incomplete for lacking the
     /// others.
@@ -295,6 +300,15 @@ impl MatrixReport {
         self.cells.iter().filter(|c| !c.passed()).collect()
     }
 
+    /// Cells that agree with the suite but carry a semantic warning (what `deny_warnings`
+    /// fails on).
+    pub fn warned(&self) -> Vec<&Cell> {
+        self.cells
+            .iter()
+            .filter(|c| c.passed() && !c.warnings.is_empty())
+            .collect()
+    }
+
     /// The cell of a grid position, if the report holds it.
     pub fn cell(&self, shape: &str, provider: &str, source: &str, target: &str) -> Option<&Cell> {
         self.cells.iter().find(|c| {
@@ -519,6 +533,7 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
         merged.seconds += r.seconds;
         merged.jobs = merged.jobs.max(r.jobs);
         merged.incomplete |= r.incomplete;
+        merged.deny_warnings |= r.deny_warnings;
     }
     // A merge of some shards of a split is incomplete — one shard merged alone too: its exit
     // code must not say "all agree".
