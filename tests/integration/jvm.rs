@@ -5,10 +5,11 @@
 //! checkpoint on 3.5.3, restarted on 4.0.1:
 //! - with the old jar only → `environment-error`, rule `job-built-for-another-line`, the
 //!   remedy naming the lines, the jar and the class;
-//! - with `[job.per_target."4.*"]` naming the 4.0.1 build → `resumed` from the checkpoint.
+//! - with `[job.per_target."4.*"]` naming the 4.x build → `resumed` from the checkpoint; the
+//!   Java job also on 4.2.0 (its own 4.2.0 build, one restart more).
 //!
-//! Per job: one generation (cached) and two trials, the failing one first (it fails within
-//! seconds of the driver starting). Like `run.rs`, these need Docker and skip without it on a
+//! Per job: one generation (cached) and two or three trials, the failing one first (it fails
+//! within seconds of the driver starting). Like `run.rs`, these need Docker and skip without it on a
 //! developer's machine, and FAIL under `CI=true`; a missing JDK or scalac fails them.
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ struct Report {
 
 #[derive(Debug, Deserialize)]
 struct Trial {
+    target_version: String,
     verdict: String,
     rule: String,
     remedy: String,
@@ -48,13 +50,14 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `job` (`java` or `scala`) built for 3.5.3 and 4.0.1 (build.sh caches the images' jars
-/// and the compilers; compiling takes seconds).
-fn built_jobs(job: &str) -> PathBuf {
+/// The `job` (`java` or `scala`) built for 3.5.3 and each of `targets` (build.sh caches the
+/// images' jars and the compilers; compiling takes seconds).
+fn built_jobs(job: &str, targets: &[&str]) -> PathBuf {
     let out = cache_dir().join("jvm-jobs");
     let status = Command::new("bash")
         .arg(repo().join("scenarios/jobs/jvm/build.sh"))
-        .args(["3.5.3", "4.0.1"])
+        .arg("3.5.3")
+        .args(targets)
         .env("OUT", &out)
         .env("JOBS", job)
         .env("REHEARSE_JVM_CACHE", cache_dir().join("jvm-jars"))
@@ -62,17 +65,24 @@ fn built_jobs(job: &str) -> PathBuf {
         .expect("bash runs scenarios/jobs/jvm/build.sh");
     assert!(
         status.success(),
-        "scenarios/jobs/jvm/build.sh failed: the JVM tests need a JDK 17 (javac, jar), the images rehearse/spark:3.5.3 and 4.0.1, and scalac (scripts/setup-scalac.sh)"
+        "scenarios/jobs/jvm/build.sh failed: the JVM tests need a JDK 17 (javac, jar), the images rehearse/spark:3.5.3 and {targets:?}, and scalac (scripts/setup-scalac.sh)"
     );
     out
 }
 
 /// A scenario over `name` (`count-by-key` or `count-by-key-scala`): generated on 3.5.3 by
-/// the 3.5.3 build, one target 4.0.1, with `per_target` appended.
-fn scenario(dir: &Path, jobs: &Path, name: &str, class: &str, per_target: &str) -> PathBuf {
+/// the 3.5.3 build, on `targets`, with `per_target` appended.
+fn scenario(
+    dir: &Path,
+    jobs: &Path,
+    name: &str,
+    class: &str,
+    targets: &[&str],
+    per_target: &str,
+) -> PathBuf {
     let text = format!(
         r#"name = "jvm-{name}"
-targets = ["4.0.1"]
+targets = {targets:?}
 timeout_seconds = 240
 
 [checkpoint.generate]
@@ -102,7 +112,7 @@ fresh_records = 5
     path
 }
 
-fn rehearse(scenario: &Path) -> (Trial, i32, String) {
+fn rehearse(scenario: &Path) -> (Vec<Trial>, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
         .arg("run")
         .arg(scenario)
@@ -112,20 +122,28 @@ fn rehearse(scenario: &Path) -> (Trial, i32, String) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut report: Report = serde_json::from_str(&stdout)
+    let report: Report = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
     assert_eq!(report.exit_code, out.status.code().unwrap_or(-1));
-    let t = report.trials.remove(0);
-    assert!(t.source_untouched, "{stderr}");
-    (t, report.exit_code, stderr)
+    for t in &report.trials {
+        assert!(t.source_untouched, "{stderr}");
+    }
+    (report.trials, report.exit_code, stderr)
 }
 
-/// The old jar fails on 4.0.1 with the rebuild explained; the 4.0.1 build resumes.
-fn old_jar_fails_explained_and_the_target_artifact_resumes(job: &str, name: &str, class: &str) {
-    let jobs = built_jobs(job);
+/// The old jar fails on 4.0.1 with the rebuild explained; the build of each of `targets`
+/// (4.x) resumes.
+fn old_jar_fails_explained_and_the_target_artifact_resumes(
+    job: &str,
+    name: &str,
+    class: &str,
+    targets: &[&str],
+) {
+    let jobs = built_jobs(job, targets);
     let tmp = tempfile::tempdir().unwrap();
-    let old = scenario(tmp.path(), &jobs, name, class, "");
-    let (t, code, stderr) = rehearse(&old);
+    let old = scenario(tmp.path(), &jobs, name, class, &["4.0.1"], "");
+    let (trials, code, stderr) = rehearse(&old);
+    let t = &trials[0];
     assert_eq!(
         (t.verdict.as_str(), t.rule.as_str()),
         ("environment-error", "job-built-for-another-line"),
@@ -154,31 +172,36 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(job: &str, name: &str
         &jobs,
         name,
         class,
+        targets,
         &format!(
             "[job.per_target.\"4.*\"]\njar = \"{}/{name}_{{scala}}-{{spark}}.jar\"\n",
             jobs.display()
         ),
     );
-    let (t, code, stderr) = rehearse(&new);
-    assert_eq!(
-        t.verdict, "resumed",
-        "rule {} evidence {:#?}\n{stderr}",
-        t.rule, t.evidence
-    );
-    assert_eq!(t.start_offsets_match, Some(true));
+    let (trials, code, stderr) = rehearse(&new);
+    assert_eq!(trials.len(), targets.len(), "{stderr}");
+    for (t, target) in trials.iter().zip(targets) {
+        assert_eq!(&t.target_version, target);
+        assert_eq!(
+            t.verdict, "resumed",
+            "{target}: rule {} evidence {:#?}\n{stderr}",
+            t.rule, t.evidence
+        );
+        assert_eq!(t.start_offsets_match, Some(true), "{target}");
+        assert_eq!(t.job.table, "[job.per_target.\"4.*\"]");
+        assert!(
+            t.job.path.ends_with(format!("{name}_2.13-{target}.jar")),
+            "{target} ran its own build: {:?}",
+            t.job.path
+        );
+        assert_eq!(t.job.main_class.as_deref(), Some(class));
+        assert_eq!(t.job.blake3.as_ref().map(String::len), Some(64));
+    }
     assert_eq!(code, 0);
-    assert_eq!(t.job.table, "[job.per_target.\"4.*\"]");
-    assert!(
-        t.job.path.ends_with(format!("{name}_2.13-4.0.1.jar")),
-        "{:?}",
-        t.job.path
-    );
-    assert_eq!(t.job.main_class.as_deref(), Some(class));
-    assert_eq!(t.job.blake3.as_ref().map(String::len), Some(64));
 }
 
 #[test]
-fn e2e_java_job_built_for_3_5_needs_its_4_0_build_and_resumes_with_it() {
+fn e2e_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_and_4_2() {
     if !docker_available() {
         return;
     }
@@ -186,6 +209,7 @@ fn e2e_java_job_built_for_3_5_needs_its_4_0_build_and_resumes_with_it() {
         "java",
         "count-by-key",
         "com.example.rehearse.CountByKey",
+        &["4.0.1", "4.2.0"],
     );
 }
 
@@ -198,6 +222,7 @@ fn e2e_scala_job_built_for_2_12_needs_its_2_13_build_and_resumes_with_it() {
         "scala",
         "count-by-key-scala",
         "com.example.rehearse.CountByKeyScala",
+        &["4.0.1"],
     );
 }
 
@@ -214,6 +239,7 @@ fn a_missing_artifact_for_a_target_is_refused_before_anything_starts() {
         &jobs,
         "count-by-key",
         "com.example.rehearse.CountByKey",
+        &["4.0.1"],
         &format!(
             "[job.per_target.\"4.*\"]\njar = \"{}/app_{{scala}}-{{spark}}.jar\"\n",
             jobs.display()
