@@ -665,3 +665,70 @@ fn report_dir_inside_the_source_is_refused_before_anything_starts() {
         "no directory was created in the source"
     );
 }
+
+/// Issue 15's last load-time bullets, before any image or container (Docker pointed nowhere):
+/// a `--report-dir` that is a file, and `--junit`/`--markdown` into a directory that does not
+/// exist, are refused at once (exit 3, naming the path and the fix) — not after every trial;
+/// and `run` takes a checkpoint root reached through a symlink as `inspect` does: it passes
+/// every load check and stops only at the Docker engine (exit 4), with the source unchanged.
+#[test]
+fn bad_report_paths_are_refused_and_a_linked_checkpoint_root_is_taken_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("prod/orders");
+    copy_dir(
+        &repo().join("tests/fixtures/checkpoints/3.5.3/kafka-agg"),
+        &source,
+    );
+    let link = tmp.path().join("orders-link");
+    std::os::unix::fs::symlink(&source, &link).unwrap();
+    let before = hash_tree(&source);
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", link.display()),
+        "3.5.3",
+        "",
+        "",
+    );
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+            .arg("run")
+            .arg(&s)
+            .args(extra)
+            .env("REHEARSE_CACHE_DIR", tmp.path().join("cache"))
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let (code, stderr) = run(&["--report-dir".as_ref(), file.as_os_str()]);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("is not a directory") && stderr.contains(&file.display().to_string()),
+        "{stderr}"
+    );
+    let missing = tmp.path().join("no/such/dir/report.xml");
+    for flag in ["--junit", "--markdown"] {
+        let (code, stderr) = run(&[flag.as_ref(), missing.as_os_str()]);
+        assert_eq!(code, Some(3), "{flag}: {stderr}");
+        assert!(
+            stderr.contains("does not exist") && stderr.contains("mkdir -p"),
+            "{flag}: {stderr}"
+        );
+    }
+    let (code, stderr) = run(&[]);
+    assert_eq!(
+        code,
+        Some(4),
+        "a linked root passes every load check; only Docker is missing: {stderr}"
+    );
+    assert!(
+        stderr.to_lowercase().contains("docker") && !stderr.contains("not a checkpoint"),
+        "{stderr}"
+    );
+    assert_eq!(hash_tree(&source), before, "the source is byte-identical");
+}
