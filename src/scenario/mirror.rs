@@ -179,16 +179,43 @@ fn properties(text: &str) -> Vec<(usize, String, String)> {
                 None => break,
             }
         }
-        let split = logical
-            .find(['=', ':'])
-            .or_else(|| logical.find(char::is_whitespace));
-        let (k, v) = match split {
-            Some(at) => (&logical[..at], &logical[at + 1..]),
-            None => (logical.as_str(), ""),
-        };
-        out.push((i + 1, k.trim().to_string(), v.trim().replace("\\\\", "\\")));
+        let (k, v) = split_property(&logical);
+        out.push((i + 1, k, v.trim().replace("\\\\", "\\")));
     }
     out
+}
+
+/// One logical line split as `java.util.Properties.load` splits it: the key ends at the first
+/// unescaped `=`, `:` or whitespace (a backslash escapes the next character of the key); then
+/// whitespace, at most one `=` or `:`, and whitespace are skipped; the rest is the value. The
+/// first `=`/`:` alone is not enough: `sasl.password s3:cret` is key `sasl.password`, value
+/// `s3:cret` (breaker pass: the old split printed `sasl.password s3` as an unknown key, the
+/// start of the password with it).
+fn split_property(line: &str) -> (String, &str) {
+    let mut key = String::new();
+    let mut chars = line.char_indices();
+    let mut end = line.len();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some((_, next)) = chars.next() {
+                    key.push(next);
+                }
+            }
+            '=' | ':' => {
+                end = i;
+                break;
+            }
+            c if c.is_whitespace() => {
+                end = i;
+                break;
+            }
+            c => key.push(c),
+        }
+    }
+    let rest = line[end..].trim_start();
+    let rest = rest.strip_prefix(['=', ':']).unwrap_or(rest);
+    (key, rest.trim_start())
 }
 
 /// The librdkafka settings of a properties file, checked.
@@ -336,6 +363,36 @@ fn jaas_credentials(jaas: &str) -> Option<(String, String)> {
         Some(rest[..end].to_string())
     };
     Some((value("username")?, value("password")?))
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_property;
+
+    /// As java.util.Properties.load reads each line.
+    #[test]
+    fn a_line_splits_where_java_splits_it() {
+        for (line, key, value) in [
+            (
+                "sasl.password s3:cretSECRETPW",
+                "sasl.password",
+                "s3:cretSECRETPW",
+            ),
+            ("sasl.password=a=b:c", "sasl.password", "a=b:c"),
+            ("sasl.password : x y", "sasl.password", "x y"),
+            ("sasl.password\t= x", "sasl.password", "x"),
+            (
+                "security.protocol:SASL_SSL",
+                "security.protocol",
+                "SASL_SSL",
+            ),
+            ("a\\ b = c", "a b", "c"),
+            ("lonely", "lonely", ""),
+        ] {
+            let (k, v) = split_property(line);
+            assert_eq!((k.as_str(), v), (key, value), "{line:?}");
+        }
+    }
 }
 
 #[cfg(test)]
