@@ -47,9 +47,16 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::BadInput);
     }
+    if let Err(err) =
+        rehearse::sandbox::refuse_output_inside(&args.checkpoint, &args.out_dir, "--out-dir")
+    {
+        say!("error: {err}");
+        return Ok(Outcome::BadInput);
+    }
+    let mirror = rehearse::kafka::read_mirror(&config, &checkpointed)?;
+    // Created only once the cluster answered: a refused login leaves no empty directory.
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))?;
-    let mirror = rehearse::kafka::read_mirror(&config, &checkpointed)?;
     for topic in checkpointed.keys() {
         let path = args.out_dir.join(format!("{topic}.jsonl"));
         write_topic(&mirror, topic, &path)

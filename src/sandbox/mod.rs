@@ -30,7 +30,7 @@ pub use copy::{
     copy_checkpoint, copy_checkpoint_for, set_local_method, CopyOptions, CopySummary, LocalMethod,
     BUFFER, DEFAULT_PARALLEL_LOCAL, DEFAULT_PARALLEL_REMOTE,
 };
-pub use nesting::refuse_nesting;
+pub use nesting::{refuse_nesting, refuse_output_inside};
 pub use verify::verify_source;
 
 use std::collections::BTreeMap;

@@ -48,6 +48,29 @@ pub fn refuse_nesting(
 
 /// `path` absolute, `.` and `..` removed, links resolved in the part that exists (the rest
 /// appended as written).
+/// Refuses an output directory (`flag`, e.g. `--out-dir`) inside the source checkpoint: what
+/// rehearse writes there would land in the production checkpoint, which it only ever reads
+/// (breaker pass: `rehearse capture CK --out-dir CK` added `CK/events.jsonl`).
+///
+/// # Errors
+/// [`SandboxError::Nested`] naming both directories and the fix.
+pub fn refuse_output_inside(source: &Path, out: &Path, flag: &str) -> Result<(), SandboxError> {
+    let Ok(src) = source.canonicalize() else {
+        return Ok(());
+    };
+    if resolve(out).starts_with(&src) {
+        return Err(SandboxError::Nested {
+            message: format!(
+                "{flag} {} is inside the source checkpoint {}: rehearse only ever reads a checkpoint, and would write there; nothing was written\n(hint: pass {flag} with a directory outside {})",
+                out.display(),
+                source.display(),
+                source.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn resolve(path: &Path) -> PathBuf {
     let absolute = if path.is_absolute() {
         path.to_path_buf()

@@ -715,3 +715,42 @@ fn a_bad_mirror_config_is_refused_before_anything_starts() {
         );
     }
 }
+
+/// `capture --out-dir` inside the checkpoint it reads is refused before the cluster is asked
+/// (exit 3, nothing written there; breaker pass: it wrote `CK/events.jsonl`), and a cluster that
+/// cannot be reached leaves no empty `--out-dir` behind.
+#[test]
+fn capture_never_writes_into_the_checkpoint_and_leaves_nothing_when_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ck = checkpoint(tmp.path(), r#"{"events":{"0":15,"1":15}}"#);
+    let listing = |dir: &Path| -> Vec<PathBuf> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .flatten()
+            .map(|e| e.into_path())
+            .collect()
+    };
+    let before = listing(&ck);
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(["capture"])
+        .arg(&ck)
+        .args(["--bootstrap-servers", "127.0.0.1:1", "--out-dir"])
+        .arg(ck.join("caps"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("inside the source checkpoint"), "{stderr}");
+    assert_eq!(listing(&ck), before, "nothing written into the checkpoint");
+
+    let elsewhere = tmp.path().join("caps");
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(["capture"])
+        .arg(&ck)
+        .args(["--bootstrap-servers", "127.0.0.1:1", "--out-dir"])
+        .arg(&elsewhere)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(!elsewhere.exists(), "no empty --out-dir left behind");
+}
