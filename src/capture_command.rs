@@ -73,7 +73,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         );
     }
     say!(
-        "{} records, {} bytes of keys, values and headers read from {} (read-only: no consumer group, nothing written there)",
+        "{} records, {} bytes of keys, values and headers read from {} (read-only: assigned partitions, no commits, nothing produced there)",
         mirror.records(),
         mirror.bytes(),
         mirror.bootstrap

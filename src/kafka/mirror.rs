@@ -8,7 +8,9 @@
 //! is ever committed), `allow.auto.create.topics=false`. librdkafka refuses `assign` without a
 //! `group.id` ("Local: Unknown group"), so the consumer names one, `rehearse-mirror-readonly`,
 //! that it never joins or commits to: a group that has neither members nor offsets does not
-//! exist on the cluster (the end-to-end test lists the groups after a mirror). Only metadata,
+//! exist on the cluster (the end-to-end test lists the groups after a mirror). Its coordinator
+//! is still looked up: Describe on that group is needed where ACLs are on (a denial is exit 3
+//! naming the ACL), and a cluster without `__consumer_offsets` creates it then. Only metadata,
 //! list-offsets (watermarks), find-coordinator and fetch requests are sent. No admin client and no producer is ever made for
 //! this cluster. Records are read with `isolation.level=read_uncommitted`, as Spark's Kafka
 //! source reads by default (KafkaSourceProvider leaves the consumer's default).
@@ -190,7 +192,7 @@ pub enum MirrorError {
         count: usize,
     },
     /// Reading a partition failed.
-    #[error("[kafka.mirror] cannot read {topic}/{partition} from {bootstrap}: {message}")]
+    #[error("[kafka.mirror] cannot read {topic}/{partition} from {bootstrap}: {message}{}", read_hint(.message))]
     Read {
         /// Bootstrap servers.
         bootstrap: String,
@@ -203,11 +205,31 @@ pub enum MirrorError {
     },
 }
 
-/// Wrong credentials, a missing topic or partition are the scenario's (bad input); an
-/// unreachable cluster or a failed read the environment's.
+/// Whether a read failed on the group ACL: librdkafka's consumer asks the group coordinator
+/// (FindCoordinator) for the `group.id` that `assign` needs, although it never joins or commits,
+/// and a cluster with ACLs answers `GroupAuthorizationFailed` unless the user may Describe that
+/// group (breaker pass, session 6: a user with Read/Describe on the topic only).
+fn group_denied(message: &str) -> bool {
+    message.contains("GroupAuthorizationFailed") || message.contains("Group authorization failed")
+}
+
+/// The fix a failed read's message points at, if it is one rehearse knows.
+fn read_hint(message: &str) -> String {
+    if group_denied(message) {
+        "\n(hint: the mirror's consumer names the group rehearse-mirror-readonly, which it never joins or commits to, but the cluster checks Describe on it: grant it, e.g. kafka-acls.sh --add --allow-principal User:<user> --operation Describe --group rehearse-mirror-readonly)".to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Wrong credentials, a missing topic or partition, or a group ACL the user lacks are the
+/// scenario's (bad input); an unreachable cluster or another failed read the environment's.
 impl crate::exit::HasErrorKind for MirrorError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
         match self {
+            MirrorError::Read { message, .. } if group_denied(message) => {
+                crate::exit::ErrorKind::BadInput
+            }
             MirrorError::Auth { .. }
             | MirrorError::TopicMissing { .. }
             | MirrorError::PartitionMissing { .. } => crate::exit::ErrorKind::BadInput,
@@ -602,5 +624,33 @@ mod tests {
             "{e}"
         );
         assert!(Mirror::default().data_loss_evidence().is_none());
+    }
+}
+
+#[cfg(test)]
+mod group_acl_tests {
+    use super::*;
+
+    /// A read refused on the group ACL is bad input naming the ACL to grant; other read
+    /// failures stay the environment's, without that hint.
+    #[test]
+    fn a_group_acl_denial_names_the_acl_and_is_bad_input() {
+        use crate::exit::{ErrorKind, HasErrorKind};
+        let read = |message: &str| MirrorError::Read {
+            bootstrap: "b:9093".into(),
+            topic: "events".into(),
+            partition: 0,
+            message: message.into(),
+        };
+        let denied = read("Message consumption error: GroupAuthorizationFailed (Broker: Group authorization failed)");
+        assert!(matches!(denied.error_kind(), ErrorKind::BadInput));
+        let text = denied.to_string();
+        assert!(
+            text.contains("--operation Describe --group rehearse-mirror-readonly"),
+            "{text}"
+        );
+        let other = read("Local: Timed out");
+        assert!(matches!(other.error_kind(), ErrorKind::Environment));
+        assert!(!other.to_string().contains("hint"));
     }
 }
