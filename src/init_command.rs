@@ -82,8 +82,14 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     // The file must load as written: parse it back where it will live before writing it.
     let at = dest.scenario_path();
     if let Err(err) = Scenario::parse(&text, &at) {
-        say!("error: this is a bug in rehearse init: the scenario it wrote does not load: {err}");
-        return Ok(Outcome::Internal);
+        // The load checks judge what the user gave (a job file that is not a jar, a target
+        // outside the known lines): bad input, said with the load's own message. init's own
+        // text loads back for every fixture checkpoint (tests/integration/init.rs), so a
+        // failure here is the input's far more often than init's (breaker pass, session 6:
+        // both cases said "this is a bug", exit 70).
+        say!("error: the scenario for these inputs does not load: {err}
+  hint: fix the input it names and run rehearse init again (if every input is right, this is a bug in rehearse init: please report it)");
+        return Ok(Outcome::BadInput);
     }
     tracing::debug!(checkpoint = %spec.checkpoint, output = %at.display(), "scenario written from the checkpoint");
     match &dest {

@@ -403,6 +403,41 @@ fn a_jar_crossing_major_lines_is_pointed_at_per_target() {
     assert!(!said.contains("per_target"), "{said}");
 }
 
+/// Inputs that pass init's own checks but not the scenario's load checks (an empty file named
+/// `.jar`, a target outside the known Spark lines) are bad input, exit 3 — not "a bug", exit 70.
+#[test]
+fn inputs_the_scenario_load_refuses_are_bad_input_not_a_bug() {
+    let dir = workdir();
+    fs::write(dir.path().join("app.jar"), "").unwrap();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let ckpt = ckpt.to_str().unwrap();
+    let out = run_in(
+        dir.path(),
+        &[
+            ckpt,
+            "--job",
+            "app.jar",
+            "--main-class",
+            "com.x.Main",
+            "-o",
+            "-",
+        ],
+    )
+    .code(3);
+    assert!(out.stderr.contains("is not a jar"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("error: this is a bug"),
+        "{}",
+        out.stderr
+    );
+    let out = run_in(
+        dir.path(),
+        &[ckpt, "--job", "job.py", "--target", "9.9.9", "-o", "-"],
+    )
+    .code(3);
+    assert!(out.stderr.contains("9.9.9"), "{}", out.stderr);
+}
+
 /// Each bad input: exit 3, one error naming the file with a hint, nothing written.
 #[test]
 fn bad_input_is_refused_before_anything_is_written() {
