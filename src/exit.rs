@@ -95,6 +95,11 @@ impl Outcome {
                 inspect: no error finding; classify: resumed; matrix: every cell agrees"
                 .into(),
             Outcome::Verdict(Verdict::Resumed) => "classify: resumed".into(),
+            // A finished log is judged on what it shows: classify never waits for paths.
+            Outcome::Verdict(Verdict::ResumeUnproven) => format!(
+                "every failing target got {} (not from classify: a resumed log whose paths did not run says so in its remedy)",
+                Verdict::ResumeUnproven
+            ),
             Outcome::Verdict(verdict) => {
                 format!("every failing target got {verdict} (classify: the log did)")
             }

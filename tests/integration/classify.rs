@@ -1252,6 +1252,13 @@ fn a_log_of_two_runs_says_so_and_which_run_it_judged() {
     assert_eq!(doc["verdict"], "resumed");
     assert!(doc.get("several_runs").is_none(), "{doc:#}");
     assert!(!text.contains("log:"), "{text}");
+    // Its paths beyond the offsets did not run before it ended: the remedy says so first and
+    // does not open with "Safe to restart" (breaker pass, session 6).
+    let remedy = doc["remedy"].as_str().unwrap();
+    assert!(
+        remedy.starts_with("Not proven: ") && remedy.contains("state-evicted"),
+        "{remedy}"
+    );
 }
 
 /// Issue 14: the cited failure texts of `tests/fixtures/texts/` (its README says where each came
