@@ -652,6 +652,7 @@ fn conf(t: &mut Lines, i: &Inspection) {
 }
 
 fn topics(t: &mut Lines, i: &Inspection) {
+    let watermark = i.watermark_ms().is_some_and(|ms| ms > 0);
     let mut notes = Lines::default();
     let counts = i.kafka_partition_counts();
     for (name, _) in counts.iter().filter(|(n, _)| !valid_topic_name(n)) {
@@ -689,7 +690,18 @@ fn topics(t: &mut Lines, i: &Inspection) {
         ));
         t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
         t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
-        t.line("template = '{\"n\":{n},\"partition\":{partition}}'");
+        if watermark {
+            // With a watermark, `resumed` needs event time to pass it so windows close and state
+            // is evicted (the exercised-paths gate); fresh records step a minute each past it.
+            t.line("# CHECK: the checkpoint has a watermark: put {timestamp_ms} where your job reads event time");
+            t.line("# (its watermark + a minute per fresh record), or keep kafka_timestamp below if the job");
+            t.line("# takes event time from the Kafka timestamp. Otherwise no window closes: resume-unproven.");
+            t.line("template = '{\"n\":{n},\"partition\":{partition},\"ts\":{timestamp_ms}}'");
+            t.line("time_step_ms = 60000");
+            t.line("kafka_timestamp = true");
+        } else {
+            t.line("template = '{\"n\":{n},\"partition\":{partition}}'");
+        }
         t.line(format!(
             "fresh_records = {}          # per partition after the checkpoint's offsets: the restart's new work",
             super::DEFAULT_FRESH_RECORDS
