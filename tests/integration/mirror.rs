@@ -25,6 +25,12 @@ const IMAGE: &str = "rehearse/kafka:3.9.1";
 const PASSWORD: &str = "alice-Secret-42";
 
 /// A free TCP port on 127.0.0.1.
+/// Event time between two production records: 30 minutes, so the fresh records after the
+/// checkpoint carry the job's watermark (`withWatermark("timestamp", "1 hour")`) past old
+/// rows and its dedup state is evicted — the exercised-paths gate needs that path to run before
+/// `resumed` (at 1 s a record, 20 fresh records moved event time 20 s: resume-unproven).
+const STEP_MS: i64 = 1_800_000;
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -210,7 +216,7 @@ exec java -Xmx384m $L -cp '/opt/kafka/libs/*' kafka.Kafka /tmp/server.properties
     }
 
     /// `n` records per partition: key `order-P-I`, a `trace` header, a Confluent-framed value
-    /// (magic 0, schema id 1, then JSON), timestamps 2025-12-01T00:00:00Z + I s.
+    /// (magic 0, schema id 1, then JSON), timestamps 2025-12-01T00:00:00Z + I × [`STEP_MS`].
     fn produce(&self, topic: &str, partitions: i32, from: usize, n: usize) {
         let p: BaseProducer = self.admin_config().create().unwrap();
         for part in 0..partitions {
@@ -223,7 +229,7 @@ exec java -Xmx384m $L -cp '/opt/kafka/libs/*' kafka.Kafka /tmp/server.properties
                     .partition(part)
                     .key(key.as_bytes())
                     .payload(&value)
-                    .timestamp(1_764_547_200_000 + i as i64 * 1000)
+                    .timestamp(1_764_547_200_000 + i as i64 * STEP_MS)
                     .headers(OwnedHeaders::new().insert(Header {
                         key: "trace",
                         value: Some(trace.as_bytes()),
@@ -383,7 +389,10 @@ fn e2e_capture_from_a_sasl_ssl_scram_cluster_is_read_only_and_explains_each_fail
     assert_eq!(lines.len(), 30);
     assert_eq!(lines[0]["key"], "order-0-0020", "{}", lines[0]);
     assert_eq!(lines[0]["headers"]["trace"], "t-0-20");
-    assert_eq!(lines[0]["timestamp_ms"], 1_764_547_220_000i64);
+    assert_eq!(
+        lines[0]["timestamp_ms"],
+        1_764_547_200_000i64 + 20 * STEP_MS
+    );
     assert_eq!(lines[0]["partition"], 0);
     assert_eq!(lines[15]["key"], "order-1-0020");
     // The Confluent frame (a 0 magic byte) makes the value binary: base64, decoded intact.
