@@ -1,6 +1,6 @@
 //! The scenario file as written: [`ScenarioFile`] and its tables mirror the TOML exactly
 //! (`deny_unknown_fields`, no untagged or flattened types, so toml's errors name the key and
-//! line). Nothing here validates; `parse.rs` turns a [`ScenarioFile`] into a
+//! line). Nothing here validates; `parse/` turns a [`ScenarioFile`] into a
 //! [`Scenario`](super::Scenario). The format is documented for users in `scenarios/README.md`.
 
 use std::collections::BTreeMap;

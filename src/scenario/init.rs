@@ -33,7 +33,7 @@ pub const PINNED_WORTH_PASSING: &[&str] = &[
 pub const DEFAULT_LINES: usize = 2;
 
 /// A Kafka topic name as Kafka and the scenario parser take it: ASCII letters, digits, `.`,
-/// `_`, `-` (Kafka's `Topic.validate`, the rule of `scenario/parse.rs`).
+/// `_`, `-` (Kafka's `Topic.validate`, the rule of `scenario/parse/topics.rs`).
 fn valid_topic_name(name: &str) -> bool {
     !name.is_empty()
         && name

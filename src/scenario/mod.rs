@@ -2,7 +2,7 @@
 //! container starts. The formats are documented for users in `scenarios/README.md` and
 //! `scenarios/suites/README.md`.
 //!
-//! One scenario: `file.rs` mirrors the TOML, `parse.rs` validates it table by table into the
+//! One scenario: `file.rs` mirrors the TOML, `parse/` validates it table by table (`job_table.rs` the `[job]` table, `topics.rs` the topics) into the
 //! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments, `job.rs` picks the job a target runs
 //! (`[job.per_target]`) and checks its artifact, `records.rs` reads a topic's
 //! `records_file`. [`suite`] reads a
