@@ -1,0 +1,381 @@
+use super::*;
+
+/// A throwaway HTTP/1.1 server on 127.0.0.1 for protocol cases no real store produces:
+/// `answer(method, path?query)` gives the status line and headers (without the blank line)
+/// and the body; `trickle` sends the body a byte every 100 ms.
+fn serve(
+    answer: impl Fn(&str, &str) -> (String, Vec<u8>) + Send + Sync + 'static,
+    trickle: bool,
+) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let answer = std::sync::Arc::new(answer);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(conn.try_clone().unwrap());
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    return;
+                }
+                let mut parts = line.split_whitespace();
+                let (method, target) = (
+                    parts.next().unwrap_or("").to_string(),
+                    parts.next().unwrap_or("").to_string(),
+                );
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+                        break;
+                    }
+                }
+                let (head, body) = answer(&method, &target);
+                let head = format!(
+                    "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(head.as_bytes());
+                if method == "HEAD" {
+                    return;
+                }
+                if trickle {
+                    for b in body {
+                        if conn.write_all(&[b]).is_err() {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                } else {
+                    let _ = conn.write_all(&body);
+                }
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+async fn s3_at(endpoint: &str, url: &str) -> CheckpointStore {
+    let location = CheckpointLocation::parse(url).unwrap();
+    let env = env(&[
+        ("AWS_ENDPOINT_URL", endpoint),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ACCESS_KEY_ID", "rehearse-test"),
+        ("AWS_SECRET_ACCESS_KEY", "rehearse-test-secret"),
+        ("REHEARSE_STORE_TIMEOUT_SECONDS", "1"),
+    ]);
+    CheckpointStore::open(location, &env).await.unwrap()
+}
+
+const EMPTY_LISTING: &str = r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>ck/metadata/</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>"#;
+
+/// The breaker pass: an endpoint that trickles a byte a second hung `inspect`. Listing,
+/// stat, small reads and streamed reads each fail within the store deadline, exit 4, naming
+/// the URL and the variable that gives more time.
+#[tokio::test]
+async fn a_trickling_endpoint_times_out_naming_the_url_and_the_setting() {
+    let listing = format!("{EMPTY_LISTING}{}", " ".repeat(400));
+    let endpoint = serve(
+        move |_, _| {
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                listing.clone().into_bytes(),
+            )
+        },
+        true,
+    );
+    let store = s3_at(&endpoint, "s3://bkt/ck").await;
+    let started = std::time::Instant::now();
+    let err = store.list().await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10), "{err}");
+    assert!(
+        matches!(
+            err,
+            StoreError::TimedOut {
+                operation: "list",
+                seconds: 1,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    let text = err.to_string();
+    assert!(
+        text.contains("s3://bkt/ck") && text.contains(&endpoint),
+        "{text}"
+    );
+    assert!(text.contains("REHEARSE_STORE_TIMEOUT_SECONDS"), "{text}");
+    let err = store.read_small("metadata", 1 << 20).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::TimedOut {
+                operation: "read",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("s3://bkt/ck/metadata"), "{err}");
+    // A streamed read: the response starts, then fewer than 1 MiB arrives per deadline.
+    let mut stream = store.read("state/0/0/1.delta").await.unwrap();
+    let mut last = None;
+    while let Some(item) = stream.next().await {
+        if let Err(e) = item {
+            last = Some(e);
+            break;
+        }
+    }
+    let err = last.expect("a trickled stream must fail");
+    assert!(
+        matches!(
+            err,
+            StoreError::TimedOut {
+                operation: "read",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+/// The deadline is a setting: a bad value is refused when the store is opened.
+#[tokio::test]
+async fn a_bad_store_timeout_is_refused_naming_the_variable() {
+    for bad in ["0", "ten", "99999999"] {
+        let err = CheckpointStore::open(
+            CheckpointLocation::parse("s3://bkt/ck").unwrap(),
+            &env(&[
+                ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+                ("AWS_ALLOW_HTTP", "true"),
+                ("REHEARSE_STORE_TIMEOUT_SECONDS", bad),
+            ]),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("REHEARSE_STORE_TIMEOUT_SECONDS") && err.contains(bad),
+            "{err}"
+        );
+    }
+}
+
+/// The breaker pass: an endpoint answering `200 text/html` (a web server, a proxy's login
+/// page) was read as an empty listing, "no file under this prefix", exit 3.
+#[tokio::test]
+async fn an_endpoint_answering_html_does_not_speak_s3() {
+    let endpoint = serve(
+        |_, _| {
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8".into(),
+                b"<!DOCTYPE html><html><body>Sign in</body></html>".to_vec(),
+            )
+        },
+        false,
+    );
+    let store = s3_at(&endpoint, "s3://bkt/ck").await;
+    let err = store.list().await.unwrap_err();
+    assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    let text = err.to_string();
+    assert!(
+        text.contains("does not speak the S3 API")
+            && text.contains("HTML")
+            && text.contains("s3://bkt/ck")
+            && text.contains("AWS_ENDPOINT_URL"),
+        "{text}"
+    );
+}
+
+/// The breaker pass: a URL naming one object (`…/ck/metadata`) said "no file under this
+/// prefix"; it is a file, not a checkpoint directory, and the message names the directory.
+/// A real empty prefix still says nothing is there.
+#[tokio::test]
+async fn a_url_naming_one_object_is_called_a_file_not_an_empty_prefix() {
+    let endpoint = serve(
+        |method, target| match (method, target.split('?').next().unwrap_or("")) {
+            ("HEAD", "/bkt/ck/metadata") => (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nETag: \"e1\"".into(),
+                Vec::new(),
+            ),
+            ("HEAD", _) => ("HTTP/1.1 404 Not Found".into(), Vec::new()),
+            _ => (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                EMPTY_LISTING.as_bytes().to_vec(),
+            ),
+        },
+        false,
+    );
+    let err = s3_at(&endpoint, "s3://bkt/ck/metadata")
+        .await
+        .list()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::IsAFile { .. }), "{err:?}");
+    assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput);
+    let text = err.to_string();
+    assert!(
+        text.contains("s3://bkt/ck/metadata is a file")
+            && text.contains("not a checkpoint directory")
+            && text.contains("such as s3://bkt/ck)"),
+        "{text}"
+    );
+    let err = s3_at(&endpoint, "s3://bkt/nothing")
+        .await
+        .list()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::NothingThere { .. }), "{err:?}");
+}
+
+/// A name the parser lets through but the server refuses (`InvalidBucketName`) is bad
+/// input naming the rule, not a raw `S3Error {…}`, exit 4.
+#[tokio::test]
+async fn a_bucket_name_the_server_refuses_is_bad_input() {
+    let endpoint = serve(
+        |_, _| {
+            (
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: application/xml".into(),
+                br#"<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidBucketName</Code><Message>The specified bucket is not valid.</Message><BucketName>xn--bkt</BucketName></Error>"#.to_vec(),
+            )
+        },
+        false,
+    );
+    let err = s3_at(&endpoint, "s3://xn--bkt/ck")
+        .await
+        .list()
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput, "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("refuses the bucket name") && text.contains("bucketnamingrules"),
+        "{text}"
+    );
+    assert!(!text.contains("S3Error"), "{text}");
+}
+
+fn env(vars: &[(&str, &str)]) -> StoreEnv {
+    StoreEnv::from_vars(vars.iter().copied())
+}
+
+#[tokio::test]
+async fn local_directories_list_head_and_stream_without_creating_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("offsets")).unwrap();
+    std::fs::write(dir.path().join("metadata"), b"{\"id\":\"x\"}").unwrap();
+    let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("offsets/0"), &big).unwrap();
+    let loc = CheckpointLocation::parse(dir.path().to_str().unwrap()).unwrap();
+    let store = CheckpointStore::open(loc, &StoreEnv::default())
+        .await
+        .unwrap();
+    let files = store.list().await.unwrap();
+    let paths: Vec<_> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["metadata", "offsets/0"]);
+    assert_eq!(files[1].size, big.len() as u64);
+    assert_eq!(
+        store.head("offsets/0").await.unwrap().size,
+        big.len() as u64
+    );
+    let mut stream = store.read("offsets/0").await.unwrap();
+    let mut got = Vec::new();
+    let mut chunks = 0;
+    while let Some(c) = stream.next().await {
+        let c = c.unwrap();
+        assert!(c.len() <= READ_CHUNK);
+        got.extend_from_slice(&c);
+        chunks += 1;
+    }
+    assert_eq!(got, big);
+    assert!(chunks > 1, "streamed in several chunks");
+    assert_eq!(
+        store.read_small("metadata", 100).await.unwrap(),
+        b"{\"id\":\"x\"}"
+    );
+    assert!(store.read_small("offsets/0", 100).await.is_err());
+    assert!(matches!(
+        store.head("nope").await.unwrap_err(),
+        StoreError::NotFound { .. }
+    ));
+
+    let missing = dir.path().join("not-there");
+    let store = CheckpointStore::open(
+        CheckpointLocation::parse(missing.to_str().unwrap()).unwrap(),
+        &StoreEnv::default(),
+    )
+    .await
+    .unwrap();
+    let err = store.list().await.unwrap_err();
+    assert!(matches!(err, StoreError::NothingThere { .. }), "{err}");
+    assert!(!missing.exists(), "listing never creates the root");
+}
+
+#[tokio::test]
+async fn plain_http_s3_endpoints_need_aws_allow_http() {
+    let loc = CheckpointLocation::parse("s3://bkt/p").unwrap();
+    let err = CheckpointStore::open(
+        loc.clone(),
+        &env(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+            ("AWS_SECRET_ACCESS_KEY", "topsecret"),
+        ]),
+    )
+    .await
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("AWS_ALLOW_HTTP=true"), "{text}");
+    assert!(text.contains("s3://bkt/p"), "{text}");
+    CheckpointStore::open(
+        loc,
+        &env(&[
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+            ("AWS_ALLOW_HTTP", "true"),
+        ]),
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn az_without_an_account_says_which_variable_to_set() {
+    let loc = CheckpointLocation::parse("az://cont/p").unwrap();
+    let err = CheckpointStore::open(loc, &StoreEnv::default())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("AZURE_STORAGE_ACCOUNT_NAME"),
+        "{err}"
+    );
+    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+}
+
+#[tokio::test]
+async fn hdfs_urls_derive_the_webhdfs_endpoint() {
+    let open = |url: &'static str, vars: &'static [(&'static str, &'static str)]| async move {
+        CheckpointStore::open(CheckpointLocation::parse(url).unwrap(), &env(vars))
+            .await
+            .unwrap()
+            .endpoint()
+    };
+    assert_eq!(open("hdfs://nn:8020/c", &[]).await, "http://nn:9870");
+    assert_eq!(
+        open("hdfs://nn:8020/c", &[("REHEARSE_WEBHDFS_PORT", "50070")]).await,
+        "http://nn:50070"
+    );
+    assert_eq!(open("webhdfs://nn:14000/c", &[]).await, "http://nn:14000");
+    assert_eq!(
+        open(
+            "hdfs://ns1/c",
+            &[("REHEARSE_WEBHDFS_URL", "https://knox:8443/gateway/")]
+        )
+        .await,
+        "https://knox:8443/gateway"
+    );
+}
