@@ -79,7 +79,7 @@ pub fn write_summary(
             || trial.exercised.is_some()
         {
             writeln!(out)?;
-            write_pass_notes(trial, out, style)?;
+            write_pass_notes(trial, report.deny_warnings, out, style)?;
         }
     }
     writeln!(out)?;
@@ -147,7 +147,7 @@ fn write_table(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -
     let rows: Vec<Row> = report
         .trials
         .iter()
-        .map(|trial| trial_row(trial, with_expected))
+        .map(|trial| trial_row(trial, with_expected, report.deny_warnings))
         .collect();
     let widths: Vec<usize> = columns
         .iter()
@@ -191,9 +191,18 @@ fn table_columns(with_expected: bool) -> Vec<Column> {
     columns
 }
 
+/// A trial that passed but carries a semantic warning, in a run that denies warnings
+/// (`--deny-warnings` / `deny_warnings = true`): the run exits 19 for it, so the table must not
+/// say PASS.
+fn denied(trial: &TrialReport, deny_warnings: bool) -> bool {
+    deny_warnings && trial.passed() && !trial.warnings.is_empty()
+}
+
 /// The cells of one trial, in [`table_columns`] order.
-fn trial_row(trial: &TrialReport, with_expected: bool) -> Row {
-    let (result, paint) = if trial.passed() {
+fn trial_row(trial: &TrialReport, with_expected: bool, deny_warnings: bool) -> Row {
+    let (result, paint) = if denied(trial, deny_warnings) {
+        ("DENIED", Paint::Red)
+    } else if trial.passed() {
         ("PASS", Paint::Green)
     } else {
         ("FAIL", Paint::Red)
@@ -294,13 +303,19 @@ fn write_failure(
 
 fn write_pass_notes(
     trial: &TrialReport,
+    deny_warnings: bool,
     out: &mut impl Write,
     style: TerminalStyle,
 ) -> io::Result<()> {
+    let result = if denied(trial, deny_warnings) {
+        style.paint(Paint::Red, "DENIED")
+    } else {
+        style.paint(Paint::Green, "PASS")
+    };
     writeln!(
         out,
         "{} spark-{}: {}",
-        style.paint(Paint::Green, "PASS"),
+        result,
         trial.target_version,
         trial.verdict.name()
     )?;
@@ -426,12 +441,24 @@ fn seeding_line(trial: &TrialReport) -> String {
 
 fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {
     let total = report.trials.len();
-    let passed = report.trials.iter().filter(|t| t.passed()).count();
-    let summary = format!(
-        "{}: {passed} passed, {} failed",
-        text::count(total, "target", "targets"),
-        total - passed
-    );
+    let denied = report
+        .trials
+        .iter()
+        .filter(|t| denied(t, report.deny_warnings))
+        .count();
+    let passed = report.trials.iter().filter(|t| t.passed()).count() - denied;
+    let failed = total - passed - denied;
+    let summary = if denied > 0 {
+        format!(
+            "{}: {passed} passed, {failed} failed, {denied} denied",
+            text::count(total, "target", "targets"),
+        )
+    } else {
+        format!(
+            "{}: {passed} passed, {failed} failed",
+            text::count(total, "target", "targets"),
+        )
+    };
     let paint = if passed == total {
         Paint::Green
     } else {
@@ -502,6 +529,22 @@ mod tests {
             let rendered = render(&report, TerminalStyle { color: false });
             insta::assert_snapshot!(name, rendered);
         }
+    }
+
+    /// Breaker pass, session 6: under `--deny-warnings` a resume with a warning exits 19, but
+    /// the table said `PASS` and the footer "1 passed".
+    #[test]
+    fn a_denied_warning_is_not_shown_as_passed() {
+        let mut report = test_helpers::resumed_with_warning();
+        report.deny_warnings = true;
+        let rendered = render(&report, TerminalStyle { color: false });
+        assert!(!rendered.contains("PASS"), "{rendered}");
+        assert!(rendered.contains("DENIED"), "{rendered}");
+        assert!(rendered.contains("0 passed, 0 failed, 1 denied"), "{rendered}");
+        report.deny_warnings = false;
+        let rendered = render(&report, TerminalStyle { color: false });
+        assert!(rendered.contains("PASS") && !rendered.contains("DENIED"), "{rendered}");
+        assert!(rendered.contains("1 passed, 0 failed"), "{rendered}");
     }
 
     #[test]
