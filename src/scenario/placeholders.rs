@@ -183,8 +183,18 @@ pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
                 } else {
                     topics.join(", ")
                 };
+                // Either side may hold the typo: the argument or the `[[topics]]` name. The
+                // name that counts is the one in the checkpoint's offsets, so the hint points
+                // there rather than at the closest declared name alone (session-6 new-user
+                // pass: following "did you mean" led to a second error when the typo was in
+                // [[topics]]).
                 let hint = closest(name, topic_names.iter().map(String::as_str))
-                    .map(|k| format!(" (did you mean {{{k}}}?)"))
+                    .map(|k| {
+                        format!(
+                            " (did you mean {{{k}}}? — or is {:?} the misspelled one? Both must be the topic name the checkpoint's offsets use: `rehearse inspect` lists them)",
+                            &k["topic.".len()..]
+                        )
+                    })
                     .unwrap_or_default();
                 return Err(format!(
                     "{arg:?} names topic {topic:?}, which is not in [[topics]] or [[output_topics]]{hint}; the topics are {known}"
@@ -278,6 +288,16 @@ mod tests {
         }
         let e = check("--v={spark}", &[]).unwrap_err();
         assert!(e.contains("not in arguments"), "{e}");
+    }
+
+    /// A typo in the `[[topics]]` name, not the argument: the hint says either side may hold
+    /// it and where the real name is (session-6 new-user pass).
+    #[test]
+    fn a_topic_typo_hint_names_both_sides_and_the_checkpoint() {
+        let e = check("{topic.orders}", &["order"]).unwrap_err();
+        assert!(e.contains("did you mean {topic.order}"), "{e}");
+        assert!(e.contains("\"order\" the misspelled one"), "{e}");
+        assert!(e.contains("rehearse inspect"), "{e}");
     }
 
     #[test]
