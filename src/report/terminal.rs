@@ -540,10 +540,16 @@ mod tests {
         let rendered = render(&report, TerminalStyle { color: false });
         assert!(!rendered.contains("PASS"), "{rendered}");
         assert!(rendered.contains("DENIED"), "{rendered}");
-        assert!(rendered.contains("0 passed, 0 failed, 1 denied"), "{rendered}");
+        assert!(
+            rendered.contains("0 passed, 0 failed, 1 denied"),
+            "{rendered}"
+        );
         report.deny_warnings = false;
         let rendered = render(&report, TerminalStyle { color: false });
-        assert!(rendered.contains("PASS") && !rendered.contains("DENIED"), "{rendered}");
+        assert!(
+            rendered.contains("PASS") && !rendered.contains("DENIED"),
+            "{rendered}"
+        );
         assert!(rendered.contains("1 passed, 0 failed"), "{rendered}");
     }
 

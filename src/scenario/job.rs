@@ -288,7 +288,10 @@ fn check_artifact(
     }
     let head = read_head(path, &what).map_err(|e| {
         let build = if let Job::Jar { .. } = &job.job {
-            format!(" (build the job for Spark {version}, Scala {scala}, there)")
+            let script = build_script_near(path)
+                .map(|b| format!(": {} builds it", b.display()))
+                .unwrap_or_default();
+            format!(" (build the job for Spark {version}, Scala {scala}, there{script})")
         } else {
             String::new()
         };
@@ -316,6 +319,26 @@ fn check_artifact(
         )),
         _ => Ok(()),
     }
+}
+
+/// The build files a missing jar's nearest ancestors (up to four levels) hold, the first found:
+/// the project's own `build.sh` first, then Maven's, sbt's and Gradle's. A missing jar is most
+/// often one not built yet, and the error should say with what (session-6 new-user pass: the
+/// example's jar was missing and nothing named `scenarios/jobs/jvm/build.sh`).
+fn build_script_near(jar: &Path) -> Option<std::path::PathBuf> {
+    const BUILD_FILES: &[&str] = &[
+        "build.sh",
+        "pom.xml",
+        "build.sbt",
+        "build.gradle",
+        "build.gradle.kts",
+    ];
+    jar.ancestors().skip(1).take(4).find_map(|dir| {
+        BUILD_FILES
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.is_file())
+    })
 }
 
 /// The first 4 bytes of the regular file at `path` (fewer if it is shorter), checked a regular
@@ -508,5 +531,28 @@ mod tests {
         .unwrap();
         assert!(matches!(s.job_for("4.0.1").job, Job::Jar { .. }));
         assert!(matches!(s.job_for("3.5.3").job, Job::Python { .. }));
+    }
+
+    /// A jar not built yet: the error names the build script beside it (session-6 new-user
+    /// pass: the example's missing jar named no `scenarios/jobs/jvm/build.sh`).
+    #[test]
+    fn a_missing_jar_names_the_build_script_near_it() {
+        let dir = dir();
+        std::fs::create_dir_all(dir.path().join("jobs/jvm")).unwrap();
+        std::fs::write(dir.path().join("jobs/jvm/build.sh"), "#!/bin/sh\n").unwrap();
+        let e = load(
+            &dir,
+            "[job]\njar = \"jobs/jvm/target/app.jar\"\nmain_class = \"A\"\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("does not exist"), "{e}");
+        assert!(e.contains("jobs/jvm/build.sh builds it"), "{e}");
+        // Without a build file near it, no script is named.
+        let e = load(
+            &dir,
+            "[job]\njar = \"elsewhere/app.jar\"\nmain_class = \"A\"\n",
+        )
+        .unwrap_err();
+        assert!(!e.contains("builds it"), "{e}");
     }
 }
