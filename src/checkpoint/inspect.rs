@@ -170,8 +170,20 @@ fn check_is_checkpoint(listing: &Listing) -> Result<(), CheckpointError> {
         } else {
             String::new()
         };
+        // A checkpoint's own subdirectory (`ck/offsets`): name the checkpoint it belongs to.
+        let enclosing = match &listing.source {
+            loader::Source::Local => loader::enclosing_checkpoint(&listing.root)
+                .map(|c| {
+                    format!(
+                        "; it is inside the checkpoint {}: pass that directory",
+                        c.display()
+                    )
+                })
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
         format!(
-            "it has no metadata, offsets/, commits/ or state/ (found: {}{more})",
+            "it has no metadata, offsets/, commits/ or state/ (found: {}{more}){enclosing}",
             shown.join(", ")
         )
     };

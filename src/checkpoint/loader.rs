@@ -334,6 +334,16 @@ fn link_target(path: &Path) -> LinkTarget {
     }
 }
 
+/// The nearest local ancestor of `dir` (up to four levels up) that looks like a checkpoint —
+/// it holds an `offsets/` or `commits/` directory — for a user who passed one of a checkpoint's
+/// own subdirectories (`ck/offsets`, `ck/state/0`). Only `stat`s, never opens.
+pub(crate) fn enclosing_checkpoint(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().skip(1).take(4).find_map(|a| {
+        let is_dir = |name: &str| fs::symlink_metadata(a.join(name)).is_ok_and(|m| m.is_dir());
+        (is_dir("offsets") || is_dir("commits")).then(|| a.to_path_buf())
+    })
+}
+
 /// Reads one file under the root (through a link to a regular file), refusing files over
 /// [`READ_CAP`] and anything that is not a regular file: that is checked before opening, and the
 /// open itself is non-blocking, so a FIFO put in place meanwhile cannot hang the read either.

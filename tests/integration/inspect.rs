@@ -1193,6 +1193,33 @@ fn an_empty_dir_and_an_unrelated_dir_are_not_checkpoints() {
     );
 }
 
+/// Session-6 new-user pass: `inspect ck/state/0` said only "not a checkpoint"; it names the
+/// checkpoint the directory is inside.
+#[test]
+fn a_checkpoints_own_subdirectory_names_the_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir_all(tmp.path().join("ck/offsets")).unwrap();
+    fs::create_dir_all(tmp.path().join("ck/state/0/0")).unwrap();
+    fs::write(tmp.path().join("ck/state/0/0/1.delta"), "x").unwrap();
+    let out = inspect(&tmp.path().join("ck/state/0"), false).code(3);
+    let ck = tmp.path().join("ck");
+    assert!(
+        out.stderr
+            .contains(&format!("it is inside the checkpoint {}", ck.display())),
+        "{}",
+        out.stderr
+    );
+    // An unrelated directory names none.
+    fs::create_dir(tmp.path().join("data")).unwrap();
+    fs::write(tmp.path().join("data/x"), "x").unwrap();
+    let out = inspect(&tmp.path().join("data"), false).code(3);
+    assert!(
+        !out.stderr.contains("inside the checkpoint"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn a_symlink_loop_as_the_path_is_one_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
