@@ -133,10 +133,17 @@ impl RecordSource {
     /// (templates only: sample lines and records files are used as they are).
     pub fn value_at(&self, partition: u32, n: u64, timestamp_ms: i64) -> String {
         match self {
-            RecordSource::Template(t) => t
-                .replace("{n}", &n.to_string())
-                .replace("{partition}", &partition.to_string())
-                .replace("{timestamp_ms}", &timestamp_ms.to_string()),
+            RecordSource::Template(t) => {
+                let filled = t
+                    .replace("{n}", &n.to_string())
+                    .replace("{partition}", &partition.to_string())
+                    .replace("{timestamp_ms}", &timestamp_ms.to_string());
+                if filled.contains("{random:") {
+                    super::placeholders::fill_random(&filled, partition, n)
+                } else {
+                    filled
+                }
+            }
             RecordSource::Samples(s) => s[(n as usize) % s.len()].clone(),
             RecordSource::File(f) => {
                 let r = &f.records[(n as usize) % f.records.len()];

@@ -48,6 +48,87 @@ pub fn check_versions(text: &str, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The most bytes one `{random:N}` of a record template fills (1 MiB): Kafka's default
+/// `max.message.bytes` is 1 MiB (`TopicConfig.MAX_MESSAGE_BYTES_DOC`, Kafka 3.x), so a record
+/// holding more would be refused by the broker anyway.
+pub const MAX_RANDOM_BYTES: usize = 1 << 20;
+
+/// The characters `{random:N}` draws from: printable ASCII without space, `"` and `\`, so the
+/// text stays valid inside a JSON string of a template (92 characters: about 6.5 bits each,
+/// which LZ4, Snappy and ZSTD cannot squeeze much; RocksDB's state then takes on disk about
+/// what it holds).
+const RANDOM_ALPHABET: &[u8] =
+    b"!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+
+/// Checks a topic's record `template`: every `{random:N}` has N a whole number from 1 to
+/// [`MAX_RANDOM_BYTES`]. `Err` says what is wrong and the form.
+pub fn check_template(template: &str) -> Result<(), String> {
+    for (at, _) in template.match_indices("{random:") {
+        let rest = &template[at + "{random:".len()..];
+        let digits = rest.find('}').map(|end| &rest[..end]);
+        match digits.map(|d| (d, d.parse::<usize>())) {
+            Some((_, Ok(n))) if (1..=MAX_RANDOM_BYTES).contains(&n) => {}
+            Some((d, _)) => {
+                return Err(format!(
+                    "template {template:?} holds {{random:{d}}}: give {{random:N}} with N the number of pseudo-random characters, from 1 to {MAX_RANDOM_BYTES}"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "template {template:?} opens {{random: but never closes it: write {{random:N}}, N from 1 to {MAX_RANDOM_BYTES}"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fills each `{random:N}` of `text` with N pseudo-random printable characters
+/// ([`RANDOM_ALPHABET`]) that depend only on (`partition`, `n`, which `{random:…}` it is): the
+/// same record gets the same bytes in every seeding, so a generation and its restarts stay
+/// reproducible, while no two records share them (values RocksDB cannot compress). A
+/// `{random:…}` that [`check_template`] refuses is left as written.
+pub fn fill_random(text: &str, partition: u32, n: u64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut index = 0u64;
+    while let Some(at) = rest.find("{random:") {
+        let after = &rest[at + "{random:".len()..];
+        let len = after
+            .find('}')
+            .and_then(|end| after[..end].parse::<usize>().ok().map(|len| (end, len)))
+            .filter(|(_, len)| (1..=MAX_RANDOM_BYTES).contains(len));
+        let Some((end, len)) = len else {
+            out.push_str(&rest[..at + 1]);
+            rest = &rest[at + 1..];
+            continue;
+        };
+        out.push_str(&rest[..at]);
+        // splitmix64 (Steele, Lea, Flood 2014) seeded by the record and the occurrence.
+        let mut state = (u64::from(partition) << 48)
+            ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let mut filled = 0;
+        while filled < len {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            for byte in z.to_le_bytes().into_iter().take(len - filled) {
+                out.push(char::from(
+                    RANDOM_ALPHABET[usize::from(byte) % RANDOM_ALPHABET.len()],
+                ));
+                filled += 1;
+            }
+        }
+        rest = &after[end + 1..];
+        index += 1;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Values the harness fills into job arguments.
 #[derive(Debug, Clone)]
 pub struct Placeholders {
@@ -343,5 +424,47 @@ mod tests {
         ] {
             check(ok, &topics).unwrap_or_else(|e| panic!("{ok}: {e}"));
         }
+    }
+
+    #[test]
+    fn random_fills_are_printable_json_safe_deterministic_and_incompressible_looking() {
+        let t = r#"{"v":"{random:300}","w":"{random:5}"}"#;
+        check_template(t).unwrap();
+        let a = fill_random(t, 3, 17);
+        assert_eq!(a, fill_random(t, 3, 17), "the same record, the same bytes");
+        assert_ne!(a, fill_random(t, 3, 18));
+        assert_ne!(a, fill_random(t, 4, 17));
+        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+        let s = v["v"].as_str().unwrap();
+        assert_eq!(s.len(), 300);
+        assert_eq!(v["w"].as_str().unwrap().len(), 5);
+        assert!(s.bytes().all(|b| RANDOM_ALPHABET.contains(&b)));
+        // Two occurrences in one record differ.
+        assert_ne!(&s[..5], v["w"].as_str().unwrap());
+        // Spread over the alphabet: no character takes more than 3 % of 30,000.
+        let big = fill_random("{random:30000}", 0, 1);
+        let mut counts = [0usize; 256];
+        big.bytes().for_each(|b| counts[usize::from(b)] += 1);
+        assert!(counts.iter().all(|c| *c < 900), "{:?}", counts.iter().max());
+        assert_eq!(
+            counts.iter().filter(|c| **c > 0).count(),
+            RANDOM_ALPHABET.len()
+        );
+    }
+
+    #[test]
+    fn a_bad_random_placeholder_is_refused_and_left_alone() {
+        for bad in [
+            "{random:0}",
+            "{random:x}",
+            "{random:}",
+            "{random:2000000}",
+            "{random:5",
+        ] {
+            let e = check_template(bad).unwrap_err();
+            assert!(e.contains("{random:N}"), "{bad}: {e}");
+            assert_eq!(fill_random(bad, 0, 0), bad);
+        }
+        check_template("{\"n\":{n}}").unwrap();
     }
 }

@@ -78,7 +78,10 @@ pub(super) fn records(t: &TopicSpec, dir: &Relative) -> Result<RecordSource, Str
         return Ok(RecordSource::File(std::sync::Arc::new(file)));
     }
     match (&t.template, &t.sample_file) {
-        (Some(tpl), None) => Ok(RecordSource::Template(tpl.clone())),
+        (Some(tpl), None) => {
+            placeholders::check_template(tpl).map_err(|m| format!("topic {}: {m}", t.name))?;
+            Ok(RecordSource::Template(tpl.clone()))
+        }
         (None, Some(f)) => {
             let f = dir.resolve(f);
             let text = userfile::read_text(&f, "sample_file", userfile::MAX_SAMPLE_BYTES)
