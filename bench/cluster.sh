@@ -12,9 +12,13 @@
 #     STATE_PARTITIONS=64  KAFKA_PARTITIONS=4  RECORDS=20000 (per Kafka partition per batch)
 #     BATCHES=3  VALUE_BYTES=1000  SOURCE=3.5.3  TARGET=3.5.3  WORKER_MEMORY=2048  TIMEOUT=1800
 #
-# State on disk ≈ KAFKA_PARTITIONS × RECORDS × BATCHES × VALUE_BYTES (before RocksDB's
-# compression; the padding repeats the record number, so it compresses); the script prints the
-# real size of state/ in the generated checkpoint. Needs Docker and the images.
+# State on disk ≈ KAFKA_PARTITIONS × RECORDS × BATCHES × VALUE_BYTES: the padding is the
+# template's {random:VALUE_BYTES} (pseudo-random printable characters, deterministic per record),
+# which RocksDB's LZ4 cannot compress; the script prints the real size of state/ in the generated
+# checkpoint (on disk, `du`), not the input's. E.g. ≈ 2.2 GiB over 64 partitions:
+#   KAFKA_PARTITIONS=4 RECORDS=180000 BATCHES=3 VALUE_BYTES=1000 bench/cluster.sh
+# Disk: the checkpoint, Kafka's log of the records and one sandbox copy at a time (each run's
+# copy is deleted after it; its event log stays). Needs Docker and the images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${REHEARSE:-target/release/rehearse}
@@ -30,9 +34,6 @@ worker_memory=${WORKER_MEMORY:-2048}
 timeout=${TIMEOUT:-1800}
 out=$(mktemp -d)
 cache=${BENCH_CACHE:-$out/cache}
-pad_unit='{n}-'
-reps=$(((value_bytes + 7) / 8))
-pad=$(python3 -c "import sys; print(sys.argv[1] * int(sys.argv[2]))" "$pad_unit" "$reps")
 cat >"$out/bench.toml" <<EOF
 name = "bench-cluster"
 targets = ["$target"]
@@ -57,7 +58,7 @@ args = ["--checkpoint", "{checkpoint}", "--bootstrap-servers", "{bootstrap_serve
 [[topics]]
 name = "events"
 partitions = $kparts
-template = '{"n":{n},"p":{partition},"pad":"$pad"}'
+template = '{"n":{n},"p":{partition},"pad":"{random:$value_bytes}"}'
 fresh_records = 100
 EOF
 
@@ -68,6 +69,7 @@ run() {
 	shift
 	local start end code=0
 	start=$(date +%s.%N)
+	cut -d' ' -f1-3 /proc/loadavg >"$out/$label.load"
 	REHEARSE_CACHE_DIR=$cache "$bin" run "$out/bench.toml" --json --keep --report-dir "$out/sandboxes-$label" "$@" \
 		>"$out/$label.json" 2> >(while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$out/$label.err") &
 	local pid=$!
@@ -87,6 +89,9 @@ run() {
 		exit 1
 	fi
 	python3 -c "print($end - $start)" >"$out/$label.wall"
+	cut -d' ' -f1-3 /proc/loadavg >>"$out/$label.load"
+	# The sandbox's copy of the checkpoint is not needed any more (its event log and logs are).
+	rm -rf "$out/sandboxes-$label"/*/checkpoint
 }
 
 mkdir -p "$out"/sandboxes-{local,w1,w2}
@@ -129,6 +134,10 @@ for label, name in [("local", "local[2]"), ("w1", "1 worker x 2 cores"), ("w2", 
                 if first is None or p["batchId"] < first["batchId"]:
                     first = p
     trig = first["durationMs"].get("triggerExecution", 0) / 1000 if first else float("nan")
+    # What the executors' RocksDB instances copied from the checkpoint to their local dirs when
+    # they loaded state (Spark's custom metric rocksdbBytesCopied, summed over partitions).
+    ops = first.get("stateOperators", []) if first else []
+    loaded = sum(o.get("customMetrics", {}).get("rocksdbBytesCopied", 0) for o in ops) / 2**20
     add = first["durationMs"].get("addBatch", 0) / 1000 if first else float("nan")
     peaks = {}
     for l in open(f"{out}/{label}.stats"):
@@ -137,12 +146,18 @@ for label, name in [("local", "local[2]"), ("w1", "1 worker x 2 cores"), ("w2", 
             name_ = re.sub(r"-[0-9a-f]{8,}$", "", parts[0])
             peaks[name_] = max(peaks.get(name_, 0), mib(parts[1]))
     startup = t["seconds_to_verdict"] - trig
-    rows.append((name, t["verdict"], t["seconds_to_verdict"], wall, copy, startup, trig, add, t.get("executors"), peaks))
+    rows.append((name, t["verdict"], t["seconds_to_verdict"], wall, copy, startup, trig, add, loaded, t.get("executors"), peaks))
 print()
-print(f"{'runtime':22} {'verdict':10} {'verdict s':>9} {'wall s':>7} {'copy':>12} {'start→batch':>13} {'first batch':>13} {'addBatch s':>10}")
-for name, verdict, sv, wall, copy, startup, trig, add, ex, peaks in rows:
+print(f"{'runtime':22} {'verdict':10} {'verdict s':>9} {'wall s':>7} {'copy':>12} {'start→batch':>13} {'first batch':>13} {'addBatch s':>10} {'state loaded MiB':>16}")
+for name, verdict, sv, wall, copy, startup, trig, add, loaded, ex, peaks in rows:
     pct = lambda x: f"{x:6.1f} ({100 * x / wall:3.0f}%)"
-    print(f"{name:22} {verdict:10} {sv:9.1f} {wall:7.1f} {pct(copy):>12} {pct(startup):>13} {pct(trig):>13} {add:10.1f}")
+    print(f"{name:22} {verdict:10} {sv:9.1f} {wall:7.1f} {pct(copy):>12} {pct(startup):>13} {pct(trig):>13} {add:10.1f} {loaded:16.1f}")
+print()
+print("copy: the sandbox copy of the checkpoint; start→batch: from the trial's start to the first")
+print("batch (Spark, the cluster, the executors); first batch: its triggerExecution, whose addBatch")
+print("is where the executors load their state stores (state loaded: rocksdbBytesCopied).")
+for label in ("local", "w1", "w2"):
+    print(f"load average (1, 5, 15 min) at the start and the end of {label}: " + " → ".join(l.strip() for l in open(f"{out}/{label}.load")))
 print()
 print("peak memory per container (MiB, docker stats):")
 for name, *_, ex, peaks in rows:

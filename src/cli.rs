@@ -279,6 +279,18 @@ pub struct MatrixArgs {
     /// The standalone cluster's shape (`--runtime standalone`).
     #[command(flatten)]
     pub cluster: ClusterArgs,
+    /// Submit each cell's restart to an existing cluster instead (client mode), as on `run`:
+    /// `spark://host:7077`, `k8s://https://…`, `yarn`. Needs --report-dir on a directory every
+    /// node of the cluster mounts at the same path (see docs/CLUSTER.md).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["runtime", "workers", "worker_cores", "worker_memory"])]
+    pub master: Option<String>,
+    /// The address the cluster reaches this machine at (with --master), as on `run`.
+    #[arg(long, value_name = "HOST", requires = "master")]
+    pub advertised_host: Option<String>,
+    /// Extra Spark conf for every cell's restart and generation, after each shape's
+    /// `[job.conf]`, as on `run`. Repeatable.
+    #[arg(long = "conf", value_name = "KEY=VALUE")]
+    pub conf: Vec<String>,
     /// Keep every trial's sandbox and print its path in the reports.
     #[arg(long, env = "REHEARSE_KEEP")]
     pub keep: bool,

@@ -153,6 +153,7 @@ fn error_kind(err: &anyhow::Error) -> ErrorKind {
                 .or_else(|| reported::<rehearse::kafka::MirrorError>(cause))
                 .or_else(|| reported::<rehearse::images::ImageError>(cause))
                 .or_else(|| reported::<rehearse::rehearsal::RehearsalError>(cause))
+                .or_else(|| reported::<rehearse::matrix::MatrixError>(cause))
                 .or_else(|| reported::<StdoutError>(cause))
         })
         .unwrap_or(ErrorKind::BadInput)

@@ -40,6 +40,9 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
     let mut suite = Suite::load(path)?;
     suite.deny_warnings |= args.deny_warnings;
+    for shape in &mut suite.shapes {
+        crate::run_command::add_conf(&mut shape.scenario, &args.conf)?;
+    }
     let options = options(&args, suite.cluster)?;
     matrix::refuse_nested_paths(&suite, &options)?;
     let mut progress = Progress::new(mode, std::io::stderr());
@@ -62,6 +65,9 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         options.jobs,
         args.spark_memory
     ));
+    if let Some(line) = cluster_line(options.settings.runtime) {
+        progress.line(&line);
+    }
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let mut grids = Grids::new(matrix::empty_report(&suite, &options), per_grid);
     let started = std::time::Instant::now();
@@ -116,10 +122,45 @@ fn options(
             report_dir: args.report_dir.clone(),
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
-            runtime: args.cluster.runtime(args.runtime, cluster)?,
+            runtime: match &args.master {
+                Some(master) => crate::run_command::external_cluster(
+                    master,
+                    args.report_dir.as_deref(),
+                    args.advertised_host.as_deref(),
+                )?,
+                None => args.cluster.runtime(args.runtime, cluster)?,
+            },
             full_copy: args.full_copy,
         },
     })
+}
+
+/// The line saying where the cells restart when it is not `local[2]`: the suite's standalone
+/// clusters (one per target version, shared by its cells, how many at once) or `--master`.
+fn cluster_line(runtime: rehearse::runtime::RuntimeKind) -> Option<String> {
+    use rehearse::runtime::{RuntimeKind, SharedCluster};
+    match runtime {
+        RuntimeKind::Standalone(shape) => {
+            let shared = SharedCluster {
+                master: String::new(),
+                shape,
+                sandboxes: PathBuf::new(),
+            };
+            Some(format!(
+                "cells restart on a standalone cluster per target version (1 master, {} worker(s) of {} core(s) and {} MiB), shared: each cell 1 executor of 1 core and {} MiB, at most {} cells of a version at once",
+                shape.workers,
+                shape.cores,
+                shape.memory_mb,
+                shared.executor_memory_mb(),
+                shared.slots()
+            ))
+        }
+        RuntimeKind::Master(c) => Some(format!(
+            "cells restart on {} (client mode; the driver at {})",
+            c.master, c.advertised_host
+        )),
+        _ => None,
+    }
 }
 
 /// Progress of a suite: one line per finished cell, and each shape·provider grid as soon as all

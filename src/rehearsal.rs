@@ -415,9 +415,10 @@ pub fn prepare_runtime(
         "preparing the runtime"
     );
     match runtime {
-        RuntimeKind::Docker | RuntimeKind::Standalone(_) | RuntimeKind::Master(_) => {
-            ensure_images(spark_versions, kafka_version, progress)
-        }
+        RuntimeKind::Docker
+        | RuntimeKind::Standalone(_)
+        | RuntimeKind::SharedStandalone(_)
+        | RuntimeKind::Master(_) => ensure_images(spark_versions, kafka_version, progress),
         RuntimeKind::Local => {
             let mut unique = spark_versions.to_vec();
             unique.sort();

@@ -32,14 +32,13 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         }
         scenario.targets = args.targets.clone();
     }
-    for kv in &args.conf {
-        let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
-            anyhow::bail!("--conf {kv}: give KEY=VALUE, e.g. --conf spark.executor.instances=2");
-        };
-        scenario.conf.insert(k.trim().to_string(), v.to_string());
-    }
+    add_conf(&mut scenario, &args.conf)?;
     let kind = match &args.master {
-        Some(master) => external_cluster(master, &args)?,
+        Some(master) => external_cluster(
+            master,
+            args.report_dir.as_deref(),
+            args.advertised_host.as_deref(),
+        )?,
         None => args.cluster.runtime(args.runtime, scenario.cluster)?,
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -86,9 +85,11 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
 
 /// `--master URL`: an existing cluster, checked before anything starts. Client mode only; the
 /// sandbox must be where the cluster reads it (`--report-dir` on a shared directory).
-fn external_cluster(
+/// (`rehearse matrix --master` too.)
+pub(crate) fn external_cluster(
     master: &str,
-    args: &RunArgs,
+    report_dir: Option<&Path>,
+    advertised_host: Option<&str>,
 ) -> anyhow::Result<rehearse::runtime::RuntimeKind> {
     let known = ["spark://", "k8s://", "yarn", "mesos://"];
     if !known.iter().any(|p| master.starts_with(p)) || master.contains(char::is_whitespace) {
@@ -98,16 +99,15 @@ fn external_cluster(
              use --runtime standalone"
         );
     }
-    if args.report_dir.is_none() {
+    if report_dir.is_none() {
         anyhow::bail!(
             "--master {master} needs --report-dir DIR on a directory every node of the cluster \
              mounts at the same path: the executors read and write the sandbox copy of the \
              checkpoint there (an object-store or HDFS sandbox is not supported yet)"
         );
     }
-    let advertised_host = args
-        .advertised_host
-        .clone()
+    let advertised_host = advertised_host
+        .map(str::to_string)
         .unwrap_or_else(rehearse::runtime::default_advertised_host);
     Ok(rehearse::runtime::RuntimeKind::Master(
         rehearse::runtime::ExternalCluster {
@@ -116,6 +116,18 @@ fn external_cluster(
         }
         .leak(),
     ))
+}
+
+/// `--conf KEY=VALUE` flags into `scenario`'s conf (after its `[job.conf]`: they win); a flag
+/// without `=` or with an empty key is refused (bad input). (`rehearse matrix --conf` too.)
+pub(crate) fn add_conf(scenario: &mut Scenario, conf: &[String]) -> anyhow::Result<()> {
+    for kv in conf {
+        let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            anyhow::bail!("--conf {kv}: give KEY=VALUE, e.g. --conf spark.executor.instances=2");
+        };
+        scenario.conf.insert(k.trim().to_string(), v.to_string());
+    }
+    Ok(())
 }
 
 /// The report on stdout (terminal text or JSON), and as JUnit and Markdown files if asked.

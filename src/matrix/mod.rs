@@ -6,6 +6,7 @@
 //! the rehearsal pipeline (`crate::rehearsal`); the report model and its writers live in
 //! `report::matrix`. This module only declares and re-exports.
 
+mod cluster;
 mod run;
 
 pub use crate::scenario::suite::{

@@ -21,6 +21,8 @@ use crate::scenario::suite::{CellKey, Group, Suite};
 use crate::scenario::Scenario;
 use crate::trial::{self, Broker, TrialError, TrialSettings};
 
+use super::cluster::SuiteClusters;
+
 /// Memory cap of each Spark container of a suite, MiB, unless `--spark-memory` says otherwise:
 /// a local-mode driver with Spark's default 1 GiB heap, its off-heap and Python workers
 /// (measured peak of the example jobs: under 1.5 GiB).
@@ -45,6 +47,17 @@ pub enum MatrixError {
     /// The suite's Kafka broker could not be started.
     #[error("cannot start the suite's Kafka broker: {0}")]
     Kafka(#[source] TrialError),
+    /// The directory the suite's standalone clusters mount for the cells' sandboxes could not
+    /// be made.
+    #[error("cannot make the directory for the sandboxes of the suite's standalone clusters: {0}")]
+    Sandboxes(#[source] std::io::Error),
+}
+
+/// A suite that cannot run at all is the environment's (its broker, its sandbox directory).
+impl crate::exit::HasErrorKind for MatrixError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::Environment
+    }
 }
 
 /// `--jobs` default: as many cells as free memory holds at `spark_memory_mb` each after
@@ -197,6 +210,27 @@ async fn run_groups(
     let kafka = trial::start_ready_kafka(&ids, &first, &mut |_| {})
         .await
         .map_err(MatrixError::Kafka)?;
+    let clusters = match options.settings.runtime {
+        RuntimeKind::Standalone(shape) => {
+            let mut per_version = BTreeMap::new();
+            for g in &groups {
+                for k in keys(suite, g) {
+                    if suite.not_applicable(&k).is_none() {
+                        *per_version.entry(k.target).or_insert(0) += 1;
+                    }
+                }
+            }
+            let report_dir = options.settings.report_dir.as_deref();
+            match SuiteClusters::new(&ids, shape, report_dir, per_version) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) => {
+                    let _ = kafka.remove().await;
+                    return Err(MatrixError::Sandboxes(e));
+                }
+            }
+        }
+        _ => None,
+    };
     let (tx, mut rx) = mpsc::unbounded_channel::<Update>();
     let run = SuiteRun {
         suite: Arc::new(suite.clone()),
@@ -204,6 +238,7 @@ async fn run_groups(
         network: ids.network.clone(),
         gate: Arc::new(Semaphore::new(options.jobs.max(1))),
         settings: options.settings.clone(),
+        clusters: clusters.clone(),
         tx,
     };
     let kafka = run.kafka.clone();
@@ -216,6 +251,9 @@ async fn run_groups(
         on_update(update);
     }
     while tasks.join_next().await.is_some() {}
+    if let Some(c) = clusters {
+        c.remove(options.settings.keep).await;
+    }
     if let Ok(kafka) = Arc::try_unwrap(kafka) {
         let _ = kafka.remove().await;
     }
@@ -254,6 +292,8 @@ struct SuiteRun {
     network: String,
     gate: Arc<Semaphore>,
     settings: TrialSettings,
+    /// The suite's standalone clusters, one per target version, on `--runtime standalone`.
+    clusters: Option<Arc<SuiteClusters>>,
     tx: mpsc::UnboundedSender<Update>,
 }
 
@@ -346,10 +386,55 @@ impl SuiteRun {
     /// One cell: a trial of the group's seeded checkpoint on the cell's target, once the gate
     /// lets it run; its cell goes out whatever happened.
     async fn run_cell(self, k: CellKey, scenario: Scenario, seeded: Arc<Seeded>) {
+        let cell = match &self.clusters {
+            Some(clusters) => {
+                // A slot on the version's cluster first, then a place among the `jobs`.
+                let place = clusters.place(&k.target).await;
+                let cell = match &place.runtime {
+                    Ok(runtime) => {
+                        let settings = TrialSettings {
+                            runtime: *runtime,
+                            report_dir: Some(clusters.sandboxes().to_path_buf()),
+                            ..self.settings.clone()
+                        };
+                        self.trial_cell(&k, &scenario, &seeded, &settings).await
+                    }
+                    Err(message) => {
+                        let (expected, reason) = self.suite.expected(&k);
+                        Cell::not_run(
+                            (&k.shape, &k.provider, &k.source, &k.target),
+                            CellStatus::HarnessError,
+                            message.clone(),
+                            expected,
+                            reason,
+                        )
+                    }
+                };
+                drop(place);
+                clusters.cell_done(&k.target).await;
+                cell
+            }
+            None => {
+                self.trial_cell(&k, &scenario, &seeded, &self.settings)
+                    .await
+            }
+        };
+        tracing::debug!(cell = %cell.id(), passed = cell.passed(), "suite cell finished");
+        let _ = self.tx.send(Update::CellFinished(Box::new(cell)));
+    }
+
+    /// A cell's trial with `settings`, once the gate lets it run.
+    async fn trial_cell(
+        &self,
+        k: &CellKey,
+        scenario: &Scenario,
+        seeded: &Seeded,
+        settings: &TrialSettings,
+    ) -> Cell {
         let _permit = self.gate.acquire().await;
         tracing::debug!(cell = %k.id(), "suite cell started");
         let _ = self.tx.send(Update::CellStarted(k.id()));
-        let (expected, reason) = self.suite.expected(&k);
+        let (expected, reason) = self.suite.expected(k);
         let source = &seeded.source;
         let broker = Broker::Shared {
             kafka: &self.kafka,
@@ -357,16 +442,16 @@ impl SuiteRun {
             seeded: Some(seeded.seeding.clone()),
         };
         let result = trial::run_trial(
-            &scenario,
+            scenario,
             &source.path,
             &source.inspection,
             &k.target,
-            &self.settings,
+            settings,
             broker,
             &mut |_| {},
         )
         .await;
-        let cell = match result {
+        match result {
             Ok(report) => Cell {
                 source_checkpoint: Some(source.path.display().to_string()),
                 ..Cell::from_trial(
@@ -383,9 +468,7 @@ impl SuiteRun {
                 expected,
                 reason,
             ),
-        };
-        tracing::debug!(cell = %cell.id(), passed = cell.passed(), "suite cell finished");
-        let _ = self.tx.send(Update::CellFinished(Box::new(cell)));
+        }
     }
 }
 

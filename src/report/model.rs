@@ -123,7 +123,7 @@ pub struct TrialReport {
 
 /// The executors a restart on a cluster ran, from the driver's event log
 /// (`SparkListenerExecutorAdded` / `SparkListenerExecutorRemoved`, Spark's `JsonProtocol`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ExecutorsReport {
     /// Executors announced until the verdict.
     pub count: u64,

@@ -24,7 +24,7 @@ use testcontainers::core::{Mount, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 
-use super::common::{Cluster, RuntimeError, TrialIds};
+use super::common::{Cluster, RuntimeError, SharedCluster, TrialIds};
 use super::containers::{labels, sandbox_owner, split_tag, start_error};
 
 /// The standalone master's RPC port on the trial network (Spark's default, 7077).
@@ -80,6 +80,32 @@ pub fn cluster_conf(ids: &TrialIds, cluster: &Cluster) -> BTreeMap<String, Strin
     ])
 }
 
+/// The conf a cell's driver on a suite's shared cluster needs (the harness's; it wins over the
+/// user's): executors reach the driver by its container name; the cell gets one executor of
+/// one core and [`SharedCluster::executor_memory_mb`] (`spark.cores.max = 1`), so cells of the
+/// same version run side by side on the workers' cores; the first batch waits until that
+/// executor registered (at most 120 s).
+pub fn shared_conf(ids: &TrialIds, shared: &SharedCluster) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("spark.driver.host".into(), driver_name(ids)),
+        ("spark.driver.bindAddress".into(), "0.0.0.0".into()),
+        ("spark.executor.cores".into(), "1".into()),
+        (
+            "spark.executor.memory".into(),
+            format!("{}m", shared.executor_memory_mb()),
+        ),
+        ("spark.cores.max".into(), "1".into()),
+        (
+            "spark.scheduler.minRegisteredResourcesRatio".into(),
+            "1.0".into(),
+        ),
+        (
+            "spark.scheduler.maxRegisteredResourcesWaitingTime".into(),
+            "120s".into(),
+        ),
+    ])
+}
+
 /// A running standalone cluster: the master and its workers. Remove it with
 /// [`StandaloneCluster::remove`]; dropping it removes the containers too (safety net).
 pub(crate) struct StandaloneCluster {
@@ -114,6 +140,40 @@ pub(crate) async fn start_cluster(
     sandbox: &Path,
     cluster: &Cluster,
 ) -> Result<StandaloneCluster, RuntimeError> {
+    let cap = cluster.container_memory_mb();
+    start(
+        ids,
+        image,
+        (sandbox, crate::spark::SANDBOX_MOUNT),
+        cluster,
+        cap,
+    )
+    .await
+}
+
+/// Starts the cluster a suite's cells of one Spark version share (`rehearse matrix --runtime
+/// standalone`) on `ids.network`, as [`start_cluster`] does, with `shared.sandboxes` mounted
+/// at the same path in every worker (each cell's sandbox is created under it, and its driver
+/// mounts the sandbox at its host path) and each worker capped at
+/// [`SharedCluster::worker_container_mb`]. Its master is [`master_url`] of `ids`, which
+/// `shared.master` must name.
+pub(crate) async fn start_shared(
+    ids: &TrialIds,
+    image: &str,
+    shared: &SharedCluster,
+) -> Result<StandaloneCluster, RuntimeError> {
+    let at = shared.sandboxes.to_string_lossy().into_owned();
+    let cap = shared.worker_container_mb();
+    start(ids, image, (&shared.sandboxes, &at), &shared.shape, cap).await
+}
+
+async fn start(
+    ids: &TrialIds,
+    image: &str,
+    (sandbox, mount_at): (&Path, &str),
+    cluster: &Cluster,
+    cap_mb: u64,
+) -> Result<StandaloneCluster, RuntimeError> {
     let (repo, tag) = split_tag(image);
     let master = GenericImage::new(repo, tag)
         .with_wait_for(WaitFor::message_on_stderr("I have been elected leader"))
@@ -138,7 +198,7 @@ pub(crate) async fn start_cluster(
         .await
         .map_err(|e| start_error("spark master", image, e))?;
     let owner = sandbox_owner(sandbox);
-    let cap = (cluster.container_memory_mb() * 1024 * 1024) as i64;
+    let cap = (cap_mb * 1024 * 1024) as i64;
     let workers = (1..=cluster.workers).map(|i| {
         GenericImage::new(repo, tag)
             .with_wait_for(WaitFor::message_on_stderr(
@@ -148,10 +208,7 @@ pub(crate) async fn start_cluster(
             .with_container_name(worker_name(ids, i))
             .with_labels(labels(ids))
             .with_label(LABEL_ROLE, "worker")
-            .with_mount(Mount::bind_mount(
-                sandbox.to_string_lossy(),
-                crate::spark::SANDBOX_MOUNT,
-            ))
+            .with_mount(Mount::bind_mount(sandbox.to_string_lossy(), mount_at))
             .with_user(owner.clone())
             .with_env_var("SPARK_DAEMON_MEMORY", "256m")
             .with_cmd([
@@ -216,5 +273,37 @@ mod tests {
         assert_eq!(conf["spark.executor.memory"], "768m");
         assert_eq!(c.container_memory_mb(), 768 + 1024);
         assert_ne!(worker_name(&ids, 1), worker_name(&ids, 2));
+    }
+
+    #[test]
+    fn a_shared_cluster_runs_one_single_core_executor_per_cell_within_worker_memory() {
+        let shared = |workers, cores, memory_mb| SharedCluster {
+            master: "spark://m:7077".into(),
+            shape: Cluster {
+                workers,
+                cores,
+                memory_mb,
+            },
+            sandboxes: "/tmp/x".into(),
+        };
+        // The default shape: 1 worker × 2 cores × 1 GiB → 2 cells of 512 MiB.
+        let one = shared(1, 2, 1024);
+        assert_eq!(one.executor_memory_mb(), 512);
+        assert_eq!(one.slots(), 2);
+        assert_eq!(one.worker_container_mb(), 2 * (512 + 384) + 256);
+        // Memory, not cores, bounds it: 4 cores but 1 GiB → 2 executors of 512 MiB.
+        let tight = shared(2, 4, 1024);
+        assert_eq!(tight.executor_memory_mb(), 512);
+        assert_eq!(tight.slots_per_worker(), 2);
+        assert_eq!(tight.slots(), 4);
+        // Never under the one-cluster-per-trial cap.
+        let big = shared(1, 1, 4096);
+        assert_eq!(big.slots(), 1);
+        assert_eq!(big.worker_container_mb(), 4096 + 1024);
+        let ids = TrialIds::new("s");
+        let conf = shared_conf(&ids, &one);
+        assert_eq!(conf["spark.cores.max"], "1");
+        assert_eq!(conf["spark.executor.memory"], "512m");
+        assert_eq!(conf["spark.driver.host"], driver_name(&ids));
     }
 }

@@ -22,6 +22,62 @@ pub enum RuntimeKind {
     /// in the Spark container on the host's network, Kafka advertised at an address the cluster
     /// reaches, the sandbox at its host path (a directory the cluster mounts at the same path).
     Master(&'static ExternalCluster),
+    /// A standalone cluster in containers that a suite started for the cells of one Spark
+    /// version (`rehearse matrix --runtime standalone`): the driver of each cell in its own
+    /// container on the suite's network, the cell's sandbox at its host path (every worker
+    /// mounts the suite's sandbox directory at the same path), executors of
+    /// [`SharedCluster::executor_memory_mb`] and one core each.
+    SharedStandalone(&'static SharedCluster),
+}
+
+/// A standalone cluster the cells of a suite share ([`RuntimeKind::SharedStandalone`]): its
+/// master, shape and the directory its workers mount. Held for the whole process
+/// ([`SharedCluster::leak`]) so [`RuntimeKind`] stays `Copy`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SharedCluster {
+    /// `spark://<master container>:7077` on the suite's network.
+    pub master: String,
+    /// Its workers.
+    pub shape: Cluster,
+    /// The directory every worker mounts at the same path, under which the cells' sandboxes are
+    /// created.
+    pub sandboxes: PathBuf,
+}
+
+impl SharedCluster {
+    /// This setting for the rest of the process (one small allocation per cluster).
+    pub fn leak(self) -> &'static SharedCluster {
+        Box::leak(Box::new(self))
+    }
+
+    /// Each cell's one executor: one core and this much heap, MiB — a worker's memory split
+    /// over its cores, but at least 512 MiB (Spark refuses an executor under 450 MiB:
+    /// `UnifiedMemoryManager.getMaxMemory`, 1.5 × 300 MiB reserved).
+    pub fn executor_memory_mb(&self) -> u32 {
+        (self.shape.memory_mb / u32::from(self.shape.cores.max(1))).max(512)
+    }
+
+    /// Cells one worker holds at once: its cores, or fewer when its memory holds fewer
+    /// executors of [`SharedCluster::executor_memory_mb`].
+    pub fn slots_per_worker(&self) -> u32 {
+        let by_memory = self.shape.memory_mb / self.executor_memory_mb();
+        by_memory.min(u32::from(self.shape.cores)).max(1)
+    }
+
+    /// Cells the whole cluster holds at once.
+    pub fn slots(&self) -> usize {
+        (self.slots_per_worker() * u32::from(self.shape.workers)) as usize
+    }
+
+    /// The memory cap of one worker container, MiB: its executors' heap plus Spark's default
+    /// `spark.executor.memoryOverhead` (max(384 MiB, 10 %)) for each, plus the worker daemon
+    /// (256 MiB) — never under [`Cluster::container_memory_mb`].
+    pub fn worker_container_mb(&self) -> u64 {
+        let heap = u64::from(self.executor_memory_mb());
+        let overhead = (heap / 10).max(384);
+        let per_slot = heap + overhead;
+        (u64::from(self.slots_per_worker()) * per_slot + 256).max(self.shape.container_memory_mb())
+    }
 }
 
 /// An existing cluster to submit to (`--master URL`): Spark's own `spark://`, `k8s://`, `yarn`.
@@ -98,17 +154,18 @@ impl RuntimeKind {
         match self {
             RuntimeKind::Docker => "docker",
             RuntimeKind::Local => "local",
-            RuntimeKind::Standalone(_) => "standalone",
+            RuntimeKind::Standalone(_) | RuntimeKind::SharedStandalone(_) => "standalone",
             RuntimeKind::Master(_) => "master",
         }
     }
 
     /// Where a generation of the source checkpoint runs: here, except on an existing cluster
     /// (`--master`), which cannot see the generation's private work directory: there it runs
-    /// in containers (`local[2]`).
+    /// in containers (`local[2]`), and on a suite's shared cluster, whose cells restart the
+    /// checkpoint a suite generated in containers.
     pub fn for_generation(self) -> RuntimeKind {
         match self {
-            RuntimeKind::Master(_) => RuntimeKind::Docker,
+            RuntimeKind::Master(_) | RuntimeKind::SharedStandalone(_) => RuntimeKind::Docker,
             other => other,
         }
     }
@@ -121,13 +178,16 @@ impl RuntimeKind {
     /// The path at which the job sees the sandbox whose host path is `sandbox`: the container
     /// mount point ([`crate::spark::SANDBOX_MOUNT`]) in containers (the driver's and every
     /// worker's), the host path itself locally and on an existing cluster (which mounts the
-    /// shared directory at the same path).
+    /// shared directory at the same path) and on a suite's shared cluster (whose workers mount
+    /// the suite's sandbox directory at the same path).
     pub fn job_sandbox(self, sandbox: &Path) -> PathBuf {
         match self {
             RuntimeKind::Docker | RuntimeKind::Standalone(_) => {
                 PathBuf::from(crate::spark::SANDBOX_MOUNT)
             }
-            RuntimeKind::Local | RuntimeKind::Master(_) => sandbox.to_path_buf(),
+            RuntimeKind::Local | RuntimeKind::Master(_) | RuntimeKind::SharedStandalone(_) => {
+                sandbox.to_path_buf()
+            }
         }
     }
 }

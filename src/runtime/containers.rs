@@ -234,28 +234,42 @@ impl DockerSpark {
     }
 }
 
+/// Where a Spark driver container runs and sees its sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DriverPlace {
+    /// On the trial's network, the sandbox at `/sandbox` (local[2], a trial's own cluster).
+    Trial,
+    /// On the host's network, the sandbox at its host path (an existing cluster, `--master`).
+    HostNetwork,
+    /// On the trial's (suite's) network, the sandbox at its host path (a suite's shared
+    /// cluster, whose workers mount the suite's sandbox directory at the same path).
+    TrialAtHostPath,
+}
+
 /// Starts `image` (a `rehearse/spark:<v>` tag) running `cmd`, with `sandbox` bind-mounted at
 /// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
 /// writes stays removable by the user. `memory_mb` caps the container's memory (MiB; Docker
 /// `--memory`), so parallel trials of a suite stay within the machine's budget.
 ///
-/// `host_network` (an existing cluster's run, `--master`): the driver joins the host's network
-/// (executors elsewhere connect back to it at the advertised address) and sees the sandbox at
-/// its host path, where the cluster mounts it too.
+/// `place` ([`DriverPlace`]): on an existing cluster (`--master`) the driver joins the host's
+/// network (executors elsewhere connect back to it at the advertised address) and sees the
+/// sandbox at its host path, where the cluster mounts it too; on a suite's shared cluster it
+/// stays on the suite's network but sees the sandbox at its host path, as the workers do.
 pub(crate) async fn start_spark(
     ids: &TrialIds,
     image: &str,
     sandbox: &Path,
     cmd: Vec<String>,
     memory_mb: Option<u64>,
-    host_network: bool,
+    place: DriverPlace,
 ) -> Result<DockerSpark, RuntimeError> {
     let (repo, tag) = split_tag(image);
     let owner = sandbox_owner(sandbox);
-    let (network, mount_at) = if host_network {
-        ("host".to_string(), sandbox.to_string_lossy().into_owned())
-    } else {
-        (ids.network.clone(), crate::spark::SANDBOX_MOUNT.to_string())
+    let host_path = sandbox.to_string_lossy().into_owned();
+    let (network, mount_at) = match place {
+        DriverPlace::Trial => (ids.network.clone(), crate::spark::SANDBOX_MOUNT.to_string()),
+        DriverPlace::HostNetwork => ("host".to_string(), host_path),
+        DriverPlace::TrialAtHostPath => (ids.network.clone(), host_path),
     };
     let container = GenericImage::new(repo, tag)
         .with_network(network)

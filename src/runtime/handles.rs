@@ -11,8 +11,9 @@ use tokio::sync::mpsc;
 use std::collections::BTreeMap;
 
 use super::cluster::{self, StandaloneCluster};
+use super::common::{Cluster, SharedCluster};
 use super::common::{GcScope, LogLine, PartState, RuntimeError, RuntimeKind, TrialIds};
-use super::containers::{self, DockerKafka, DockerSpark};
+use super::containers::{self, DockerKafka, DockerSpark, DriverPlace};
 use super::local::{self, LocalKafka, LocalSpark};
 
 enum KafkaInner {
@@ -83,7 +84,10 @@ impl KafkaBroker {
 /// (`kafka::wait_ready`).
 pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaBroker, RuntimeError> {
     match ids.runtime {
-        RuntimeKind::Docker | RuntimeKind::Standalone(_) | RuntimeKind::Master(_) => {
+        RuntimeKind::Docker
+        | RuntimeKind::Standalone(_)
+        | RuntimeKind::SharedStandalone(_)
+        | RuntimeKind::Master(_) => {
             let advertised = match ids.runtime {
                 RuntimeKind::Master(c) => Some(c.advertised_host.as_str()),
                 _ => None,
@@ -211,7 +215,9 @@ pub async fn start_spark(
     match ids.runtime {
         RuntimeKind::Docker => {
             let image = crate::images::spark_image(version);
-            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, false).await?;
+            let s =
+                containers::start_spark(ids, &image, sandbox, cmd, memory_mb, DriverPlace::Trial)
+                    .await?;
             Ok(SparkDriver {
                 inner: SparkInner::Docker(Box::new(s)),
                 description: image,
@@ -219,7 +225,15 @@ pub async fn start_spark(
         }
         RuntimeKind::Master(c) => {
             let image = crate::images::spark_image(version);
-            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, true).await?;
+            let s = containers::start_spark(
+                ids,
+                &image,
+                sandbox,
+                cmd,
+                memory_mb,
+                DriverPlace::HostNetwork,
+            )
+            .await?;
             Ok(SparkDriver {
                 inner: SparkInner::Docker(Box::new(s)),
                 description: format!("{image}, client mode on {}", c.master),
@@ -228,7 +242,15 @@ pub async fn start_spark(
         RuntimeKind::Standalone(shape) => {
             let image = crate::images::spark_image(version);
             let c = cluster::start_cluster(ids, &image, sandbox, &shape).await?;
-            let s = match containers::start_spark(ids, &image, sandbox, cmd, memory_mb, false).await
+            let s = match containers::start_spark(
+                ids,
+                &image,
+                sandbox,
+                cmd,
+                memory_mb,
+                DriverPlace::Trial,
+            )
+            .await
             {
                 Ok(s) => s,
                 Err(e) => {
@@ -241,6 +263,19 @@ pub async fn start_spark(
                 description: format!(
                     "{image}, standalone cluster: 1 master, {} worker(s) of {} core(s) and {} MiB",
                     shape.workers, shape.cores, shape.memory_mb
+                ),
+            })
+        }
+        RuntimeKind::SharedStandalone(c) => {
+            let image = crate::images::spark_image(version);
+            let place = DriverPlace::TrialAtHostPath;
+            let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, place).await?;
+            Ok(SparkDriver {
+                inner: SparkInner::Docker(Box::new(s)),
+                description: format!(
+                    "{image}, client mode on the suite's standalone cluster {} (1 executor of 1 core and {} MiB)",
+                    c.master,
+                    c.executor_memory_mb()
                 ),
             })
         }
@@ -264,6 +299,7 @@ pub fn spark_master(ids: &TrialIds) -> (String, BTreeMap<String, String>) {
         RuntimeKind::Standalone(shape) => {
             (cluster::master_url(ids), cluster::cluster_conf(ids, &shape))
         }
+        RuntimeKind::SharedStandalone(c) => (c.master.clone(), cluster::shared_conf(ids, c)),
         RuntimeKind::Master(c) => (
             c.master.clone(),
             BTreeMap::from([
@@ -275,6 +311,48 @@ pub fn spark_master(ids: &TrialIds) -> (String, BTreeMap<String, String>) {
             ]),
         ),
     }
+}
+
+/// A standalone cluster in containers that a suite's cells of one Spark version share
+/// (`rehearse matrix --runtime standalone`): [`SharedCluster`] is what a cell's trial needs to
+/// submit to it ([`RuntimeKind::SharedStandalone`]). Remove it with
+/// [`SuiteCluster::remove`]; dropping it removes the containers too (safety net).
+pub struct SuiteCluster {
+    cluster: StandaloneCluster,
+    /// Its master, shape and the directory every worker mounts.
+    pub shared: &'static SharedCluster,
+}
+
+impl SuiteCluster {
+    /// Removes the workers, then the master.
+    pub async fn remove(self) -> Result<(), RuntimeError> {
+        self.cluster.remove().await
+    }
+}
+
+/// Starts Spark `version`'s cluster of `shape` for the cells of a suite (`suite` names its
+/// network and labels): one master and the workers from `rehearse/spark:<version>`, every
+/// worker with `sandboxes` (where the cells' sandboxes are created) mounted at the same path.
+/// Returns once every worker registered with the master.
+pub async fn start_suite_cluster(
+    suite: &TrialIds,
+    version: &str,
+    shape: Cluster,
+    sandboxes: &Path,
+) -> Result<SuiteCluster, RuntimeError> {
+    let ids = TrialIds {
+        trial: format!("{}-{}", suite.trial, version.replace(['.', '+'], "-")),
+        ..suite.clone()
+    };
+    let shared = SharedCluster {
+        master: cluster::master_url(&ids),
+        shape,
+        sandboxes: sandboxes.to_path_buf(),
+    }
+    .leak();
+    let image = crate::images::spark_image(version);
+    let cluster = cluster::start_shared(&ids, &image, shared).await?;
+    Ok(SuiteCluster { cluster, shared })
 }
 
 /// Checks the host and installs what the local runtime needs for these Spark versions and this

@@ -20,9 +20,10 @@ pub use cluster::{master_name, worker_name, LABEL_ROLE};
 pub use common::{
     default_advertised_host, free_port, left_sandboxes, mark_sandbox, process_start,
     registered_sandboxes, still_runs, Cluster, ExternalCluster, GcScope, LogLine, PartState,
-    RuntimeError, RuntimeKind, Stream, TrialIds, SANDBOX_OWNER,
+    RuntimeError, RuntimeKind, SharedCluster, Stream, TrialIds, SANDBOX_OWNER,
 };
 pub use containers::{LABEL_MANAGED, LABEL_PID, LABEL_TRIAL};
 pub use handles::{
-    gc, prepare_local, spark_master, start_kafka, start_spark, KafkaBroker, SparkDriver,
+    gc, prepare_local, spark_master, start_kafka, start_spark, start_suite_cluster, KafkaBroker,
+    SparkDriver, SuiteCluster,
 };

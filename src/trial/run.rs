@@ -366,7 +366,9 @@ impl Trial<'_> {
         // Local mode announces no executor: only a cluster's restart reports them.
         let executors = matches!(
             self.settings.runtime,
-            runtime::RuntimeKind::Standalone(_) | runtime::RuntimeKind::Master(_)
+            runtime::RuntimeKind::Standalone(_)
+                | runtime::RuntimeKind::SharedStandalone(_)
+                | runtime::RuntimeKind::Master(_)
         )
         .then(|| executors.report());
         Ok(Watched {

@@ -464,3 +464,77 @@ fn e2e_master_pass_through_submits_to_an_existing_standalone_cluster() {
         "the app was submitted there"
     );
 }
+
+/// A suite of two cells restarting on one Spark version (the CI slice's two shapes written by
+/// 4.0.1, restarted on 4.0.1): on `--runtime standalone` both cells share one cluster of one
+/// worker (2 cores: a cell each at once), get the CI slice's verdict on `local[2]` (`resumed`,
+/// offsets matching; `matrix::e2e_ci_slice…`), report their one executor on that worker, and
+/// the cluster, the drivers, the broker and the suite's sandbox directory are gone after it.
+#[test]
+fn e2e_matrix_cells_of_one_version_share_one_standalone_cluster_and_resume_like_local() {
+    if !docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let suite = tmp.path().join("suite.toml");
+    let mut shapes = String::new();
+    for shape in ["windowed-count", "dedup"] {
+        let file = repo.join(format!("scenarios/shapes/{shape}.toml"));
+        shapes.push_str(&format!("[[shapes]]\nscenario = \"{}\"\n", file.display()));
+    }
+    std::fs::write(
+        &suite,
+        format!(
+            "name = \"e2e-shared-cluster\"\nsources = [\"4.0.1\"]\ntargets = [\"4.0.1\"]\nproviders = [\"hdfs\"]\ntimeout_seconds = 300\n{shapes}"
+        ),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(["matrix", suite.to_str().unwrap(), "--json"])
+        .args(["--runtime", "standalone", "--workers", "1"])
+        .env("REHEARSE_CACHE_DIR", cache_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{stderr}");
+    let mut workers = Vec::new();
+    for c in cells {
+        let id = format!("{}->{}", c["shape"], c["target"]);
+        assert_eq!(c["status"], "ran", "{id}: {c:#}\n{stderr}");
+        assert_eq!(c["verdict"], "resumed", "{id}: {c:#}\n{stderr}");
+        assert_eq!(c["start_offsets_match"], true, "{id}");
+        let e = &c["executors"];
+        assert_eq!(e["count"], 1, "{id}: {e:#}");
+        workers.push(e["workers"][0].as_str().unwrap_or_default().to_string());
+    }
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // One cluster: both cells' executors ran on the same worker container.
+    assert!(workers[0].starts_with("rehearse-worker-1-"), "{workers:?}");
+    assert_eq!(workers[0], workers[1], "the cells shared one worker");
+    assert!(
+        stderr.contains("cells restart on a standalone cluster per target version"),
+        "{stderr}"
+    );
+    // Nothing of the run is left: master, worker, drivers, broker, the sandbox directory.
+    assert!(
+        containers(&[format!("org.rehearse.pid={pid}")]).is_empty(),
+        "the suite's containers are removed after it"
+    );
+    let prefix = format!("rehearse-suite-{pid:x}");
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|d| d.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|d| d.path())
+        .collect();
+    assert!(left.is_empty(), "sandbox directories left: {left:?}");
+}

@@ -69,6 +69,7 @@ pub(crate) mod test_helpers {
             warnings: vec![],
             job: None,
             exercised: None,
+            executors: None,
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),

@@ -124,6 +124,10 @@ pub struct Cell {
     /// for cells that did not run a restart, and in shards written before issue 13.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exercised: Option<crate::verdict::Exercised>,
+    /// The executors of a restart on a standalone cluster, from its event log; absent for
+    /// `local[2]` cells and cells that did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executors: Option<crate::report::ExecutorsReport>,
 }
 
 impl Cell {
@@ -195,6 +199,7 @@ impl Cell {
             warnings: trial.warnings.clone(),
             job: trial.job.clone(),
             exercised: trial.exercised.clone(),
+            executors: trial.executors.clone(),
         }
     }
 
@@ -230,6 +235,7 @@ impl Cell {
             warnings: Vec::new(),
             job: None,
             exercised: None,
+            executors: None,
         }
     }
 }
