@@ -2,18 +2,17 @@
 //! read-only (`[kafka.mirror]`), so a trial's sandbox broker holds real records at the offsets
 //! the checkpoint names.
 //!
-//! Read-only means what the client can do, not a promise: partitions are `assign`ed and read
-//! from a given offset (never `subscribe`, so the group is never joined), with
-//! `enable.auto.commit=false` and `enable.auto.offset.store=false` and no commit call (so nothing
-//! is ever committed), `allow.auto.create.topics=false`. librdkafka refuses `assign` without a
-//! `group.id` ("Local: Unknown group"), so the consumer names one, `rehearse-mirror-readonly`,
-//! that it never joins or commits to: a group that has neither members nor offsets does not
-//! exist on the cluster (the end-to-end test lists the groups after a mirror). Its coordinator
-//! is still looked up: Describe on that group is needed where ACLs are on (a denial is exit 3
-//! naming the ACL), and a cluster without `__consumer_offsets` creates it then. Only metadata,
-//! list-offsets (watermarks), find-coordinator and fetch requests are sent. No admin client and no producer is ever made for
-//! this cluster. Records are read with `isolation.level=read_uncommitted`, as Spark's Kafka
-//! source reads by default (KafkaSourceProvider leaves the consumer's default).
+//! Read-only means what the client can do, not a promise. No consumer group at all: the
+//! client has no `group.id`, so librdkafka makes no consumer-group handle and never looks up a
+//! group coordinator (no FindCoordinator: a cluster without `__consumer_offsets` does not create
+//! it, and a user with only Read and Describe on the topic may read). Each partition is read by
+//! librdkafka's legacy per-partition consumer from an explicit offset (`legacy.rs`:
+//! `rd_kafka_consume_start_queue`/`consume_batch_queue`/`consume_stop`), which never uses the
+//! offset store, so nothing is ever committed; `allow.auto.create.topics=false`. Only Metadata,
+//! ListOffsets (watermarks) and Fetch requests are sent. No admin client and no producer is ever
+//! made for this cluster. Records are read with `isolation.level=read_uncommitted`, as Spark's
+//! Kafka source reads by default (KafkaSourceProvider leaves the consumer's default): a
+//! `read_committed` job's aborted records are copied as if committed.
 //!
 //! Per partition of each checkpointed topic the range copied is [C − history, C + fresh) with
 //! C the checkpoint's offset (the highest any retained `offsets/N` names), bounded by the
@@ -31,10 +30,9 @@ use rdkafka::client::ClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError as RdKafkaError;
-use rdkafka::message::{Headers, Message};
 use rdkafka::types::RDKafkaErrorCode;
-use rdkafka::{Offset, TopicPartitionList};
 
+use super::legacy::{Fetched, TopicReads};
 use super::records::Record;
 use crate::checkpoint::KafkaOffsets;
 use crate::scenario::MirrorConfig;
@@ -43,6 +41,8 @@ use crate::scenario::MirrorConfig;
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
 /// Reading stops with an error when no record arrived for this long while some were expected.
 const STALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Records taken from the client per call.
+const BATCH: usize = 10_000;
 
 /// One record read from the production cluster, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,29 +205,29 @@ pub enum MirrorError {
     },
 }
 
-/// Whether a read failed on the group ACL: librdkafka's consumer asks the group coordinator
-/// (FindCoordinator) for the `group.id` that `assign` needs, although it never joins or commits,
-/// and a cluster with ACLs answers `GroupAuthorizationFailed` unless the user may Describe that
-/// group (breaker pass, session 6: a user with Read/Describe on the topic only).
-fn group_denied(message: &str) -> bool {
-    message.contains("GroupAuthorizationFailed") || message.contains("Group authorization failed")
+/// Whether a read failed on the topic's ACL (the user may not Read it): the one ACL the mirror
+/// needs besides Describe on the topic — no group, no cluster permission.
+fn topic_denied(message: &str) -> bool {
+    message.contains("TopicAuthorizationFailed")
+        || message.contains("Topic authorization failed")
+        || message.contains("TOPIC_AUTHORIZATION_FAILED")
 }
 
 /// The fix a failed read's message points at, if it is one rehearse knows.
 fn read_hint(message: &str) -> String {
-    if group_denied(message) {
-        "\n(hint: the mirror's consumer names the group rehearse-mirror-readonly, which it never joins or commits to, but the cluster checks Describe on it: grant it, e.g. kafka-acls.sh --add --allow-principal User:<user> --operation Describe --group rehearse-mirror-readonly)".to_string()
+    if topic_denied(message) {
+        "\n(hint: the mirror needs Read and Describe on the topic, nothing else (no consumer group): e.g. kafka-acls.sh --add --allow-principal User:<user> --operation Read --operation Describe --topic <topic>)".to_string()
     } else {
         String::new()
     }
 }
 
-/// Wrong credentials, a missing topic or partition, or a group ACL the user lacks are the
+/// Wrong credentials, a missing topic or partition, or a topic ACL the user lacks are the
 /// scenario's (bad input); an unreachable cluster or another failed read the environment's.
 impl crate::exit::HasErrorKind for MirrorError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
         match self {
-            MirrorError::Read { message, .. } if group_denied(message) => {
+            MirrorError::Read { message, .. } if topic_denied(message) => {
                 crate::exit::ErrorKind::BadInput
             }
             MirrorError::Auth { .. }
@@ -276,17 +276,26 @@ impl Errors {
     fn last(&self) -> Option<String> {
         self.seen.lock().ok()?.last().map(|(_, r)| r.clone())
     }
+
+    /// Whether the client said no broker of the bootstrap list answers (librdkafka's
+    /// `_ALL_BROKERS_DOWN`: every connection refused or failed).
+    fn all_brokers_down(&self) -> bool {
+        self.seen.lock().is_ok_and(|seen| {
+            seen.iter()
+                .any(|(code, _)| *code == Some(RDKafkaErrorCode::AllBrokersDown))
+        })
+    }
 }
 
-/// The consumer configuration: the properties file's settings, then the read-only settings,
-/// which the file cannot override (they come last and the file's keys are checked at load).
+/// The client configuration: the properties file's settings, then the read-only settings,
+/// which the file cannot override (they come last and the file's keys are checked at load,
+/// `group.id` refused). No `group.id`: see the module documentation.
 fn client_config(m: &MirrorConfig) -> ClientConfig {
     let mut c = ClientConfig::new();
     for (k, v) in &m.client {
         c.set(k, v);
     }
     c.set("bootstrap.servers", &m.bootstrap)
-        .set("group.id", "rehearse-mirror-readonly")
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
         .set("allow.auto.create.topics", "false")
@@ -334,31 +343,39 @@ pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, Mir
             properties: properties.clone(),
             message: mask(&e.to_string()),
         })?;
-    let md = match consumer.fetch_metadata(None, REQUEST_TIMEOUT) {
-        Ok(md) if !md.brokers().is_empty() => md,
-        other => {
-            // Let the client report what it saw (authentication errors come through poll).
-            let _ = consumer.poll(Duration::from_millis(200));
-            let ctx = consumer.context();
-            if let Some(reason) = ctx.auth_failure() {
-                return Err(MirrorError::Auth {
-                    bootstrap,
-                    properties,
-                    message: mask(&reason),
-                });
+    // Asked in short steps, serving the client's error events between them: a refused login
+    // or "all brokers are down" (nothing listens there) is known within a second, not after
+    // the whole request timeout.
+    let started = Instant::now();
+    let md = loop {
+        let answer = consumer.fetch_metadata(None, Duration::from_secs(1));
+        while let Some(Err(_)) = consumer.poll(Duration::ZERO) {}
+        let ctx = consumer.context();
+        match answer {
+            Ok(md) if !md.brokers().is_empty() => break md,
+            other => {
+                if let Some(reason) = ctx.auth_failure() {
+                    return Err(MirrorError::Auth {
+                        bootstrap,
+                        properties,
+                        message: mask(&reason),
+                    });
+                }
+                if ctx.all_brokers_down() || started.elapsed() >= REQUEST_TIMEOUT {
+                    let message = match other {
+                        Err(e) => format!(
+                            "{e}{}",
+                            ctx.last().map(|l| format!(" ({l})")).unwrap_or_default()
+                        ),
+                        Ok(_) => "no broker in the metadata answer".into(),
+                    };
+                    return Err(MirrorError::Unreachable {
+                        bootstrap,
+                        properties,
+                        message: mask(&message),
+                    });
+                }
             }
-            let message = match other {
-                Err(e) => format!(
-                    "{e}{}",
-                    ctx.last().map(|l| format!(" ({l})")).unwrap_or_default()
-                ),
-                Ok(_) => "no broker in the metadata answer".into(),
-            };
-            return Err(MirrorError::Unreachable {
-                bootstrap,
-                properties,
-                message: mask(&message),
-            });
         }
     };
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -373,7 +390,7 @@ pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, Mir
     };
     for (topic, parts) in checkpointed {
         // One topic at a time: the end-of-partition event names the partition only.
-        let mut assign = TopicPartitionList::new();
+        let mut from: Vec<(i32, i64)> = Vec::new();
         let Some(&count) = counts.get(topic.as_str()) else {
             let mut known: Vec<&str> = counts
                 .keys()
@@ -419,14 +436,7 @@ pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, Mir
             }
             let (lo, hi) = range(c, low, high, m.history, m.fresh);
             if hi > lo {
-                assign
-                    .add_partition_offset(topic, partition as i32, Offset::Offset(lo))
-                    .map_err(|e| MirrorError::Read {
-                        bootstrap: bootstrap.clone(),
-                        topic: topic.clone(),
-                        partition,
-                        message: e.to_string(),
-                    })?;
+                from.push((partition as i32, lo));
             }
             mirror.partitions.push(PartitionMirror {
                 topic: topic.clone(),
@@ -437,59 +447,65 @@ pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, Mir
                 records: Vec::with_capacity((hi - lo).min(100_000) as usize),
             });
         }
-        read_assigned(&consumer, &mut mirror, &assign, m, &mask)?;
+        read_topic(&consumer, &mut mirror, topic, &from, m, &mask)?;
     }
     Ok(mirror)
 }
 
-/// Reads the assigned partitions until each reached the end of its range (or the end of its
-/// log, where compaction or transaction markers leave no record at the range's last offsets).
-fn read_assigned(
+/// Reads `topic`'s partitions from the offsets `from` names until each reached the end of its
+/// range (or the end of its log, where compaction or transaction markers leave no record at the
+/// range's last offsets), with the legacy per-partition consumer: no group.
+fn read_topic(
     consumer: &BaseConsumer<Errors>,
     mirror: &mut Mirror,
-    assign: &TopicPartitionList,
+    topic: &str,
+    from: &[(i32, i64)],
     m: &MirrorConfig,
     mask: &dyn Fn(&str) -> String,
 ) -> Result<(), MirrorError> {
-    if assign.count() == 0 {
+    if from.is_empty() {
         return Ok(());
     }
     // The end of each partition's range.
-    let mut pending: BTreeMap<(String, i32), i64> = BTreeMap::new();
-    for e in assign.elements() {
-        let p = mirror
-            .partitions
-            .iter()
-            .find(|p| p.topic == e.topic() && p.partition as i32 == e.partition());
-        if let (Some(p), Offset::Offset(lo)) = (p, e.offset()) {
+    let mut pending: BTreeMap<i32, i64> = BTreeMap::new();
+    for &(partition, lo) in from {
+        if let Some(p) = mirror.partition(topic, partition as u32) {
             let (_, hi) = range(p.checkpointed, p.log_start, p.log_end, m.history, m.fresh);
             debug_assert!(hi > lo);
-            pending.insert((e.topic().to_string(), e.partition()), hi);
+            pending.insert(partition, hi);
         }
     }
-    let read_err = |topic: &str, partition: i32, message: String| MirrorError::Read {
-        bootstrap: mirror.bootstrap.clone(),
+    let bootstrap = mirror.bootstrap.clone();
+    let read_err = |partition: i32, message: String| MirrorError::Read {
+        bootstrap: bootstrap.clone(),
         topic: topic.to_string(),
         partition: partition as u32,
         message,
     };
-    consumer
-        .assign(assign)
-        .map_err(|e| read_err("(all)", 0, mask(&e.to_string())))?;
+    let mut reads = TopicReads::start(consumer.client(), topic, from)
+        .map_err(|e| read_err(from[0].0, mask(&e)))?;
     let mut last_progress = Instant::now();
     while !pending.is_empty() {
+        // The client's own events (authentication failures arrive only there).
+        while let Some(Err(_)) = consumer.poll(Duration::ZERO) {}
+        if let Some(reason) = consumer.context().auth_failure() {
+            return Err(MirrorError::Auth {
+                bootstrap: bootstrap.clone(),
+                properties: m
+                    .properties_file
+                    .as_ref()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                message: mask(&reason),
+            });
+        }
         if last_progress.elapsed() > STALL_TIMEOUT {
-            let ((topic, partition), end) = pending
+            let (partition, end) = pending
                 .iter()
                 .next()
-                .map(|(k, v)| (k.clone(), *v))
+                .map(|(p, e)| (*p, *e))
                 .unwrap_or_default();
-            let why = consumer
-                .context()
-                .auth_failure()
-                .or_else(|| consumer.context().last());
+            let why = consumer.context().last();
             return Err(read_err(
-                &topic,
                 partition,
                 mask(&format!(
                     "no record for {} s before offset {end}{}",
@@ -498,70 +514,43 @@ fn read_assigned(
                 )),
             ));
         }
-        let Some(next) = consumer.poll(Duration::from_millis(500)) else {
-            continue;
-        };
-        match next {
-            Ok(msg) => {
-                last_progress = Instant::now();
-                let key = (msg.topic().to_string(), msg.partition());
-                let Some(&end) = pending.get(&key) else {
-                    continue;
-                };
-                if msg.offset() >= end {
-                    pending.remove(&key);
-                    continue;
+        for fetched in reads.batch(Duration::from_millis(200), BATCH) {
+            match fetched {
+                Fetched::Record(partition, record) => {
+                    last_progress = Instant::now();
+                    let Some(&end) = pending.get(&partition) else {
+                        continue;
+                    };
+                    if record.offset >= end {
+                        pending.remove(&partition);
+                        continue;
+                    }
+                    let done = record.offset + 1 >= end;
+                    if let Some(p) = mirror
+                        .partitions
+                        .iter_mut()
+                        .find(|p| p.topic == topic && p.partition as i32 == partition)
+                    {
+                        p.records.push(record);
+                    }
+                    if done {
+                        pending.remove(&partition);
+                    }
                 }
-                let headers = msg
-                    .headers()
-                    .map(|h| {
-                        h.iter()
-                            .map(|h| (h.key.to_string(), h.value.map(<[u8]>::to_vec)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let record = Mirrored {
-                    offset: msg.offset(),
-                    key: msg.key().map(<[u8]>::to_vec),
-                    value: msg.payload().map(<[u8]>::to_vec),
-                    headers,
-                    timestamp_ms: msg.timestamp().to_millis(),
-                };
-                if let Some(p) = mirror
-                    .partitions
-                    .iter_mut()
-                    .find(|p| p.topic == key.0 && p.partition as i32 == key.1)
-                {
-                    p.records.push(record);
+                Fetched::End(partition) => {
+                    // The end of the log: nothing more below the range's end.
+                    last_progress = Instant::now();
+                    pending.remove(&partition);
                 }
-                if msg.offset() + 1 >= end {
-                    pending.remove(&key);
+                Fetched::Failed(partition, _code, message) => {
+                    if !pending.contains_key(&partition) {
+                        continue;
+                    }
+                    return Err(read_err(partition, mask(&message)));
                 }
-            }
-            Err(RdKafkaError::PartitionEOF(partition)) => {
-                // The end of the log: nothing more below the range's end.
-                last_progress = Instant::now();
-                pending.retain(|(_, p), _| *p != partition);
-            }
-            Err(e) => {
-                if let Some(reason) = consumer.context().auth_failure() {
-                    return Err(MirrorError::Auth {
-                        bootstrap: mirror.bootstrap.clone(),
-                        properties: m
-                            .properties_file
-                            .as_ref()
-                            .map_or_else(String::new, |p| p.display().to_string()),
-                        message: mask(&reason),
-                    });
-                }
-                let (topic, partition) = pending.keys().next().cloned().unwrap_or_default();
-                return Err(read_err(&topic, partition, mask(&e.to_string())));
             }
         }
     }
-    consumer
-        .unassign()
-        .map_err(|e| read_err("(all)", 0, mask(&e.to_string())))?;
     Ok(())
 }
 
@@ -628,13 +617,13 @@ mod tests {
 }
 
 #[cfg(test)]
-mod group_acl_tests {
+mod acl_tests {
     use super::*;
 
-    /// A read refused on the group ACL is bad input naming the ACL to grant; other read
-    /// failures stay the environment's, without that hint.
+    /// A read refused on the topic ACL is bad input naming the two ACLs to grant (no group);
+    /// other read failures stay the environment's, without that hint.
     #[test]
-    fn a_group_acl_denial_names_the_acl_and_is_bad_input() {
+    fn a_topic_acl_denial_names_read_and_describe_and_is_bad_input() {
         use crate::exit::{ErrorKind, HasErrorKind};
         let read = |message: &str| MirrorError::Read {
             bootstrap: "b:9093".into(),
@@ -642,15 +631,34 @@ mod group_acl_tests {
             partition: 0,
             message: message.into(),
         };
-        let denied = read("Message consumption error: GroupAuthorizationFailed (Broker: Group authorization failed)");
+        let denied = read("Broker: Topic authorization failed");
         assert!(matches!(denied.error_kind(), ErrorKind::BadInput));
         let text = denied.to_string();
         assert!(
-            text.contains("--operation Describe --group rehearse-mirror-readonly"),
+            text.contains("--operation Read --operation Describe --topic")
+                && text.contains("no consumer group"),
             "{text}"
         );
         let other = read("Local: Timed out");
         assert!(matches!(other.error_kind(), ErrorKind::Environment));
         assert!(!other.to_string().contains("hint"));
+    }
+
+    /// Nothing in the client's configuration names a group or could commit: without a
+    /// `group.id` librdkafka makes no consumer-group handle and sends no FindCoordinator.
+    #[test]
+    fn the_client_has_no_group_and_never_commits() {
+        let m = crate::scenario::mirror_config(
+            "prod:9093",
+            None,
+            None,
+            None,
+            std::path::Path::new("."),
+        )
+        .unwrap();
+        let c = client_config(&m);
+        assert_eq!(c.get("group.id"), None);
+        assert_eq!(c.get("enable.auto.commit"), Some("false"));
+        assert_eq!(c.get("allow.auto.create.topics"), Some("false"));
     }
 }

@@ -15,6 +15,7 @@
 //! Above `scenario` in the pipeline: imports `checkpoint` (offsets), `scenario` (topics and record
 //! sources) and `exit` (error kinds), never reports or trials.
 
+mod legacy;
 mod mirror;
 mod output;
 mod partitioner;

@@ -415,7 +415,7 @@ impl Trial<'_> {
         notes.extend(left);
         if let Some(m) = &seeding.mirrored {
             notes.push(format!(
-                "{} records ({} bytes of keys, values and headers) came from the production cluster {} (read-only: assigned partitions, no commits, nothing produced there), {} of them at or past the checkpoint's offsets; {} template records filled the sandbox below them{}",
+                "{} records ({} bytes of keys, values and headers) came from the production cluster {} (read-only: no consumer group, no commits, nothing produced there), {} of them at or past the checkpoint's offsets; {} template records filled the sandbox below them{}",
                 m.records,
                 m.bytes,
                 m.from,
