@@ -20,6 +20,12 @@
 //! its `n mod count`-th record: a generation reads the first ones, the restart reads on from the
 //! checkpoint's offsets. A partition the file gives no record to cycles through the whole file
 //! (its keys then do not hash to that partition: say so with `partition` or more lines).
+//!
+//! A `records_file` whose lines carry production offsets (`rehearse capture`'s) is placed by
+//! them instead ([`TopicRecords::placed`]): seeding puts each record at its offset less the
+//! sandbox's rebase base, by the same rule as a mirror (`seed::mirror_slots`), with template
+//! filler (`{"n":N,"partition":P}`, key N) below the first and in gaps, and nothing after the
+//! last: the restart reads production's record at the checkpoint's offset.
 
 use std::borrow::Cow;
 
@@ -135,6 +141,43 @@ impl TopicRecords {
             .max(0)
     }
 
+    /// Whether the records carry production offsets (a capture's records file): seeding places
+    /// them by [`TopicRecords::placed`], never by [`TopicRecords::record`].
+    pub fn by_offset(&self) -> bool {
+        matches!(&self.source, RecordSource::File(f) if f.records.first().is_some_and(|r| r.offset.is_some()))
+    }
+
+    /// With [`TopicRecords::by_offset`], the records of `partition` with their production
+    /// offsets, ascending; else none.
+    pub fn placed(&self, partition: u32) -> Vec<(i64, Record<'_>)> {
+        let RecordSource::File(f) = &self.source else {
+            return Vec::new();
+        };
+        let Some(lines) = self.by_partition.get(partition as usize) else {
+            return Vec::new();
+        };
+        lines
+            .iter()
+            .filter_map(|&i| {
+                let r = &f.records[i];
+                r.offset.map(|o| (o, file_record(r)))
+            })
+            .collect()
+    }
+
+    /// The template filler at offset `n` of `partition` where a placed records file has no
+    /// record (the default template's record: key `n`, value `{"n":n,"partition":p}`).
+    pub fn filler(&self, partition: u32, n: u64) -> Record<'static> {
+        Record {
+            key: Some(Cow::Owned(n.to_string().into_bytes())),
+            value: Some(Cow::Owned(
+                format!("{{\"n\":{n},\"partition\":{partition}}}").into_bytes(),
+            )),
+            headers: &[],
+            timestamp_ms: None,
+        }
+    }
+
     /// Record `n` (its offset) of `partition`.
     pub fn record(&self, partition: u32, n: u64) -> Record<'_> {
         match &self.source {
@@ -190,6 +233,10 @@ fn layout(f: &RecordsFile, partitions: u32) -> Result<Vec<Vec<usize>>, String> {
             }
         };
         out[p as usize].push(i);
+    }
+    // Records with offsets (all or none, checked at load) in offset order.
+    for lines in &mut out {
+        lines.sort_by_key(|&i| f.records[i].offset.unwrap_or(0));
     }
     Ok(out)
 }
@@ -324,6 +371,30 @@ mod tests {
             Some(&b"k"[..]),
             "a partition the file gives nothing cycles through the whole file"
         );
+    }
+
+    #[test]
+    fn records_with_offsets_are_placed_by_them_in_order_per_partition() {
+        let src = file(concat!(
+            "{\"key\":\"b\",\"partition\":0,\"offset\":41}\n",
+            "{\"key\":\"a\",\"partition\":0,\"offset\":40}\n",
+            "{\"key\":\"c\",\"partition\":1,\"offset\":7}\n",
+        ));
+        let r = TopicRecords::new("t", &src, 2, 0, 1000, false).unwrap();
+        assert!(r.by_offset());
+        let placed = r.placed(0);
+        let p0: Vec<(i64, Option<&[u8]>)> = placed
+            .iter()
+            .map(|(o, rec)| (*o, rec.key.as_deref()))
+            .collect();
+        assert_eq!(p0, [(40, Some(&b"a"[..])), (41, Some(&b"b"[..]))]);
+        assert_eq!(r.placed(1).len(), 1);
+        assert_eq!(
+            r.filler(1, 3).value.as_deref(),
+            Some(&b"{\"n\":3,\"partition\":1}"[..])
+        );
+        let plain = TopicRecords::new("t", &file("{\"key\":\"x\"}\n"), 2, 0, 1000, false).unwrap();
+        assert!(!plain.by_offset() && plain.placed(0).is_empty());
     }
 
     #[test]

@@ -159,6 +159,10 @@ pub struct SeedPlan {
     pub topics: Vec<TopicPlan>,
     /// `{timestamp_ms}` of record 0 ([`time_base_ms`](super::time_base_ms) of the checkpoint).
     pub time_base_ms: i64,
+    /// Per topic-partition, the base a rebase of the sandbox copy subtracted (production
+    /// offset − base = sandbox offset; empty: none): where a records file's production offsets
+    /// land.
+    pub bases: KafkaOffsets,
 }
 
 /// Plans seeding from what the checkpoint needs and what the scenario says.
@@ -224,6 +228,7 @@ pub fn plan(
     SeedPlan {
         topics: plans,
         time_base_ms: 0,
+        bases: KafkaOffsets::new(),
     }
 }
 
@@ -571,6 +576,37 @@ pub async fn seed_from(
                                 ms.bytes += r.bytes();
                                 if r.offset >= pm.checkpointed {
                                     ms.fresh_records += 1;
+                                    summary.fresh_records += 1;
+                                }
+                            }
+                        }
+                    }
+                    continue;
+                }
+                if records.by_offset() {
+                    // A capture's records file: each record at its production offset less the
+                    // base, by the mirror's one rule.
+                    let base = plan
+                        .bases
+                        .get(&t.name)
+                        .and_then(|b| b.get(&p.partition))
+                        .copied()
+                        .unwrap_or(0);
+                    let placed = records.placed(p.partition);
+                    let offsets: Vec<i64> = placed.iter().map(|(o, _)| *o).collect();
+                    for (pos, slot) in (end..).zip(mirror_slots(&offsets, base, end, p.filler)) {
+                        match slot {
+                            Slot::Filler => {
+                                producing.send(
+                                    &t.name,
+                                    p.partition,
+                                    &records.filler(p.partition, pos),
+                                )?;
+                                summary.filler_records += 1;
+                            }
+                            Slot::Mirrored(i) => {
+                                producing.send(&t.name, p.partition, &placed[i].1)?;
+                                if pos >= p.checkpointed {
                                     summary.fresh_records += 1;
                                 }
                             }

@@ -15,10 +15,16 @@
 //! | `headers` | object | header name → string (UTF-8), `{"base64": "…"}` (bytes) or `null` |
 //! | `timestamp_ms` | integer | the record's Kafka timestamp (CreateTime), ms since the epoch, ≥ 0 |
 //! | `partition` | integer | the partition, else the key's (murmur2) or round-robin when keyless |
+//! | `offset` | integer | the record's offset in production (`rehearse capture` writes it); needs `partition` |
 //!
+//! With `offset`, seeding puts each record at that offset (less the sandbox's rebase base), as
+//! `[kafka.mirror]` does, so a restart reads production's record at the checkpoint's offset;
+//! without it, a partition's records repeat in file order from offset 0. Either every line has
+//! an `offset` or none does, and an offset appears once per partition (checked at load).
 //! A line with neither `value` nor `value_base64` is a record with a null value (a tombstone,
 //! as `ProducerRecord` allows). Blank lines are skipped. Unknown keys are errors (a misspelt
-//! `partiton` would otherwise be silently ignored).
+//! `partiton` would otherwise be silently ignored), and so is a key given twice in one object (a
+//! JSON parser would keep one of them silently).
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +58,9 @@ pub struct FileRecord {
     pub timestamp_ms: Option<i64>,
     /// Partition given in the file; `None`: the key's, or round-robin.
     pub partition: Option<u32>,
+    /// The record's production offset in its partition (a capture's); `None`: placed in file
+    /// order.
+    pub offset: Option<i64>,
     /// 1-based line of the file, for errors at seeding.
     pub line: usize,
 }
@@ -65,7 +74,7 @@ pub struct RecordsFile {
     pub records: Vec<FileRecord>,
 }
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "key",
     "key_base64",
     "value",
@@ -73,6 +82,7 @@ const KEYS: [&str; 7] = [
     "headers",
     "timestamp_ms",
     "partition",
+    "offset",
 ];
 
 impl RecordsFile {
@@ -127,6 +137,7 @@ impl RecordsFile {
             }
             records.push(rec);
         }
+        check_offsets(&records, path)?;
         if records.is_empty() {
             return Err(format!(
                 "records_file {} has no records\n(hint: one JSON object per line, e.g. {{\"key\":\"k1\",\"value\":\"{{}}\"}})",
@@ -140,11 +151,41 @@ impl RecordsFile {
     }
 }
 
+/// Either every record has an `offset` or none has, and no partition has an offset twice: a
+/// file mixing both could not say where the records without one go.
+fn check_offsets(records: &[FileRecord], path: &Path) -> Result<(), String> {
+    let Some(first) = records.iter().find(|r| r.offset.is_some()) else {
+        return Ok(());
+    };
+    let mut seen: std::collections::HashMap<(u32, i64), usize> = Default::default();
+    for r in records {
+        let at = |m: String| format!("records_file {}:{}: {m}", path.display(), r.line);
+        let (Some(offset), Some(partition)) = (r.offset, r.partition) else {
+            return Err(at(format!(
+                "no `offset`, but line {} has one\n(hint: give every line its `partition` and `offset` (as rehearse capture writes them), or none an `offset`)",
+                first.line
+            )));
+        };
+        if let Some(earlier) = seen.insert((partition, offset), r.line) {
+            return Err(at(format!(
+                "partition {partition} offset {offset} is also line {earlier}'s\n(hint: one record per offset; remove the repeated line)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// One line: a JSON object with the keys of the module table.
 fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        format!("not JSON ({e})\n(hint: each line is one JSON object, e.g. {{\"key\":\"k1\",\"value\":\"v\"}}; a record over several lines is not JSON Lines)")
-    })?;
+    let value = serde_json::from_str::<Unrepeated>(text)
+        .map(|u| u.0)
+        .map_err(|e| {
+            if e.is_data() && e.to_string().contains(REPEATED) {
+                format!("{e}\n(hint: give each key once per object: JSON readers keep one of the two silently)")
+            } else {
+                format!("not JSON ({e})\n(hint: each line is one JSON object, e.g. {{\"key\":\"k1\",\"value\":\"v\"}}; a record over several lines is not JSON Lines)")
+            }
+        })?;
     let Value::Object(obj) = value else {
         return Err("not a JSON object\n(hint: each line is one object such as {\"key\":\"k1\",\"value\":\"v\"})".into());
     };
@@ -188,14 +229,88 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
             Some(p)
         }
     };
+    let offset = match obj.get("offset") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_i64().filter(|o| *o >= 0).ok_or_else(|| {
+            format!("`offset` = {v} is not an offset\n(hint: the record's non-negative offset in its production partition, as rehearse capture writes it)")
+        })?),
+    };
+    if offset.is_some() && partition.is_none() {
+        return Err("`offset` without `partition`\n(hint: an offset is one partition's: give the line its `partition` too)".into());
+    }
     Ok(FileRecord {
         key,
         value,
         headers,
         timestamp_ms,
         partition,
+        offset,
         line,
     })
+}
+
+/// The start of the error a repeated key gives.
+const REPEATED: &str = "is given twice in one object";
+
+/// A JSON value read refusing a key repeated in one object (`serde_json::Value` keeps the last
+/// silently, so `{"value":"a","value":"b"}` was record "b").
+struct Unrepeated(Value);
+
+impl<'de> serde::Deserialize<'de> for Unrepeated {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UnrepeatedVisitor).map(Unrepeated)
+    }
+}
+
+struct UnrepeatedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UnrepeatedVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Unrepeated(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if out.contains_key(&k) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {k:?} {REPEATED}"
+                )));
+            }
+            let Unrepeated(v) = map.next_value()?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 /// `text` (UTF-8) or `b64` (base64), at most one; neither: `None`.
@@ -374,6 +489,58 @@ mod tests {
         let err =
             RecordsFile::parse(b"{\"value\":\"\xff\"}\n", Path::new("r.jsonl"), None).unwrap_err();
         assert!(err.contains("r.jsonl:1: the line is not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn offsets_are_all_or_none_once_per_partition_and_need_a_partition() {
+        let f = parse(
+            "{\"value\":\"a\",\"partition\":0,\"offset\":7}\n{\"value\":\"b\",\"partition\":1,\"offset\":7}\n",
+            Some(2),
+        )
+        .unwrap();
+        assert_eq!(f.records[1].offset, Some(7));
+        for (text, needle) in [
+            (
+                "{\"value\":\"a\",\"partition\":0,\"offset\":7}\n{\"value\":\"b\",\"partition\":0}\n",
+                "r.jsonl:2: no `offset`, but line 1 has one",
+            ),
+            (
+                "{\"value\":\"a\",\"partition\":0}\n{\"value\":\"b\",\"partition\":0,\"offset\":3}\n",
+                "r.jsonl:1: no `offset`, but line 2 has one",
+            ),
+            (
+                "{\"value\":\"a\",\"partition\":0,\"offset\":7}\n\n{\"value\":\"b\",\"partition\":0,\"offset\":7}\n",
+                "r.jsonl:3: partition 0 offset 7 is also line 1's",
+            ),
+            ("{\"value\":\"a\",\"offset\":7}\n", "r.jsonl:1: `offset` without `partition`"),
+            ("{\"value\":\"a\",\"partition\":0,\"offset\":-1}\n", "is not an offset"),
+        ] {
+            let err = parse(text, Some(2)).unwrap_err();
+            assert!(err.contains(needle), "{needle:?} not in {err:?}");
+            assert!(err.contains("hint"), "{err:?}");
+        }
+    }
+
+    /// `serde_json::Value` keeps the last of two equal keys: `{"value":"a","value":"b"}` was
+    /// silently record "b" (session-6 note). Refused, in headers too, naming the line.
+    #[test]
+    fn a_key_given_twice_is_refused_with_its_line() {
+        for text in [
+            "{\"value\":\"a\"}\n{\"value\":\"a\",\"value\":\"b\"}\n",
+            "{\"value\":\"a\"}\n{\"value\":\"a\",\"headers\":{\"h\":\"1\",\"h\":\"2\"}}\n",
+        ] {
+            let err = parse(text, None).unwrap_err();
+            assert!(
+                err.starts_with("records_file r.jsonl:2: the key") && err.contains("twice"),
+                "{err}"
+            );
+            assert!(err.contains("hint"), "{err}");
+        }
+        let f = parse(
+            "{\"value\":\"x\",\"headers\":{\"n\":[1,{\"a\":1.5,\"b\":null}]}}\n",
+            None,
+        );
+        assert!(f.unwrap_err().contains("header \"n\": not a header value"));
     }
 
     #[test]

@@ -127,22 +127,22 @@ pub async fn seed(
         &scenario.topics,
     );
     plan.time_base_ms = crate::kafka::time_base_ms(inspection, crate::kafka::now_ms());
+    let checkpointed = production.required_kafka_offsets();
+    plan.bases = rebase_bases(&checkpointed, &inspection.required_kafka_offsets());
     let Some(m) = &scenario.mirror else {
         return Ok((
             crate::kafka::seed(&kafka.host_bootstrap, &plan).await?,
             None,
         ));
     };
-    let checkpointed = production.required_kafka_offsets();
     let mirror = crate::kafka::read_mirror_async(m, &checkpointed).await?;
-    let bases = rebase_bases(&checkpointed, &inspection.required_kafka_offsets());
     tracing::debug!(from = %m.bootstrap, records = mirror.records(), bytes = mirror.bytes(), "records read from the production cluster");
     let seeding = crate::kafka::seed_from(
         &kafka.host_bootstrap,
         &plan,
         Some(crate::kafka::MirrorSeed {
             mirror: &mirror,
-            bases: &bases,
+            bases: &plan.bases,
         }),
     )
     .await?;
