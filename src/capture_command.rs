@@ -3,7 +3,9 @@
 //! run's `[kafka.mirror]` does: `kafka::read_mirror`), and writes them per topic as a
 //! `records_file` (`DIR/<topic>.jsonl`, the format `scenario::RecordsFile` reads), for offline
 //! and CI replay. Keys, values and header values are written as UTF-8 text when they are, else
-//! base64; each line keeps its partition and Kafka timestamp. Where production no longer holds
+//! base64; each line keeps its partition, offset and Kafka timestamp, so a replay puts each
+//! record back at its production offset (less the sandbox's rebase base).
+//! An existing `<topic>.jsonl` is refused unless `--force`. Where production no longer holds
 //! the checkpoint's offsets the files are still written and the command says so and exits with
 //! `kafka-data-loss`'s code: that is what a restart in production would meet.
 
@@ -12,7 +14,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use base64::Engine as _;
-use rehearse::exit::Outcome;
+use rehearse::exit::{HasErrorKind, Outcome};
 use rehearse::kafka::{Mirror, Mirrored};
 use rehearse::verdict::Verdict;
 use serde_json::{json, Map, Value};
@@ -53,7 +55,29 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         say!("error: {err}");
         return Ok(Outcome::BadInput);
     }
-    let mirror = rehearse::kafka::read_mirror(&config, &checkpointed)?;
+    if !args.force {
+        let taken: Vec<String> = checkpointed
+            .keys()
+            .map(|t| args.out_dir.join(format!("{t}.jsonl")))
+            .filter(|p| p.exists())
+            .map(|p| p.display().to_string())
+            .collect();
+        if !taken.is_empty() {
+            say!(
+                "error: rehearse capture would replace {}\n  hint: pass --force to replace it, or choose another --out-dir",
+                taken.join(", ")
+            );
+            return Ok(Outcome::BadInput);
+        }
+    }
+    let mirror = match rehearse::kafka::read_mirror(&config, &checkpointed) {
+        Ok(m) => m,
+        Err(err) => {
+            // The same errors as a run's `[kafka.mirror]`, said as this command's options.
+            say!("error: {}", as_capture(&err.to_string()));
+            return Ok(Outcome::from(err.error_kind()));
+        }
+    };
     // Created only once the cluster answered: a refused login leaves no empty directory.
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))?;
@@ -73,7 +97,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         );
     }
     say!(
-        "{} records, {} bytes of keys, values and headers read from {} (read-only: assigned partitions, no commits, nothing produced there)",
+        "{} records, {} bytes of keys, values and headers read from {} (read-only: no consumer group, no commits, nothing produced there)",
         mirror.records(),
         mirror.bytes(),
         mirror.bootstrap
@@ -83,6 +107,17 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Verdict(Verdict::KafkaDataLoss));
     }
     Ok(Outcome::Success)
+}
+
+/// A `[kafka.mirror]` error's text with capture's option names.
+fn as_capture(message: &str) -> String {
+    message
+        .replace(
+            "[kafka.mirror] properties (none given)",
+            "--properties (none given)",
+        )
+        .replace("[kafka.mirror] ", "rehearse capture: ")
+        .replace("bootstrap_servers", "--bootstrap-servers")
 }
 
 fn write_topic(mirror: &Mirror, topic: &str, path: &Path) -> std::io::Result<()> {
@@ -132,12 +167,22 @@ fn line(r: &Mirrored, partition: u32) -> Value {
         o.insert("timestamp_ms".into(), json!(ts));
     }
     o.insert("partition".into(), json!(partition));
+    o.insert("offset".into(), json!(r.offset));
     Value::Object(o)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mirror_error_names_captures_options() {
+        let t = as_capture("[kafka.mirror] cannot reach the production cluster p:9 (hint: check bootstrap_servers and …)");
+        assert_eq!(
+            t,
+            "rehearse capture: cannot reach the production cluster p:9 (hint: check --bootstrap-servers and …)"
+        );
+    }
 
     #[test]
     fn a_line_keeps_text_as_text_and_bytes_as_base64() {
@@ -155,7 +200,7 @@ mod tests {
         let l = line(&r, 1).to_string();
         assert_eq!(
             l,
-            r#"{"headers":{"bin":{"base64":"/w=="},"none":null,"trace":"t-1"},"key":"order-1","partition":1,"timestamp_ms":1764547200000,"value_base64":"AAAAAAF7fQ=="}"#
+            r#"{"headers":{"bin":{"base64":"/w=="},"none":null,"trace":"t-1"},"key":"order-1","offset":7,"partition":1,"timestamp_ms":1764547200000,"value_base64":"AAAAAAF7fQ=="}"#
         );
     }
 }

@@ -74,9 +74,13 @@ pub struct CaptureArgs {
     /// Records per partition copied from the checkpoint's offset on.
     #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_FRESH)]
     pub fresh: u64,
-    /// Where `<topic>.jsonl` files are written (created if missing; files replaced).
+    /// Where `<topic>.jsonl` files are written (created if missing). An existing file is
+    /// refused unless --force.
     #[arg(long, value_name = "DIR")]
     pub out_dir: PathBuf,
+    /// Replace existing `<topic>.jsonl` files in --out-dir.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `rehearse inspect`.
