@@ -181,7 +181,7 @@ fn write_grid(
 }
 
 /// The evidence section of one cell (the target of its `#cell-…` links): expectation, rule,
-/// batches, offsets, time, remedy, evidence lines and notes.
+/// batches, offsets, time, remedy, evidence lines, notes and output-topic counts.
 fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
     writeln!(
         out,
@@ -233,6 +233,14 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
     for note in &c.notes {
         writeln!(out, "<p>Note: {}</p>", esc(note))?;
     }
+    for o in &c.output {
+        writeln!(
+            out,
+            "<p>Output topic <code>{}</code>: {} records written after the restart</p>",
+            esc(&o.topic),
+            o.records_after_restart
+        )?;
+    }
     for w in &c.warnings {
         writeln!(
             out,
@@ -268,6 +276,25 @@ mod tests {
             "self-contained: no external resources"
         );
         assert!(html.contains("class=\"diff\""));
+    }
+
+    #[test]
+    fn a_cells_output_counts_are_in_its_evidence() {
+        let mut r = report();
+        r.cells[0].output = vec![crate::report::OutputCount {
+            topic: "orders<out>".into(),
+            records_after_restart: 17,
+            sample: vec![],
+        }];
+        let mut out = Vec::new();
+        write_html(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "Output topic <code>orders&lt;out&gt;</code>: 17 records written after the restart"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -92,6 +92,13 @@ fn test_case(report: &MatrixReport, c: &Cell) -> TestCase {
     for note in &c.notes {
         body.push_str(&format!("note: {}\n", text::sanitize(note)));
     }
+    for o in &c.output {
+        body.push_str(&format!(
+            "output: {} records written to {} after the restart\n",
+            o.records_after_restart,
+            text::sanitize(&o.topic)
+        ));
+    }
     case.set_system_out(body);
     case
 }
@@ -110,5 +117,22 @@ mod tests {
         assert_eq!(xml.matches("<testcase").count(), 4);
         assert_eq!(xml.matches("<failure").count(), 1);
         assert_eq!(xml.matches("<skipped").count(), 1);
+    }
+
+    #[test]
+    fn a_cells_output_counts_are_in_its_system_out() {
+        let mut r = report();
+        r.cells[0].output = vec![crate::report::OutputCount {
+            topic: "orders-out".into(),
+            records_after_restart: 17,
+            sample: vec![],
+        }];
+        let mut out = Vec::new();
+        write_junit(&r, &mut out).unwrap();
+        let xml = String::from_utf8(out).unwrap();
+        assert!(
+            xml.contains("output: 17 records written to orders-out after the restart"),
+            "{xml}"
+        );
     }
 }

@@ -43,6 +43,36 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
             write_evidence(c, out)?;
         }
     }
+    write_output(report, out)
+}
+
+/// What the restarted jobs wrote to their output topics, per cell that has any (evidence, not
+/// part of the verdict); nothing when no cell has an output topic.
+fn write_output(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let cells: Vec<&Cell> = report
+        .cells
+        .iter()
+        .filter(|c| !c.output.is_empty())
+        .collect();
+    if cells.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "### Output topics after the restart")?;
+    writeln!(out)?;
+    writeln!(out, "| cell | topic | records written after the restart |")?;
+    writeln!(out, "|---|---|---|")?;
+    for c in cells {
+        for o in &c.output {
+            writeln!(
+                out,
+                "| {} | {} | {} |",
+                code(&c.id()).replace('|', "\\|"),
+                code(&o.topic).replace('|', "\\|"),
+                o.records_after_restart
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -211,6 +241,26 @@ mod tests {
         insta::assert_snapshot!(text);
         assert!(text.find("### Differences").unwrap() < text.find("### dedup").unwrap());
         assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn output_counts_are_listed_per_cell_when_a_cell_has_them() {
+        let mut r = report();
+        let mut out = Vec::new();
+        write_markdown(&r, &mut out).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("Output topics"));
+        r.cells[0].output = vec![crate::report::OutputCount {
+            topic: "orders-out".into(),
+            records_after_restart: 17,
+            sample: vec![],
+        }];
+        let mut out = Vec::new();
+        write_markdown(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(&format!("| `{}` | `orders-out` | 17 |", r.cells[0].id())),
+            "{text}"
+        );
     }
 
     #[test]
