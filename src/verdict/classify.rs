@@ -298,15 +298,22 @@ impl CompleteLog {
                     // The line that completed the proof may also open the next record (an
                     // ERROR header closing a cut progress report): the after-watcher reads it too.
                     let mut after = Watcher::new(self.ctx.clone());
-                    if let Some(f) = feed(&mut after).filter(|f| is_failure(f.verdict)) {
-                        self.decided = self.resumed.as_ref().map(|r| failed_after_resume(r, f));
+                    match feed(&mut after) {
+                        Some(f) if is_failure(f.verdict) => {
+                            self.decided = self.resumed.as_ref().map(|r| failed_after_resume(r, f));
+                        }
+                        // The line was the proof itself (a progress report on one line): a
+                        // watcher that decided reads no more, so the next one starts fresh
+                        // (and the proof's batch is not counted twice in the paths).
+                        Some(_) => after = Watcher::new(self.ctx.clone()),
+                        None => {}
                     }
                     self.after = Some(after);
                 }
                 Some(c) => self.decided = Some(c),
                 None => {}
             },
-            (Some(resumed), Some(after)) => {
+            (Some(_), Some(after)) => {
                 let judged = feed(after);
                 if after.current_run().is_some()
                     && after.current_run() != self.resumed_run.as_deref()
@@ -321,6 +328,16 @@ impl CompleteLog {
                     self.resumed_run = None;
                     return false;
                 }
+                if judged.is_some() {
+                    // The paths this watcher saw, before it is replaced or the verdict fixed.
+                    let later = after.exercised();
+                    if let (Some(r), Some(l)) = (self.resumed.as_mut(), later) {
+                        merge_paths(r, &l);
+                    }
+                }
+                let Some(resumed) = &self.resumed else {
+                    return false;
+                };
                 match judged {
                     Some(c) if is_failure(c.verdict) => {
                         self.decided = Some(failed_after_resume(resumed, c))
@@ -351,17 +368,23 @@ impl CompleteLog {
     fn verdict(self) -> Classification {
         match (self.decided, self.resumed) {
             (Some(c), _) => c,
-            (None, Some(resumed)) => match self.after {
+            (None, Some(mut resumed)) => match self.after {
                 // A failure block at the very end of the log is closed by the end of input.
-                Some(after) if after.has_open_block() => {
+                Some(after) => {
+                    if let Some(l) = after.exercised() {
+                        merge_paths(&mut resumed, &l);
+                    }
+                    if !after.has_open_block() {
+                        return caveat_unproven_paths(resumed);
+                    }
                     let c = after.finish(Ended::EndOfInput);
                     if is_failure(c.verdict) {
                         failed_after_resume(&resumed, c)
                     } else {
-                        resumed
+                        caveat_unproven_paths(resumed)
                     }
                 }
-                _ => resumed,
+                None => caveat_unproven_paths(resumed),
             },
             (None, None) => self.first.finish(Ended::EndOfInput),
         }
@@ -374,6 +397,44 @@ fn is_failure(v: Verdict) -> bool {
         v,
         Verdict::Resumed | Verdict::StartedFresh | Verdict::Timeout | Verdict::NoOutcome
     )
+}
+
+/// Adds the paths later batches of the run showed to the resume's (see
+/// [`Exercised::merge_later`](super::Exercised::merge_later)).
+fn merge_paths(resumed: &mut Classification, later: &super::Exercised) {
+    match &mut resumed.exercised {
+        Some(e) => e.merge_later(later),
+        None => {
+            let mut e = later.clone();
+            // Only the first batch after the restart proves the state was read.
+            e.state_loaded = None;
+            resumed.exercised = Some(e);
+        }
+    }
+}
+
+/// A log is judged on what it shows (no gate: it cannot be made to run longer), but its
+/// `resumed` must not read as more than it proves: where a path the query has did not run in
+/// the whole run the log holds (classify reads every batch after its verdict and merges the
+/// paths they proved), the remedy says so first (breaker pass, session 6: "Safe to restart on
+/// this version" beside "state-evicted NOT run").
+fn caveat_unproven_paths(mut c: Classification) -> Classification {
+    if c.verdict != Verdict::Resumed {
+        return c;
+    }
+    let not_run: Vec<&str> = c
+        .exercised
+        .as_ref()
+        .map(|e| e.not_run().into_iter().map(|(name, _)| name).collect())
+        .unwrap_or_default();
+    if !not_run.is_empty() {
+        c.remedy = format!(
+            "Not proven: {} did not run in this run of the query as far as the log goes (classify reads every batch of it; `rehearse run` keeps a restart going until every path ran, else resume-unproven). What the log shows: {}",
+            not_run.join(", "),
+            c.remedy
+        );
+    }
+    c
 }
 
 fn failed_after_resume(resumed: &Classification, failure: Classification) -> Classification {
@@ -396,6 +457,9 @@ fn failed_after_resume(resumed: &Classification, failure: Classification) -> Cla
         resuming_at: resumed.resuming_at,
         excerpt: resumed.excerpt,
         warnings: resumed.warnings.clone(),
+        // The failure's watcher saw only the batches after the resume (its first is no proof
+        // of a state load): the paths are the resume's, with those later batches merged.
+        exercised: resumed.exercised.clone(),
         ..failure
     }
 }
@@ -533,6 +597,67 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
         );
         let c = classify(log.lines(), std::iter::empty(), &ctx());
         assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
+    }
+
+    fn windowed(batch: u64, start: u64, state: (i64, i64, i64), wm: &str, sink: i64) -> String {
+        let p = json!({
+            "id": "347f", "runId": "f932", "batchId": batch, "numInputRows": 5,
+            "durationMs": {"addBatch": 10},
+            "eventTime": {"watermark": wm},
+            "stateOperators": [{"numRowsTotal": state.0, "numRowsUpdated": state.1, "numRowsRemoved": state.2}],
+            "sources": [{"startOffset": {"t": {"0": start}}, "numInputRows": 5}],
+            "sink": {"description": "KafkaSink", "numOutputRows": sink}
+        });
+        format!(
+            "26/11/30 13:09:12.149 INFO MicroBatchExecution: Streaming query made progress: {p}"
+        )
+    }
+
+    /// Classify judges at the first batch after the restart but reads on: paths proved by
+    /// later batches of the same run count (the window closes at batch 6), and only a path
+    /// that ran in no batch of the log is said "Not proven".
+    #[test]
+    fn paths_proved_after_the_verdict_count_and_unproven_ones_are_said() {
+        let ctx = TrialContext {
+            checkpoint_watermark_ms: crate::text::parse_utc_millis("2024-01-01T00:00:30.000Z"),
+            ..ctx()
+        };
+        let first = windowed(4, 42, (6, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+        let idle = windowed(5, 47, (8, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+        let closed = windowed(6, 52, (2, 0, 6), "2024-01-01T00:00:50.000Z", 6);
+        let log = format!("{START}\n{RESUMING}\n{first}\n{idle}\n{closed}");
+        let c = classify(log.lines(), std::iter::empty(), &ctx);
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:#?}");
+        let e = c.exercised.as_ref().expect("paths");
+        assert!(e.all_ran(), "{e:#?}");
+        assert!(e
+            .state_loaded
+            .as_ref()
+            .unwrap()
+            .evidence
+            .contains("batch 4"));
+        assert!(e
+            .state_evicted
+            .as_ref()
+            .unwrap()
+            .evidence
+            .contains("batch 6"));
+        assert!(!c.remedy.starts_with("Not proven"), "{}", c.remedy);
+        // The same log cut before the window closed: said, whatever the verdict's batch.
+        let log = format!("{START}\n{RESUMING}\n{first}\n{idle}");
+        let c = classify(log.lines(), std::iter::empty(), &ctx);
+        assert_eq!(c.verdict, Verdict::Resumed);
+        assert!(
+            c.remedy
+                .starts_with("Not proven: watermark-advanced, state-evicted, sink-wrote"),
+            "{}",
+            c.remedy
+        );
+        // A proof on one line, then the same run fails: the failure wins (the watcher that
+        // re-read the proof line used to decide `resumed` on it and read nothing more).
+        let log = format!("{START}\n{RESUMING}\n{first}\n{DATA_LOSS}");
+        let c = classify(log.lines(), std::iter::empty(), &ctx);
+        assert_eq!(c.verdict, Verdict::KafkaDataLoss, "{c:#?}");
     }
 }
 

@@ -13,9 +13,18 @@
 //! |----------------------|----------------------------------------------------------------|---------------------------------------------------------------|
 //! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put) |
 //! | `state_updated`      | the checkpoint has state, or a report lists `stateOperators`    | some batch's `numRowsUpdated > 0` |
-//! | `watermark_advanced` | a report of the restarted run has `eventTime.watermark`         | some batch's `eventTime.watermark` is past the checkpoint's (`batchWatermarkMs` of its offset log, `nextBatchWatermarkMs` of its commit log), or past the first one reported when the checkpoint has none |
+//! | `watermark_advanced` | a report of the restarted run has `eventTime.watermark`, and the query has state | some batch's `eventTime.watermark` is past the checkpoint's (`batchWatermarkMs` of its offset log, `nextBatchWatermarkMs` of its commit log), or past the first one reported when the checkpoint has none |
 //! | `state_evicted`      | state and a watermark are both present                          | some batch's `numRowsRemoved > 0` (windows closed, duplicates or join rows dropped by the watermark) |
 //! | `sink_wrote`         | a report gives `sink.numOutputRows` ≥ 0                          | some batch's `sink.numOutputRows > 0` |
+//!
+//! A stateless query with `withWatermark` reports `eventTime.watermark` too (ProgressReporter
+//! reports it whenever the plan has an `EventTimeWatermarkExec`, and `WatermarkTracker` moves it
+//! from that node's event-time stats), but there it changes nothing: `EventTimeWatermarkExec`
+//! only observes event times and passes every row on, and late rows are dropped, and state
+//! evicted, only by stateful operators (`WatermarkSupport.watermarkPredicateForData` /
+//! `watermarkPredicateForKeys`, sql/core `statefulOperators.scala`, 3.3–4.0). So without state
+//! the watermark is no path to prove: requiring it would only turn a proved stateless resume
+//! into `resume-unproven` when the fresh records' event time happens not to move it.
 //!
 //! A watermark the checkpoint had and the restarted query lacks is not a path that did not
 //! run: the query no longer has it, and the `watermark-removed` warning says so. A sink that
@@ -79,6 +88,31 @@ impl Exercised {
     /// Whether every present path ran.
     pub fn all_ran(&self) -> bool {
         self.not_run().is_empty()
+    }
+
+    /// Adds what later batches of the same run showed (`rehearse classify` reads past its
+    /// verdict): a path that ran later counts as ran, a path only later reports have is added
+    /// (ran or not). `state_loaded` is never taken from later batches: only the first batch
+    /// after the restart proves the checkpoint's state was read.
+    pub(crate) fn merge_later(&mut self, later: &Exercised) {
+        for (mine, theirs) in [
+            (&mut self.state_updated, &later.state_updated),
+            (&mut self.watermark_advanced, &later.watermark_advanced),
+            (&mut self.state_evicted, &later.state_evicted),
+            (&mut self.sink_wrote, &later.sink_wrote),
+        ] {
+            let Some(t) = theirs else { continue };
+            match mine {
+                Some(m) if m.ran => {}
+                Some(_) if !t.ran => {}
+                _ => *mine = Some(t.clone()),
+            }
+        }
+        for n in &later.not_measured {
+            if !self.not_measured.contains(n) {
+                self.not_measured.push(n.clone());
+            }
+        }
     }
 
     /// One line: `state-loaded ✓ state-updated ✓ sink-wrote ✗` (present paths only).
@@ -264,7 +298,7 @@ impl PathTracker {
                     not_yet("no batch after the restart put a row into state (numRowsUpdated 0): the fresh records reached no stateful operator (filtered, or dropped as late)".into())
                 })
             }),
-            watermark_advanced: has_watermark.then(|| {
+            watermark_advanced: (has_state && has_watermark).then(|| {
                 self.watermark_advanced.clone().unwrap_or_else(|| {
                     not_yet(format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it ({{timestamp_ms}} with time_step_ms, kafka_timestamp = true)"))
                 })
@@ -386,6 +420,58 @@ mod tests {
         assert!(!e.state_updated.unwrap().ran);
     }
 
+    /// `classify` reads past its verdict: later batches add the paths they proved, never
+    /// `state_loaded`, and a path that ran stays ran.
+    #[test]
+    fn later_batches_add_the_paths_they_proved() {
+        let ckpt = parse_utc_millis("2024-01-01T00:00:30.000Z");
+        let mut first = PathTracker::new(true, ckpt);
+        first.observe(&report(
+            4,
+            Some((6, 2, 0)),
+            Some("2024-01-01T00:00:30.000Z"),
+            0,
+        ));
+        let mut e = first.exercised();
+        let mut later = PathTracker::new(true, ckpt);
+        later.observe(&report(
+            5,
+            Some((0, 0, 0)),
+            Some("2024-01-01T00:00:50.000Z"),
+            4,
+        ));
+        later.observe(&report(
+            6,
+            Some((2, 0, 4)),
+            Some("2024-01-01T00:00:50.000Z"),
+            0,
+        ));
+        let l = later.exercised();
+        assert!(
+            !l.state_loaded.as_ref().unwrap().ran,
+            "a later batch cannot prove it"
+        );
+        e.merge_later(&l);
+        assert!(e.all_ran(), "{e:?}");
+        assert!(e
+            .state_loaded
+            .as_ref()
+            .unwrap()
+            .evidence
+            .contains("batch 4"));
+        assert!(e
+            .state_evicted
+            .as_ref()
+            .unwrap()
+            .evidence
+            .contains("batch 6"));
+        // A path later reports did not prove stays as it was.
+        let mut e = first.exercised();
+        e.merge_later(&PathTracker::new(true, ckpt).exercised());
+        assert!(!e.all_ran());
+        assert_eq!(e, first.exercised());
+    }
+
     #[test]
     fn a_v1_sink_is_not_measured_and_idle_triggers_are_skipped() {
         let mut t = PathTracker::new(false, None);
@@ -402,10 +488,33 @@ mod tests {
 
     #[test]
     fn without_a_checkpoint_watermark_the_first_reported_one_is_the_base() {
-        let mut t = PathTracker::new(false, None);
-        t.observe(&report(4, None, Some("2024-01-01T00:00:30.000Z"), 1));
+        let state = Some((3, 1, 0));
+        let mut t = PathTracker::new(true, None);
+        t.observe(&report(4, state, Some("2024-01-01T00:00:30.000Z"), 1));
         assert!(!t.exercised().watermark_advanced.unwrap().ran);
-        t.observe(&report(5, None, Some("2024-01-01T00:00:31.000Z"), 1));
+        t.observe(&report(5, state, Some("2024-01-01T00:00:31.000Z"), 1));
         assert!(t.exercised().watermark_advanced.unwrap().ran);
+    }
+
+    /// A stateless query with `withWatermark`: the watermark is reported but drops and evicts
+    /// nothing, so it is no path the resume must prove (a proved resume is not held back).
+    #[test]
+    fn a_stateless_query_with_a_watermark_does_not_need_it_to_advance() {
+        let ckpt = parse_utc_millis("2024-01-01T00:00:30.000Z");
+        let mut t = PathTracker::new(false, ckpt);
+        t.observe(&report(4, None, Some("2024-01-01T00:00:30.000Z"), 3));
+        let e = t.exercised();
+        assert_eq!(e.watermark_advanced, None, "{e:?}");
+        assert_eq!(e.state_evicted, None);
+        assert!(e.all_ran(), "{e:?}");
+        // The same reports with a stateful operator: the watermark must move.
+        let mut t = PathTracker::new(true, ckpt);
+        t.observe(&report(
+            4,
+            Some((6, 2, 0)),
+            Some("2024-01-01T00:00:30.000Z"),
+            3,
+        ));
+        assert!(!t.exercised().watermark_advanced.unwrap().ran);
     }
 }

@@ -173,31 +173,7 @@ pub fn classify_files(
             },
         });
     }
-    Ok(caveat_unproven_paths(c))
-}
-
-/// A log is judged on what it shows (no gate: it cannot be made to run longer), but its
-/// `resumed` must not read as more than it proves: where a path the query has was not seen to
-/// run, the remedy says so (breaker pass, session 6: "Safe to restart on this version" beside
-/// "state-evicted NOT run"). The paths are those of the batches read up to the verdict, so a
-/// path that ran later in the log is also listed (new-user pass; reading on is left).
-fn caveat_unproven_paths(mut c: Classification) -> Classification {
-    if c.verdict != Verdict::Resumed {
-        return c;
-    }
-    let not_run: Vec<&str> = c
-        .exercised
-        .as_ref()
-        .map(|e| e.not_run().into_iter().map(|(name, _)| name).collect())
-        .unwrap_or_default();
-    if !not_run.is_empty() {
-        c.remedy = format!(
-            "Not proven: {} did not run in the batches classify read before its verdict (it judges at the first batch after the restart and may stop reading paths there; `rehearse run` keeps a restart going until every path ran, else resume-unproven). What the log shows: {}",
-            not_run.join(", "),
-            c.remedy
-        );
-    }
-    c
+    Ok(c)
 }
 
 /// Whether a line is the `"loggerName"` field of a log4j2 JsonLayout record printed over several

@@ -165,6 +165,14 @@ impl Watcher {
         &self.ctx
     }
 
+    /// The paths of the restarted run its progress reports showed so far (`None`: no batch).
+    pub(crate) fn exercised(&self) -> Option<super::Exercised> {
+        self.facts
+            .paths
+            .saw_a_batch()
+            .then(|| self.facts.paths.exercised())
+    }
+
     /// The most recent driver-log lines (clipped), oldest first.
     pub fn recent_lines(&self) -> impl Iterator<Item = &str> {
         self.recent.iter().map(String::as_str)
