@@ -95,6 +95,19 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
             "{}: {n} records of {topic} (use it as records_file)",
             path.display()
         );
+        let repeated = mirror
+            .partitions
+            .iter()
+            .filter(|p| &p.topic == topic)
+            .flat_map(|p| &p.records)
+            .filter(|r| repeats_a_header(r))
+            .count();
+        if repeated > 0 {
+            say!(
+                "warning: {repeated} record(s) of {topic} repeat a header name; a records_file line holds headers as a JSON object, so {} keeps the last value of each name (and headers in name order)\n  hint: a job that reads every value of a repeated header sees fewer after a replay; [kafka.mirror] keeps them all",
+                path.display()
+            );
+        }
     }
     say!(
         "{} records, {} bytes of keys, values and headers read from {} (read-only: no consumer group, no commits, nothing produced there)",
@@ -129,6 +142,13 @@ fn write_topic(mirror: &Mirror, topic: &str, path: &Path) -> std::io::Result<()>
         }
     }
     out.flush()
+}
+
+/// Whether `r` has two headers of one name (Kafka allows it; a JSON object does not).
+fn repeats_a_header(r: &Mirrored) -> bool {
+    let mut names: Vec<&str> = r.headers.iter().map(|(k, _)| k.as_str()).collect();
+    names.sort_unstable();
+    names.windows(2).any(|w| w[0] == w[1])
 }
 
 /// Bytes as text when they are UTF-8 without control characters (a JSON line stays readable),
@@ -174,6 +194,20 @@ fn line(r: &Mirrored, partition: u32) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repeated_header_name_is_noticed() {
+        let mut r = Mirrored {
+            offset: 0,
+            key: None,
+            value: None,
+            headers: vec![("a".into(), None), ("b".into(), None)],
+            timestamp_ms: None,
+        };
+        assert!(!repeats_a_header(&r));
+        r.headers.push(("a".into(), Some(b"2".to_vec())));
+        assert!(repeats_a_header(&r));
+    }
 
     #[test]
     fn a_mirror_error_names_captures_options() {
