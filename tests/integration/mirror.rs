@@ -259,28 +259,32 @@ exec java -Xmx384m $L -cp '/opt/kafka/libs/*' kafka.Kafka /tmp/server.properties
 
     /// Lets `reader` Read and Describe `topic` — the only ACLs it gets (no group, no cluster).
     fn grant_read(&self, topic: &str) {
-        run(Command::new("docker").args([
-            "exec",
-            &self.name,
-            "java",
-            "-Dlog4j.configuration=file:/opt/kafka/config/rehearse-log4j.properties",
-            "-cp",
-            "/opt/kafka/libs/*",
-            "kafka.admin.AclCommand",
-            "--bootstrap-server",
-            &self.bootstrap(),
-            "--command-config",
-            "/tmp/admin.properties",
-            "--add",
-            "--allow-principal",
-            "User:reader",
-            "--operation",
-            "Read",
-            "--operation",
-            "Describe",
-            "--topic",
-            topic,
-        ]));
+        self.grant(topic, &["Read", "Describe"]);
+    }
+
+    /// Gives `reader` the `operations` on `topic`.
+    fn grant(&self, topic: &str, operations: &[&str]) {
+        let ops: Vec<&str> = operations.iter().flat_map(|o| ["--operation", o]).collect();
+        run(Command::new("docker")
+            .args([
+                "exec",
+                &self.name,
+                "java",
+                "-Dlog4j.configuration=file:/opt/kafka/config/rehearse-log4j.properties",
+                "-cp",
+                "/opt/kafka/libs/*",
+                "kafka.admin.AclCommand",
+                "--bootstrap-server",
+                &self.bootstrap(),
+                "--command-config",
+                "/tmp/admin.properties",
+                "--add",
+                "--allow-principal",
+                "User:reader",
+                "--topic",
+                topic,
+            ])
+            .args(ops));
     }
 
     /// Every topic's name, internal ones too (`__consumer_offsets` once any group committed or
@@ -694,11 +698,25 @@ fn e2e_capture_from_a_sasl_ssl_scram_cluster_is_read_only_and_explains_each_fail
     assert_eq!(said, 15, "{text}\n{before:?}");
     assert!(text.contains("kafka-data-loss"), "{text}");
 
-    // A user without Read on the topic: bad input naming the two ACLs (no group).
+    // A user who may not see the topic: bad input naming it; one who may Describe but not Read
+    // it: the fetch is refused, bad input naming the two ACLs (no group), at once.
     let cp5 = checkpoint(&tmp.path().join("s"), r#"{"short":{"0":16}}"#);
-    let (code, text) = capture(&cp5, &prod.bootstrap(), &reader, &out, &[]);
+    let (code, text) = capture(&cp5, &prod.bootstrap(), &reader, &out, &["--force"]);
     assert_eq!(code, 3, "{text}");
-    assert!(text.contains("short"), "{text}");
+    assert!(text.contains("topic \"short\""), "{text}");
+    prod.grant("short", &["Describe"]);
+    let asked = Instant::now();
+    let (code, text) = capture(&cp5, &prod.bootstrap(), &reader, &out, &["--force"]);
+    assert_eq!(code, 3, "{text}");
+    assert!(
+        text.contains("short/0") && text.contains("--operation Read --operation Describe"),
+        "{text}"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        asked.elapsed()
+    );
 
     // Production unchanged: the same offsets, no consumer group, no __consumer_offsets.
     assert!(!internal(prod.topics()), "{:?}", prod.topics());
