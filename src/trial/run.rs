@@ -382,6 +382,46 @@ impl Trial<'_> {
         })
     }
 
+    /// The watcher's warnings with those of the state files (issue 13 §2, `verdict/state_files.rs`):
+    /// for a restart Spark accepted, the sandbox copy is read again after it and its schema
+    /// files and operator metadata compared with the source's, and a compatible-schema
+    /// warning gets the names the state was written under. A copy that cannot be read adds
+    /// nothing (said in the log): warnings only ever add.
+    fn state_file_warnings(
+        &self,
+        sandbox: &Sandbox,
+        c: &crate::verdict::Classification,
+    ) -> Vec<crate::verdict::Warning> {
+        let mut warnings = c.warnings.clone();
+        if !matches!(
+            c.verdict,
+            crate::verdict::Verdict::Resumed | crate::verdict::Verdict::ResumeUnproven
+        ) {
+            return warnings;
+        }
+        let before = &self.inspection.operators;
+        match crate::checkpoint::inspect(&sandbox.checkpoint()) {
+            Ok(after) => crate::verdict::merge_warnings(
+                &mut warnings,
+                crate::verdict::state_file_warnings(before, &after.operators),
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "the sandbox copy could not be read after the restart; its state files were not compared")
+            }
+        }
+        if let Some(w) = warnings
+            .iter_mut()
+            .find(|w| w.code == "state-schema-names-changed")
+        {
+            for e in crate::verdict::stored_schema_evidence(before) {
+                if !w.evidence.contains(&e) {
+                    w.evidence.push(e);
+                }
+            }
+        }
+        warnings
+    }
+
     /// The report: the verdict, the seeding, whether the source stayed untouched (hashed
     /// again now), and the sandbox if it is kept.
     fn report(
@@ -447,8 +487,9 @@ impl Trial<'_> {
             CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
             _ => self.inspection.writer_version.min.clone(),
         };
+        let warnings = self.state_file_warnings(&sandbox, &classification);
         let (warnings, downgrade_notes) = crate::verdict::settle_for_versions(
-            classification.warnings,
+            warnings,
             writer.as_ref(),
             SparkVersion::parse(self.target).ok().as_ref(),
         );

@@ -29,6 +29,7 @@ mod progress;
 mod render;
 mod rules;
 mod scan;
+mod state_files;
 #[expect(
     clippy::module_inception,
     reason = "verdict.rs predates this layout and keeps its name"
@@ -46,6 +47,7 @@ pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
+pub use state_files::{merge_warnings, state_file_warnings, stored_schema_evidence};
 pub use verdict::{Classification, QueryRuns, SeveralRuns, Verdict};
 pub use warnings::{settle_for_versions, Warning, WARNING_RULES_TOML};
 pub use watch::{Ended, Watcher};
