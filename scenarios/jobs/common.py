@@ -24,6 +24,9 @@ def parse_args(description, topics=("--topic",)):
     p.add_argument("--dedup-on-topic", action="store_true",
                    help="dedup: key on the Kafka topic instead of the value (same type, "
                         "another meaning)")
+    p.add_argument("--group-by-topic", action="store_true",
+                   help="windowed count: group by the Kafka topic instead of the user (same "
+                        "type, another meaning)")
     return p.parse_args()
 
 

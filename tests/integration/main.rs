@@ -18,3 +18,4 @@ mod report;
 mod run;
 mod store;
 mod trial_logs;
+mod warnings;

@@ -13,15 +13,15 @@ use serde::Deserialize;
 /// The parts of the `rehearse.run/v1` document these tests check (test-local types, not the
 /// emitting ones).
 #[derive(Debug, Deserialize)]
-struct Report {
+pub(crate) struct Report {
     schema: String,
     /// For a generating scenario: the generated checkpoint in the cache.
     source_checkpoint: PathBuf,
-    trials: Vec<Trial>,
+    pub(crate) trials: Vec<Trial>,
 }
 
 #[derive(Debug, Deserialize)]
-struct Trial {
+pub(crate) struct Trial {
     target_version: String,
     verdict: String,
     rule: String,
@@ -34,7 +34,7 @@ struct Trial {
     #[serde(default)]
     output: Vec<Output>,
     #[serde(default)]
-    warnings: Vec<WarningDoc>,
+    pub(crate) warnings: Vec<WarningDoc>,
     #[serde(default)]
     exercised: Option<serde_json::Value>,
 }
@@ -48,9 +48,9 @@ struct Output {
 }
 
 #[derive(Debug, Deserialize)]
-struct WarningDoc {
-    code: String,
-    evidence: Vec<String>,
+pub(crate) struct WarningDoc {
+    pub(crate) code: String,
+    pub(crate) evidence: Vec<String>,
 }
 
 fn repo() -> PathBuf {
@@ -121,7 +121,7 @@ kafka_timestamp = true
 const GENERATE: &str =
     "[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 3\nrecords_per_batch = 5\n";
 
-fn rehearse(scenario: &Path) -> (Report, i32, String) {
+pub(crate) fn rehearse(scenario: &Path) -> (Report, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
         .arg("run")
         .arg(scenario)
@@ -214,7 +214,7 @@ fn restart(
     (t, code, stderr)
 }
 
-fn assert_verdict(t: &Trial, verdict: &str, stderr: &str) {
+pub(crate) fn assert_verdict(t: &Trial, verdict: &str, stderr: &str) {
     assert_eq!(
         t.verdict, verdict,
         "rule {} evidence {:#?}\n{stderr}",
@@ -565,10 +565,12 @@ fn e2e_watermark_removed_resumes_with_a_warning_and_deny_warnings_fails() {
     }
 }
 
-/// Issue 13's silent change (b), across the upgrade: the 3.5.3 checkpoint restarted on 4.0.1
-/// with the dedup keyed on another string column. Spark accepts the state schema ("Detected
-/// schema change which is compatible") and the verdict stays `resumed`, flagged
-/// `state-schema-names-changed` with Spark's line as evidence.
+/// Issue 13's silent change (b): the 3.5.3 dedup checkpoint restarted with the dedup keyed on
+/// another string column, on 3.5.3 and across the upgrade on 4.0.1 (one checkpoint, one
+/// restart each). Spark accepts the state schema ("Detected schema change which is
+/// compatible", logged by both) and keeps the schema file as it was; the verdict stays
+/// `resumed`, flagged `state-schema-names-changed` with Spark's line and the names the state
+/// was written under (`value`, `ts`) as evidence.
 #[test]
 fn e2e_dedup_rekeyed_on_a_same_type_column_resumes_with_a_warning() {
     if !docker_available() {
@@ -577,33 +579,38 @@ fn e2e_dedup_rekeyed_on_a_same_type_column_resumes_with_a_warning() {
     let tmp = tempfile::tempdir().unwrap();
     let source = dedup_checkpoint(tmp.path());
     let path = format!("[checkpoint]\npath = \"{}\"\n", source.display());
-    let s = dedup_scenario(tmp.path(), &path, "4.0.1", "");
-    let text = std::fs::read_to_string(&s).unwrap().replace(
-        &format!("args = {JOB_ARGS}\n"),
-        &format!("args = {JOB_ARGS}\nrestart_args = [\"--dedup-on-topic\"]\n"),
-    );
-    std::fs::write(&s, text).unwrap();
-    let (mut report, code, stderr) = rehearse(&s);
-    let t = report.trials.remove(0);
-    assert_verdict(&t, "resumed", &stderr);
-    let w = t
-        .warnings
-        .iter()
-        .find(|w| w.code == "state-schema-names-changed")
-        .unwrap_or_else(|| {
-            panic!(
-                "no state-schema-names-changed in {:?}\n{stderr}",
-                t.warnings
-            )
-        });
-    assert!(
-        w.evidence
+    for target in ["3.5.3", "4.0.1"] {
+        let s = dedup_scenario(tmp.path(), &path, target, "");
+        let text = std::fs::read_to_string(&s).unwrap().replace(
+            &format!("args = {JOB_ARGS}\n"),
+            &format!("args = {JOB_ARGS}\nrestart_args = [\"--dedup-on-topic\"]\n"),
+        );
+        std::fs::write(&s, text).unwrap();
+        let (mut report, code, stderr) = rehearse(&s);
+        let t = report.trials.remove(0);
+        assert_verdict(&t, "resumed", &stderr);
+        let w = t
+            .warnings
             .iter()
-            .any(|e| e.contains("Detected schema change which is compatible")),
-        "{:?}",
-        w.evidence
-    );
-    assert_eq!(code, 0);
+            .find(|w| w.code == "state-schema-names-changed")
+            .unwrap_or_else(|| {
+                panic!(
+                    "{target}: no state-schema-names-changed in {:?}\n{stderr}",
+                    t.warnings
+                )
+            });
+        for want in [
+            "Detected schema change which is compatible",
+            "the state was written with key (value: string, ts: timestamp)",
+        ] {
+            assert!(
+                w.evidence.iter().any(|e| e.contains(want)),
+                "{target}: {want:?} not in {:?}",
+                w.evidence
+            );
+        }
+        assert_eq!(code, 0, "{target}: {stderr}");
+    }
 }
 
 /// The issue's failing input: a `--report-dir` inside the source checkpoint once copied the
