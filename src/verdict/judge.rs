@@ -581,6 +581,7 @@ mod tests {
             watermark: Default::default(),
             state: None,
             sink_rows: None,
+            idle: false,
         }
     }
 

@@ -33,6 +33,13 @@ pub(crate) struct Progress {
     /// batch, `-1` when the sink does not report it (a V1 sink: the file sink, `foreachBatch`);
     /// `None` when the report shows no sink (cut, or Spark before 3.0).
     pub sink_rows: Option<i64>,
+    /// A complete report of a trigger that found no new record and ran no batch: no `addBatch`
+    /// duration, `numInputRows` 0 (`ProgressReporter.finishNoExecutionTrigger`, posted every
+    /// `spark.sql.streaming.noDataProgressEventInterval`, 10 s by default). A stateful query
+    /// that needs a no-data batch (its watermark moved) runs one instead (`shouldRunAnotherBatch`
+    /// in MicroBatchExecution, 3.x–4.0), so an idle report means no batch will run until new
+    /// records arrive. `false` for a cut report.
+    pub idle: bool,
 }
 
 /// The state rows a batch reports, summed over its stateful operators
@@ -181,10 +188,15 @@ impl Progress {
             Some(Value::String(at)) => WatermarkSeen::At(at.clone()),
             _ => WatermarkSeen::Absent,
         };
+        let idle = !added_batch
+            && v.get("durationMs").is_some_and(Value::is_object)
+            && num(v.get("numInputRows")) == 0
+            && rows_in_sources == 0;
         Progress {
             watermark,
             state,
             sink_rows,
+            idle,
             id: v.get("id").and_then(Value::as_str).map(str::to_owned),
             run_id: v.get("runId").and_then(Value::as_str).map(str::to_owned),
             batch_id: v.get("batchId").and_then(Value::as_u64),
@@ -223,6 +235,7 @@ impl Progress {
             watermark: WatermarkSeen::Unknown,
             state: None,
             sink_rows: None,
+            idle: false,
         }
     }
 }

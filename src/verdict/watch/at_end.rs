@@ -160,6 +160,24 @@ impl Watcher {
         )
     }
 
+    /// Before the end: a live trial waiting for paths sees the query go idle (an idle trigger
+    /// report, [`Progress::idle`]). The trial seeds every record before the restart, so the
+    /// query has read them all and, with no batch left to run, no path can run any more:
+    /// `resume-unproven` now rather than after the whole timeout.
+    pub(super) fn paths_cannot_run(&mut self, p: &Progress) {
+        let end = Ending {
+            ended: Ended::EndOfInput,
+            text: format!(
+                "the query went idle: the trigger for batch {} found no new record and ran no batch (numInputRows 0, no addBatch), so every seeded record was read and no batch can run again",
+                p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+            ),
+            recent: Vec::new(),
+        };
+        if let Some(d) = self.paths_did_not_run(&end) {
+            self.decide(d);
+        }
+    }
+
     /// Step 4: Out of time.
     pub(super) fn timed_out(&mut self, end: &Ending) -> Option<Decision> {
         let Ended::TimedOut(_) = end.ended else {

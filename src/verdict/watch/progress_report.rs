@@ -14,6 +14,13 @@ impl Watcher {
         }
         if self.facts.awaiting_paths.is_some() {
             self.confirm_paths();
+            if self.facts.awaiting_paths.is_some()
+                && p.idle
+                && self.is_ours(p.id.as_deref())
+                && self.facts.fresh_start.is_none()
+            {
+                self.paths_cannot_run(&p);
+            }
             return;
         }
         if self.facts.awaiting_rows.is_some() {

@@ -568,3 +568,47 @@ fn evidence_lines_are_clipped() {
         .iter()
         .all(|e| e.len() <= crate::verdict::evidence::EVIDENCE_LINE_MAX + 3));
 }
+
+/// A live trial waiting for paths ends as soon as the query goes idle (an idle trigger report:
+/// every seeded record read, no batch left to run), not after the whole timeout; a no-data
+/// batch (it has `addBatch`) is no idle report, and without paths pending idling decides
+/// nothing.
+#[test]
+fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
+    let first = windowed(4, 5, (6, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+    let idle = format!(
+        "26/11/30 13:09:22.149 INFO MicroBatchExecution: Streaming query made progress: {}",
+        json!({
+            "id": "347f", "runId": "f932", "batchId": 5, "numInputRows": 0,
+            "durationMs": {"latestOffset": 3, "triggerExecution": 3},
+            "eventTime": {"watermark": "2024-01-01T00:00:30.000Z"},
+            "stateOperators": [{"numRowsTotal": 6, "numRowsUpdated": 0, "numRowsRemoved": 0}],
+            "sources": [{"startOffset": {"t": {"0": 47}}, "endOffset": {"t": {"0": 47}}, "numInputRows": 0}],
+            "sink": {"description": "KafkaSink", "numOutputRows": 0}
+        })
+    );
+    let no_data_batch = windowed(5, 0, (6, 0, 0), "2024-01-01T00:00:30.000Z", 0);
+    let mut w = Watcher::new(live_paths_ctx());
+    w.push_line(START);
+    assert!(w.push_line(&first).is_none());
+    assert!(
+        w.push_line(&no_data_batch).is_none(),
+        "a no-data batch ran: not idle"
+    );
+    let c = w.push_line(&idle).expect("decided at the idle report");
+    assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
+    assert!(
+        c.evidence.iter().any(|l| l.contains("the query went idle")),
+        "{:?}",
+        c.evidence
+    );
+    assert!(
+        c.remedy.contains("Paths not run: watermark-advanced"),
+        "{}",
+        c.remedy
+    );
+    // Idle before any proof decides nothing (the trial waits for a batch as before).
+    let mut w = Watcher::new(live_paths_ctx());
+    w.push_line(START);
+    assert!(w.push_line(&idle).is_none());
+}
