@@ -45,6 +45,10 @@ pub enum Outcome {
     /// with a semantic warning (its meaning may have changed); `matrix --deny-warnings` (or the
     /// suite's `deny_warnings = true`): every cell agreed, but one carries a warning.
     WarningsDenied,
+    /// `run --control`: every target passed, but one's output after the restart differs from
+    /// the control's (the same copy restarted on the source version with the unchanged job)
+    /// and the scenario does not allow it (`parity = "may-differ"`).
+    ParityDiffers,
     /// A bug in rehearse (a panic).
     Internal,
     /// The source checkpoint changed during a rehearsal: rehearse must never write it.
@@ -57,7 +61,7 @@ impl Outcome {
     /// The exit code: the one table.
     ///
     /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 19
-    /// (warnings denied) and 20 (`resume-unproven`) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// (warnings denied), 20 (`resume-unproven`) and 21 (parity differs) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -77,6 +81,7 @@ impl Outcome {
                 Verdict::ResumeUnproven => 20,
             },
             Outcome::WarningsDenied => 19,
+            Outcome::ParityDiffers => 21,
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
             Outcome::Usage => 2,
             Outcome::BadInput => 3,
@@ -119,6 +124,9 @@ impl Outcome {
             Outcome::WarningsDenied => "run/matrix --deny-warnings: a target (a cell) resumed \
                 with a semantic warning (watermark removed, state schema names changed)"
                 .into(),
+            Outcome::ParityDiffers => "run --control: every target passed, but one's output \
+                after the restart differs from the control run's (parity differs)"
+                .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
             Outcome::Interrupted => {
@@ -131,7 +139,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 21] = [
+    pub const DOCUMENTED: [Outcome; 22] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -150,6 +158,7 @@ impl Outcome {
         Outcome::Verdict(Verdict::NoOutcome),
         Outcome::WarningsDenied,
         Outcome::Verdict(Verdict::ResumeUnproven),
+        Outcome::ParityDiffers,
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -264,6 +273,7 @@ mod tests {
             (Outcome::Environment, 4),
             (Outcome::Findings, 5),
             (Outcome::WarningsDenied, 19),
+            (Outcome::ParityDiffers, 21),
             (Outcome::Internal, 70),
             (Outcome::SourceChanged, 71),
             (Outcome::Interrupted, 130),
@@ -288,6 +298,7 @@ mod tests {
             | Outcome::Environment
             | Outcome::Findings
             | Outcome::WarningsDenied
+            | Outcome::ParityDiffers
             | Outcome::Internal
             | Outcome::SourceChanged
             | Outcome::Interrupted => Outcome::DOCUMENTED.contains(&outcome),
@@ -305,6 +316,7 @@ mod tests {
             Outcome::Environment,
             Outcome::Findings,
             Outcome::WarningsDenied,
+            Outcome::ParityDiffers,
             Outcome::Internal,
             Outcome::SourceChanged,
             Outcome::Interrupted,

@@ -28,7 +28,7 @@
 //! | `target_version`            | string          | The Spark version the checkpoint was restarted on. |
 //! | `verdict`                   | string          | One of `resumed`, `timeout`, `no-outcome`, `environment-error`, `kafka-data-loss`, `started-fresh`, `unclassified-failure`, `plan-change`, `offset-log-error`, `state-store-error`. |
 //! | `expected_verdict`          | string \| null  | The verdict the scenario expects for this target (regression suites). |
-//! | `passed`                    | bool            | `verdict` equals `expected_verdict` when one is given, else `verdict` is `resumed`. |
+//! | `passed`                    | bool            | `verdict` equals `expected_verdict` when one is given, else `verdict` is `resumed`; and `parity` (when a control ran) does not fail it. |
 //! | `rule`                      | string          | Id of the rule that decided the verdict. |
 //! | `evidence`                  | array of string | Driver-log lines and events behind the verdict, verbatim (may be empty). |
 //! | `last_committed_batch`      | integer \| null | Highest batch id with a commit in the checkpoint before the restart. |
@@ -47,6 +47,7 @@
 //! | `job`                       | object          | The job artifact the trial ran: `table` (`[job]` or `[job.per_target."4.*"]`), `kind` (`jar` or `file`), `path` (`{spark}`/`{scala}` filled), `main_class` (string or null), `blake3` (hex of the artifact's bytes, or null). Absent only from reports built without a trial. |
 //! | `executors`                 | object (absent) | Only for a restart on a cluster (`--runtime standalone`), from the event log: `count` (integer: executors announced until the verdict), `workers` (array of string: their hosts, the workers' container names, sorted, once each), `removed` (array of string: `executor <id> on <host> removed: <Spark's reason>`). Absent for `local[2]`. |
 //! | `exercised`                 | object (absent) | The paths the restarted query has and whether each ran after the restart, from its progress reports (src/verdict/exercised.rs): `state_loaded`, `state_updated`, `watermark_advanced`, `state_evicted`, `sink_wrote`, each `null` (the query has no such path) or `{"ran": bool, "evidence": string}` (the batch and progress field behind it, or why it did not run); `not_measured` (array of string, absent when empty): paths progress cannot prove (a sink reporting `numOutputRows` -1). In `rehearse run`, `resumed` needs every present path `ran`; otherwise the verdict is `resume-unproven`. Absent when no complete progress report of the restart was seen. |
+//! | `parity`                    | object (absent) | Only with `--control` / `control = true` (src/report/parity.rs): what this target wrote after the restart compared with the control run (the same copy restarted on the source version with the unchanged job, over the same seeded records), below. Absent when no control ran. |
 //!
 //! `seeding`:
 //!
@@ -65,6 +66,20 @@
 //! | `topic`                 | string          | The output topic on the sandbox broker (in a suite, renamed per cell: `<topic>.<target>` with the version's dots as `_`). |
 //! | `records_after_restart` | integer         | Records written after the restart: the topic's end offsets once the job stopped minus before it started, summed over partitions. |
 //! | `sample`                | array of string | Up to 3 of them, `p<partition>@<offset> key=… value=… headers=[name=value, …]`, each part cut at 80 characters, controls removed, non-UTF-8 bytes as `base64:…`. |
+//!
+//! `parity`:
+//!
+//! | key                    | type            | meaning |
+//! |------------------------|-----------------|---------|
+//! | `status`               | string          | `same` (every row set holds the same rows, as multisets, volatile columns left out), `differs` (a row only on one side; fails the run with exit 21 unless `may_differ`), `not-checked` (see `reason`). |
+//! | `control_version`      | string          | The Spark version the control ran on (the source version). |
+//! | `rows_only_in_target`  | integer         | Rows only this target wrote (with multiplicity). |
+//! | `rows_only_in_control` | integer         | Rows only the control wrote. |
+//! | `examples`             | object          | `only_in_target`, `only_in_control`: up to 5 rows each, normalised (JSON keys sorted, volatile columns left out), `<set>: <row>`. |
+//! | `compared`             | array of string | What was compared, one line per row set (a file sink directory under `{output}`, an output topic): rows per side and how they were chosen. |
+//! | `volatile_columns`     | array of string | The scenario's `volatile_columns`, left out of JSON rows. |
+//! | `reason`               | string \| null  | Why `not-checked` (the control did not resume, a run did not read every seeded record, the brokers got other records, a Parquet sink, nothing written), or that `differs` is allowed; `null` otherwise. |
+//! | `may_differ`           | bool            | The scenario allows this target to differ (`parity = "may-differ"`). |
 //!
 //! `copy`:
 //!
@@ -220,6 +235,49 @@ struct TrialDocument<'a> {
     /// progress report of the restart was seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     exercised: Option<&'a crate::verdict::Exercised>,
+    /// Output parity against the control run; left out when no control ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parity: Option<ParityDocument<'a>>,
+}
+
+/// A trial's output parity against the control. Field order is the key order.
+#[derive(Serialize)]
+struct ParityDocument<'a> {
+    status: crate::report::ParityStatus,
+    control_version: &'a str,
+    rows_only_in_target: u64,
+    rows_only_in_control: u64,
+    examples: ParityExamples<'a>,
+    compared: &'a [String],
+    volatile_columns: &'a [String],
+    reason: Option<&'a str>,
+    may_differ: bool,
+}
+
+/// Up to five rows only one side wrote, per side.
+#[derive(Serialize)]
+struct ParityExamples<'a> {
+    only_in_target: &'a [String],
+    only_in_control: &'a [String],
+}
+
+impl<'a> ParityDocument<'a> {
+    fn new(p: &'a crate::report::Parity) -> Self {
+        ParityDocument {
+            status: p.status,
+            control_version: &p.control_version,
+            rows_only_in_target: p.rows_only_in_target,
+            rows_only_in_control: p.rows_only_in_control,
+            examples: ParityExamples {
+                only_in_target: &p.examples_only_in_target,
+                only_in_control: &p.examples_only_in_control,
+            },
+            compared: &p.compared,
+            volatile_columns: &p.volatile_columns,
+            reason: p.reason.as_deref(),
+            may_differ: p.may_differ,
+        }
+    }
 }
 
 /// What the sandbox copy held. Field order is the key order.
@@ -291,7 +349,7 @@ impl<'a> TrialDocument<'a> {
             target_version: &trial.target_version,
             verdict: trial.verdict.name(),
             expected_verdict: trial.expected_verdict.map(|v| v.name()),
-            passed: trial.passed(),
+            passed: trial.passed() && !trial.parity_failed(),
             rule: &trial.rule,
             evidence: &trial.evidence,
             last_committed_batch: trial.last_committed_batch.map(|b| b.0),
@@ -327,6 +385,7 @@ impl<'a> TrialDocument<'a> {
             job: trial.job.as_ref(),
             executors: trial.executors.as_ref(),
             exercised: trial.exercised.as_ref(),
+            parity: trial.parity.as_ref().map(ParityDocument::new),
         }
     }
 }

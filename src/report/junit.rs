@@ -63,7 +63,15 @@ fn build(report: &RunReport) -> Report {
 }
 
 fn test_case(report: &RunReport, trial: &TrialReport, time: Option<Duration>) -> TestCase {
-    let status = if trial.passed() {
+    let status = if trial.passed() && trial.parity_failed() {
+        // The verdict passed; the output did not match the control's (issue 13 §3).
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status.set_type("parity-differs");
+        if let Some(p) = &trial.parity {
+            status.set_message(p.summary());
+        }
+        status
+    } else if trial.passed() {
         TestCaseStatus::success()
     } else {
         let kind = match trial.verdict {
@@ -141,6 +149,18 @@ fn system_out(trial: &TrialReport) -> String {
         out.push_str(&format!("exercised paths: {}\n", e.summary()));
         for (name, p) in e.not_run() {
             out.push_str(&format!("  not run: {name}: {}\n", p.evidence));
+        }
+    }
+    if let Some(p) = &trial.parity {
+        out.push_str(&format!("parity: {}\n", p.summary()));
+        for line in &p.compared {
+            out.push_str(&format!("  compared: {line}\n"));
+        }
+        for row in &p.examples_only_in_target {
+            out.push_str(&format!("  only in target: {row}\n"));
+        }
+        for row in &p.examples_only_in_control {
+            out.push_str(&format!("  only in control: {row}\n"));
         }
     }
     for note in &trial.notes {

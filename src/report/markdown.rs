@@ -17,7 +17,11 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
     writeln!(out, "## rehearse: {}", escape(&report.scenario))?;
     writeln!(out)?;
     let total = report.trials.len();
-    let passed = report.trials.iter().filter(|t| t.passed()).count();
+    let passed = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && !t.parity_failed())
+        .count();
     let written_by = match &report.source_version {
         Some(version) => format!(" (written by Spark {})", escape(version)),
         None => String::new(),
@@ -72,7 +76,11 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         .trials
         .iter()
         .filter(|t| {
-            t.passed() && (t.sandbox.is_some() || !t.notes.is_empty() || !t.warnings.is_empty())
+            t.passed()
+                && (t.sandbox.is_some()
+                    || !t.notes.is_empty()
+                    || !t.warnings.is_empty()
+                    || t.parity.is_some())
         })
         .collect();
     if !kept.is_empty() {
@@ -80,6 +88,23 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         writeln!(out, "### Notes on passing targets")?;
         writeln!(out)?;
         for trial in kept {
+            if let Some(p) = &trial.parity {
+                writeln!(
+                    out,
+                    "- spark-{}: **parity {}**: {}",
+                    escape(&trial.target_version),
+                    code(&p.status.to_string()),
+                    escape(&p.summary())
+                )?;
+                for (side, rows) in [
+                    ("only in target", &p.examples_only_in_target),
+                    ("only in control", &p.examples_only_in_control),
+                ] {
+                    for row in rows {
+                        writeln!(out, "  - {side}: {}", code(row))?;
+                    }
+                }
+            }
             for warning in &trial.warnings {
                 writeln!(
                     out,
@@ -227,6 +252,9 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
                 escape(&p.evidence)
             )?;
         }
+    }
+    if let Some(p) = &trial.parity {
+        writeln!(out, "- **Parity:** {}", escape(&p.summary()))?;
     }
     if let Some(job) = &trial.job {
         writeln!(out, "- **Job:** {}", escape(&job.describe()))?;

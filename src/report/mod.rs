@@ -15,6 +15,7 @@ pub mod markdown;
 pub mod matrix;
 mod model;
 mod outcome;
+pub mod parity;
 mod progress;
 pub mod terminal;
 #[cfg(test)]
@@ -30,5 +31,6 @@ pub use model::{
     SeedingSummary, TrialReport, RUN_SCHEMA,
 };
 pub use outcome::outcome;
+pub use parity::{Parity, ParityStatus, RowSet};
 pub use progress::{progress_style, ProgressMode};
 pub use terminal::{write_summary, TerminalStyle};

@@ -119,6 +119,10 @@ pub struct TrialReport {
     /// loaded, state updated, watermark advanced, state evicted, sink wrote; see
     /// `verdict/exercised.rs`); `None` when no complete progress report of the restart was seen.
     pub exercised: Option<Exercised>,
+    /// Output parity against the control run (`--control`, `control = true`): what this
+    /// target wrote after the restart compared with what the control wrote (`report/parity.rs`);
+    /// `None` when no control ran.
+    pub parity: Option<super::parity::Parity>,
 }
 
 /// The executors a restart on a cluster ran, from the driver's event log
@@ -198,6 +202,14 @@ impl From<&CopySummary> for CopyReport {
 }
 
 impl TrialReport {
+    /// Whether this trial's output parity fails it: it differs from the control's and the
+    /// scenario does not allow it (the verdict is untouched: see [`crate::report::outcome`]).
+    pub fn parity_failed(&self) -> bool {
+        self.parity
+            .as_ref()
+            .is_some_and(super::parity::Parity::fails)
+    }
+
     /// Whether this trial passes: `resumed`, or equal to its expected verdict when one is given.
     pub fn passed(&self) -> bool {
         match self.expected_verdict {

@@ -11,6 +11,7 @@ use crate::verdict::Verdict;
 ///
 /// | trials that did not pass                          | outcome                            |
 /// |---------------------------------------------------|------------------------------------|
+/// | none, and a parity that fails (`differs`)         | [`Outcome::ParityDiffers`] (21)    |
 /// | none, and a warning with `deny_warnings`          | [`Outcome::WarningsDenied`] (19)   |
 /// | none (also: a run with no trials)                 | [`Outcome::Success`] (0)           |
 /// | all with the same verdict `v`, and `v` ≠ resumed  | [`Outcome::Verdict`]`(v)` (10–17)  |
@@ -29,6 +30,10 @@ pub fn outcome(report: &RunReport) -> Outcome {
         .filter(|trial| !trial.passed())
         .map(|trial| trial.verdict);
     let Some(first) = failing.next() else {
+        // A verdict that fails is the news; parity is judged only when every verdict passed.
+        if report.trials.iter().any(|t| t.parity_failed()) {
+            return Outcome::ParityDiffers;
+        }
         if report.deny_warnings && report.trials.iter().any(|t| !t.warnings.is_empty()) {
             return Outcome::WarningsDenied;
         }
@@ -64,6 +69,38 @@ mod tests {
     fn every_trial_resumed_is_success() {
         let report = with_verdicts(&[(Verdict::Resumed, None), (Verdict::Resumed, None)]);
         assert_eq!(outcome(&report), Outcome::Success);
+    }
+
+    #[test]
+    fn a_differing_parity_fails_a_passing_run_but_never_hides_a_failed_verdict() {
+        let mut report = test_helpers::resumed_with_parity(crate::report::ParityStatus::Differs);
+        assert_eq!(outcome(&report), Outcome::ParityDiffers);
+        assert_eq!(outcome(&report).code(), 21);
+        report.trials[0].parity.as_mut().unwrap().may_differ = true;
+        assert_eq!(
+            outcome(&report),
+            Outcome::Success,
+            "allowed by the scenario"
+        );
+        for status in [
+            crate::report::ParityStatus::Same,
+            crate::report::ParityStatus::NotChecked,
+        ] {
+            assert_eq!(
+                outcome(&test_helpers::resumed_with_parity(status)),
+                Outcome::Success
+            );
+        }
+        let mut failing = test_helpers::state_store_error();
+        failing.trials[0].parity =
+            test_helpers::resumed_with_parity(crate::report::ParityStatus::Differs).trials[0]
+                .parity
+                .clone();
+        assert_ne!(
+            outcome(&failing),
+            Outcome::ParityDiffers,
+            "the verdict is the news"
+        );
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub fn write_summary(
             || !trial.output.is_empty()
             || trial.executors.is_some()
             || trial.exercised.is_some()
+            || trial.parity.is_some()
         {
             writeln!(out)?;
             write_pass_notes(trial, report.deny_warnings, out, style)?;
@@ -195,14 +196,14 @@ fn table_columns(with_expected: bool) -> Vec<Column> {
 /// (`--deny-warnings` / `deny_warnings = true`): the run exits 19 for it, so the table must not
 /// say PASS.
 fn denied(trial: &TrialReport, deny_warnings: bool) -> bool {
-    deny_warnings && trial.passed() && !trial.warnings.is_empty()
+    deny_warnings && trial.passed() && !trial.parity_failed() && !trial.warnings.is_empty()
 }
 
 /// The cells of one trial, in [`table_columns`] order.
 fn trial_row(trial: &TrialReport, with_expected: bool, deny_warnings: bool) -> Row {
     let (result, paint) = if denied(trial, deny_warnings) {
         ("DENIED", Paint::Red)
-    } else if trial.passed() {
+    } else if trial.passed() && !trial.parity_failed() {
         ("PASS", Paint::Green)
     } else {
         ("FAIL", Paint::Red)
@@ -307,14 +308,21 @@ fn write_pass_notes(
     out: &mut impl Write,
     style: TerminalStyle,
 ) -> io::Result<()> {
-    let result = if denied(trial, deny_warnings) {
+    let result = if trial.parity_failed() {
+        style.paint(Paint::Red, "FAIL")
+    } else if denied(trial, deny_warnings) {
         style.paint(Paint::Red, "DENIED")
     } else {
         style.paint(Paint::Green, "PASS")
     };
+    let differs = if trial.parity_failed() {
+        ", but its output differs from the control's"
+    } else {
+        ""
+    };
     writeln!(
         out,
-        "{} spark-{}: {}",
+        "{} spark-{}: {}{differs}",
         result,
         trial.target_version,
         trial.verdict.name()
@@ -352,6 +360,27 @@ fn write_notes_and_sandbox(
         }
         for why in &e.not_measured {
             detail(out, "not measured", &text::sanitize(why))?;
+        }
+    }
+    if let Some(p) = &trial.parity {
+        detail(out, "parity", &crate::text::sanitize(&p.summary()))?;
+        if p.status != crate::report::ParityStatus::Same {
+            for line in &p.compared {
+                detail(out, "compared", &crate::text::sanitize(line))?;
+            }
+        }
+        for (side, rows) in [
+            ("only in target", &p.examples_only_in_target),
+            ("only in control", &p.examples_only_in_control),
+        ] {
+            for row in rows {
+                writeln!(
+                    out,
+                    "    {} {side}: {}",
+                    style.paint(Paint::Dim, "│"),
+                    crate::text::sanitize(row)
+                )?;
+            }
         }
     }
     detail(out, "copy", &text::copy(&trial.copy))?;
@@ -446,7 +475,12 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
         .iter()
         .filter(|t| denied(t, report.deny_warnings))
         .count();
-    let passed = report.trials.iter().filter(|t| t.passed()).count() - denied;
+    let passed = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && !t.parity_failed())
+        .count()
+        - denied;
     let failed = total - passed - denied;
     let summary = if denied > 0 {
         format!(
@@ -465,6 +499,19 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
         Paint::Red
     };
     writeln!(out, "{}", style.paint(paint, &summary))?;
+    let differs = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && t.parity_failed())
+        .count();
+    if differs > 0 {
+        let line = format!(
+            "{} resumed, but wrote other rows than the control run (parity differs): exit {} unless the scenario says parity = \"may-differ\"",
+            text::count(differs, "target", "targets"),
+            crate::exit::Outcome::ParityDiffers.code()
+        );
+        writeln!(out, "{}", style.paint(Paint::Red, &line))?;
+    }
     let warned = report
         .trials
         .iter()

@@ -104,12 +104,49 @@ fn resumed_trial() -> TrialReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     }
 }
 
 /// One target, resumed.
 pub(crate) fn resumed() -> RunReport {
     report(vec![resumed_trial()])
+}
+
+/// One target, resumed, with a parity against a 3.5.3 control of `status` (one differing row
+/// each side when it differs).
+pub(crate) fn resumed_with_parity(status: crate::report::ParityStatus) -> RunReport {
+    use crate::report::RowSet;
+    let set = |rows: &[&str]| RowSet {
+        name: "file sink output/data".to_owned(),
+        rows: rows.iter().map(|r| r.to_string()).collect(),
+        how: "2 files named by _spark_metadata".to_owned(),
+        unreadable: None,
+    };
+    let parity = match status {
+        crate::report::ParityStatus::Same => crate::report::parity::compare(
+            &[set(&[r#"{"user":"a","count":1}"#])],
+            &[set(&[r#"{"count":1,"user":"a"}"#])],
+            &[],
+            "3.5.3",
+            false,
+        ),
+        crate::report::ParityStatus::Differs => crate::report::parity::compare(
+            &[set(&[r#"{"user":"a","count":2}"#])],
+            &[set(&[r#"{"user":"a","count":1}"#])],
+            &["processed_at".to_owned()],
+            "3.5.3",
+            false,
+        ),
+        crate::report::ParityStatus::NotChecked => crate::report::Parity::not_checked(
+            "3.5.3",
+            "the control did not resume (verdict timeout)",
+        ),
+    };
+    report(vec![TrialReport {
+        parity: Some(parity),
+        ..resumed_trial()
+    }])
 }
 
 /// One target, resumed, with a removed watermark flagged (issue 13's silent change).
@@ -154,6 +191,7 @@ fn state_store_trial() -> TrialReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     }
 }
 
@@ -176,6 +214,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -205,6 +244,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -231,6 +271,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     };
     report(vec![
         resumed_trial(),
@@ -266,6 +307,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     };
     RunReport {
         source_version: None,

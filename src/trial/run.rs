@@ -518,6 +518,7 @@ impl Trial<'_> {
             dependencies: dependencies.clone(),
             executors,
             exercised,
+            parity: None,
         })
     }
 }

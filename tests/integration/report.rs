@@ -174,6 +174,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         dependencies: None,
         executors: None,
         exercised: None,
+        parity: None,
     }
 }
 

@@ -1,0 +1,531 @@
+//! Output parity (issue 13 §3): what a target's restart wrote after the restart, compared with
+//! what the control wrote — the same sandbox copy restarted on the source version with the
+//! unchanged job, over the same seeded records. Pure: the rows come in already read (the trial
+//! reads the file sinks under `{output}` and the output topics); nothing here opens a file.
+//!
+//! Rows are compared as multisets (row order ignored). A JSON row (a JSON file sink's line, a
+//! Kafka value that is a JSON object) is normalised first: the scenario's `volatile_columns`
+//! removed (top-level keys), keys sorted, and a number with no fraction written as an integer
+//! (`1.0` and `1` are one value). Any other row is compared as its text.
+//!
+//! | what either side shows                                   | status        |
+//! |----------------------------------------------------------|---------------|
+//! | a row set's rows differ (any set)                        | `differs`     |
+//! | none differ, but a set could not be read (Parquet, …)    | `not-checked` |
+//! | neither side wrote a row that could be read              | `not-checked` |
+//! | otherwise                                                | `same`        |
+//!
+//! The reasons a comparison cannot be fair at all (the control did not resume, a run did not
+//! read every seeded record, the two brokers got other records) are decided by the caller and
+//! passed as [`Parity::not_checked`]. Parity never changes a verdict.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Most rows shown per side in [`Parity`]'s examples.
+pub const PARITY_EXAMPLES: usize = 5;
+
+/// Whether a target's output matched the control's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParityStatus {
+    /// Every row set holds the same rows on both sides (as multisets, volatile columns left out).
+    Same,
+    /// At least one row is only on one side.
+    Differs,
+    /// Not compared, or not wholly: `reason` says why.
+    NotChecked,
+}
+
+impl std::fmt::Display for ParityStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ParityStatus::Same => "same",
+            ParityStatus::Differs => "differs",
+            ParityStatus::NotChecked => "not-checked",
+        })
+    }
+}
+
+/// What one run wrote to one place after its restart: a file sink directory, or an output
+/// topic. The trial fills it; [`compare`] reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowSet {
+    /// Where: `file sink output/data` or `output topic orders-enriched` (the same name on both
+    /// sides: sets are matched by it).
+    pub name: String,
+    /// The rows as read: a JSON line, a CSV line, or `key=… value=…` of a Kafka record.
+    pub rows: Vec<String>,
+    /// How the rows were chosen (`3 files named by _spark_metadata`), for the report.
+    pub how: String,
+    /// Why this set could not be read (a Parquet sink), when it could not: it is then not
+    /// compared and makes the status `not-checked` unless another set differs.
+    pub unreadable: Option<String>,
+}
+
+/// The parity of one target against the control, as the reports show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Parity {
+    /// `same`, `differs` or `not-checked`.
+    pub status: ParityStatus,
+    /// The Spark version the control ran on (the source version).
+    pub control_version: String,
+    /// Rows only the target wrote (counted with multiplicity).
+    pub rows_only_in_target: u64,
+    /// Rows only the control wrote.
+    pub rows_only_in_control: u64,
+    /// Up to [`PARITY_EXAMPLES`] rows only the target wrote, normalised, `<set>: <row>`.
+    pub examples_only_in_target: Vec<String>,
+    /// Up to [`PARITY_EXAMPLES`] rows only the control wrote.
+    pub examples_only_in_control: Vec<String>,
+    /// What was compared, one line per row set (`file sink output/data: 12 rows (target), 12
+    /// (control), 3 files named by _spark_metadata`).
+    pub compared: Vec<String>,
+    /// The columns left out of JSON rows (the scenario's `volatile_columns`).
+    pub volatile_columns: Vec<String>,
+    /// Why the status is `not-checked`, or what a `differs` is expected to mean (`parity =
+    /// "may-differ"`); `None` for a plain `same` or `differs`.
+    pub reason: Option<String>,
+    /// The scenario allows this target's output to differ (`parity = "may-differ"`): a
+    /// `differs` is reported and does not fail the run.
+    pub may_differ: bool,
+}
+
+impl Parity {
+    /// A parity that could not be checked, and why.
+    pub fn not_checked(control_version: &str, reason: impl Into<String>) -> Parity {
+        Parity {
+            status: ParityStatus::NotChecked,
+            control_version: control_version.to_string(),
+            rows_only_in_target: 0,
+            rows_only_in_control: 0,
+            examples_only_in_target: Vec::new(),
+            examples_only_in_control: Vec::new(),
+            compared: Vec::new(),
+            volatile_columns: Vec::new(),
+            reason: Some(reason.into()),
+            may_differ: false,
+        }
+    }
+
+    /// Whether this parity fails its trial: it `differs` and the scenario does not allow it.
+    pub fn fails(&self) -> bool {
+        self.status == ParityStatus::Differs && !self.may_differ
+    }
+
+    /// One line for terminal and Markdown reports.
+    pub fn summary(&self) -> String {
+        match self.status {
+            ParityStatus::Same => format!(
+                "same as the control on {} ({})",
+                self.control_version,
+                self.compared.join("; ")
+            ),
+            ParityStatus::Differs => format!(
+                "differs from the control on {}: {} rows only in the target, {} only in the control{}",
+                self.control_version,
+                self.rows_only_in_target,
+                self.rows_only_in_control,
+                if self.may_differ {
+                    " (allowed: parity = \"may-differ\")"
+                } else {
+                    ""
+                }
+            ),
+            ParityStatus::NotChecked => format!(
+                "not checked against the control on {}: {}",
+                self.control_version,
+                self.reason.as_deref().unwrap_or("no reason given")
+            ),
+        }
+    }
+}
+
+/// Compares what a target wrote with what the control wrote, set by set (matched by name; a
+/// set only one side has counts as empty on the other), ignoring row order and `volatile`
+/// columns of JSON rows. See the module table for the status.
+pub fn compare(
+    target: &[RowSet],
+    control: &[RowSet],
+    volatile: &[String],
+    control_version: &str,
+    may_differ: bool,
+) -> Parity {
+    let mut names: Vec<&str> = target
+        .iter()
+        .chain(control)
+        .map(|s| s.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut parity = Parity {
+        volatile_columns: volatile.to_vec(),
+        may_differ,
+        ..Parity::not_checked(control_version, "")
+    };
+    let mut unreadable = Vec::new();
+    let mut rows_seen = 0usize;
+    let empty = RowSet::default();
+    for name in names {
+        let t = target.iter().find(|s| s.name == name).unwrap_or(&empty);
+        let c = control.iter().find(|s| s.name == name).unwrap_or(&empty);
+        if let Some(why) = t.unreadable.as_ref().or(c.unreadable.as_ref()) {
+            unreadable.push(format!("{name}: {why}"));
+            parity
+                .compared
+                .push(format!("{name}: not compared ({why})"));
+            continue;
+        }
+        rows_seen += t.rows.len() + c.rows.len();
+        let (only_t, only_c) = multiset_difference(&t.rows, &c.rows, volatile);
+        parity.compared.push(format!(
+            "{name}: {} rows (target), {} (control){}",
+            t.rows.len(),
+            c.rows.len(),
+            [t.how.as_str(), c.how.as_str()]
+                .iter()
+                .find(|h| !h.is_empty())
+                .map(|h| format!(", {h}"))
+                .unwrap_or_default()
+        ));
+        parity.rows_only_in_target += only_t.len() as u64;
+        parity.rows_only_in_control += only_c.len() as u64;
+        for (examples, rows) in [
+            (&mut parity.examples_only_in_target, only_t),
+            (&mut parity.examples_only_in_control, only_c),
+        ] {
+            for row in rows {
+                if examples.len() < PARITY_EXAMPLES {
+                    examples.push(format!("{name}: {row}"));
+                }
+            }
+        }
+    }
+    (parity.status, parity.reason) = if parity.rows_only_in_target + parity.rows_only_in_control > 0
+    {
+        let reason = may_differ.then(|| {
+            "the scenario allows this target's output to differ (parity = \"may-differ\")"
+                .to_string()
+        });
+        (ParityStatus::Differs, reason)
+    } else if !unreadable.is_empty() {
+        (
+            ParityStatus::NotChecked,
+            Some(format!(
+                "not every output could be read: {}",
+                unreadable.join("; ")
+            )),
+        )
+    } else if rows_seen == 0 {
+        (
+            ParityStatus::NotChecked,
+            Some(
+                "neither run wrote a row the harness can read after the restart: no JSON or CSV \
+                 file under {output} and no record in an [[output_topics]] topic"
+                    .to_string(),
+            ),
+        )
+    } else {
+        (ParityStatus::Same, None)
+    };
+    parity
+}
+
+/// The rows only in `a` and only in `b` (multisets of normalised rows), each sorted.
+fn multiset_difference(
+    a: &[String],
+    b: &[String],
+    volatile: &[String],
+) -> (Vec<String>, Vec<String>) {
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    for row in a {
+        *counts.entry(normalise_row(row, volatile)).or_default() += 1;
+    }
+    for row in b {
+        *counts.entry(normalise_row(row, volatile)).or_default() -= 1;
+    }
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    for (row, n) in counts {
+        let side = if n > 0 { &mut only_a } else { &mut only_b };
+        for _ in 0..n.unsigned_abs() {
+            side.push(row.clone());
+        }
+    }
+    (only_a, only_b)
+}
+
+/// A row as it is compared: a JSON object without the `volatile` keys, keys sorted, numbers
+/// with no fraction as integers; a Kafka record's `key=K value=V` with V normalised the same
+/// way when it is a JSON object; anything else as its text without a trailing `\r`.
+pub fn normalise_row(row: &str, volatile: &[String]) -> String {
+    let row = row.trim_end_matches('\r');
+    if let Some(json) = normalise_json(row, volatile) {
+        return json;
+    }
+    if let Some((key, value)) = row
+        .strip_prefix("key=")
+        .and_then(|rest| rest.split_once(" value="))
+    {
+        if let Some(json) = normalise_json(value, volatile) {
+            return format!("key={key} value={json}");
+        }
+    }
+    row.to_string()
+}
+
+/// `text` as normalised JSON, when it is a JSON object.
+fn normalise_json(text: &str, volatile: &[String]) -> Option<String> {
+    let trimmed = text.trim();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(trimmed) else {
+        return None;
+    };
+    for column in volatile {
+        map.remove(column);
+    }
+    // serde_json's map (no `preserve_order` feature) is a BTreeMap: keys come out sorted.
+    let value = integral_numbers(Value::Object(map));
+    serde_json::to_string(&value).ok()
+}
+
+/// `1.0` as `1` (a float with no fraction that an i64 holds), recursively: Spark writes a
+/// double column's whole values as `1.0` where another writer or version may write `1`.
+fn integral_numbers(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
+                Value::from(f as i64)
+            }
+            _ => Value::Number(n),
+        },
+        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, integral_numbers(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(name: &str, rows: &[&str]) -> RowSet {
+        RowSet {
+            name: name.into(),
+            rows: rows.iter().map(|r| r.to_string()).collect(),
+            how: String::new(),
+            unreadable: None,
+        }
+    }
+
+    #[test]
+    fn json_rows_are_equal_whatever_their_key_order_and_number_form() {
+        assert_eq!(
+            normalise_row(r#"{"b":1.0,"a":{"y":2,"x":[3.0,"s"]}}"#, &[]),
+            r#"{"a":{"x":[3,"s"],"y":2},"b":1}"#
+        );
+        assert_eq!(normalise_row("{\"a\":1}\r", &[]), r#"{"a":1}"#);
+        assert_eq!(
+            normalise_row(r#"{"a":1.5}"#, &[]),
+            r#"{"a":1.5}"#,
+            "a fraction is kept"
+        );
+        assert_eq!(normalise_row("a,b,1.0", &[]), "a,b,1.0", "CSV as its text");
+    }
+
+    #[test]
+    fn volatile_columns_are_left_out_of_json_rows_and_kafka_values() {
+        let volatile = vec!["processed_at".to_string()];
+        assert_eq!(
+            normalise_row(r#"{"n":1,"processed_at":"2026-01-01"}"#, &volatile),
+            r#"{"n":1}"#
+        );
+        assert_eq!(
+            normalise_row(r#"key=k1 value={"processed_at":3,"n":1.0}"#, &volatile),
+            r#"key=k1 value={"n":1}"#
+        );
+        assert_eq!(
+            normalise_row("key=k1 value=plain", &volatile),
+            "key=k1 value=plain"
+        );
+    }
+
+    #[test]
+    fn the_same_rows_in_another_order_are_same() {
+        let t = [set(
+            "file sink output/data",
+            &[r#"{"u":"a","c":1}"#, r#"{"u":"b","c":2}"#],
+        )];
+        let c = [set(
+            "file sink output/data",
+            &[r#"{"c":2,"u":"b"}"#, r#"{"c":1,"u":"a"}"#],
+        )];
+        let p = compare(&t, &c, &[], "3.5.3", false);
+        assert_eq!(p.status, ParityStatus::Same, "{p:?}");
+        assert!(!p.fails());
+        assert_eq!(p.rows_only_in_target + p.rows_only_in_control, 0);
+        assert!(
+            p.compared[0].contains("2 rows (target), 2 (control)"),
+            "{p:?}"
+        );
+        assert!(p.summary().starts_with("same as the control on 3.5.3"));
+    }
+
+    #[test]
+    fn a_row_only_on_one_side_and_a_duplicate_differ_with_examples() {
+        let t = [set(
+            "output topic out",
+            &["key=a value=1", "key=a value=1", "key=b value=2"],
+        )];
+        let c = [set("output topic out", &["key=a value=1", "key=c value=3"])];
+        let p = compare(&t, &c, &[], "3.5.3", false);
+        assert_eq!(p.status, ParityStatus::Differs);
+        assert!(p.fails());
+        assert_eq!(p.rows_only_in_target, 2, "the duplicate counts: {p:?}");
+        assert_eq!(p.rows_only_in_control, 1);
+        assert_eq!(
+            p.examples_only_in_target,
+            [
+                "output topic out: key=a value=1",
+                "output topic out: key=b value=2"
+            ]
+        );
+        assert_eq!(
+            p.examples_only_in_control,
+            ["output topic out: key=c value=3"]
+        );
+        assert!(p
+            .summary()
+            .contains("2 rows only in the target, 1 only in the control"));
+    }
+
+    #[test]
+    fn a_volatile_column_alone_does_not_make_rows_differ() {
+        let t = [set("f", &[r#"{"n":1,"at":"10:00"}"#])];
+        let c = [set("f", &[r#"{"n":1,"at":"10:05"}"#])];
+        assert_eq!(
+            compare(&t, &c, &[], "3.5.3", false).status,
+            ParityStatus::Differs
+        );
+        let p = compare(&t, &c, &["at".to_string()], "3.5.3", false);
+        assert_eq!(p.status, ParityStatus::Same);
+        assert_eq!(p.volatile_columns, ["at"]);
+    }
+
+    #[test]
+    fn examples_stop_at_five_but_counts_do_not() {
+        let rows: Vec<String> = (0..8).map(|i| format!("{{\"i\":{i}}}")).collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let p = compare(&[set("f", &rows)], &[], &[], "3.5.3", false);
+        assert_eq!(p.rows_only_in_target, 8);
+        assert_eq!(p.examples_only_in_target.len(), PARITY_EXAMPLES);
+        assert_eq!(p.status, ParityStatus::Differs);
+    }
+
+    #[test]
+    fn may_differ_reports_the_difference_without_failing() {
+        let p = compare(&[set("f", &["x"])], &[set("f", &["y"])], &[], "3.5.3", true);
+        assert_eq!(p.status, ParityStatus::Differs);
+        assert!(!p.fails());
+        assert!(p.reason.as_deref().unwrap().contains("may-differ"));
+    }
+
+    #[test]
+    fn nothing_written_or_an_unreadable_sink_is_not_checked_never_same() {
+        let p = compare(&[set("f", &[])], &[set("f", &[])], &[], "3.5.3", false);
+        assert_eq!(p.status, ParityStatus::NotChecked);
+        assert!(p
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("neither run wrote a row"));
+        let mut parquet = set("file sink output/p", &[]);
+        parquet.unreadable = Some("Parquet files are not read".into());
+        let p = compare(
+            &[parquet.clone(), set("f", &["a"])],
+            &[parquet.clone(), set("f", &["a"])],
+            &[],
+            "3.5.3",
+            false,
+        );
+        assert_eq!(p.status, ParityStatus::NotChecked);
+        assert!(p.reason.as_deref().unwrap().contains("Parquet"), "{p:?}");
+        // A difference elsewhere is still a difference.
+        let p = compare(
+            &[parquet.clone(), set("f", &["a"])],
+            &[parquet, set("f", &["b"])],
+            &[],
+            "3.5.3",
+            false,
+        );
+        assert_eq!(p.status, ParityStatus::Differs);
+    }
+
+    /// Every writer shows a parity, and a differing one fails the trial in each (the verdict
+    /// stays `resumed`).
+    #[test]
+    fn every_writer_shows_parity_and_a_difference_fails_the_trial() {
+        let report = crate::report::test_helpers::resumed_with_parity(ParityStatus::Differs);
+        let render = |f: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+            let mut out = Vec::new();
+            f(&mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let json = render(&|o| crate::report::write_json(&report, o));
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        let p = &doc["trials"][0]["parity"];
+        assert_eq!(p["status"], "differs", "{json}");
+        assert_eq!(p["rows_only_in_target"], 1);
+        assert_eq!(
+            p["examples"]["only_in_control"][0],
+            r#"file sink output/data: {"count":1,"user":"a"}"#
+        );
+        assert_eq!(doc["trials"][0]["verdict"], "resumed");
+        assert_eq!(doc["trials"][0]["passed"], false);
+        assert_eq!(doc["exit_code"], 21);
+        let terminal = render(&|o| {
+            crate::report::write_summary(&report, o, crate::report::TerminalStyle::default())
+        });
+        assert!(
+            terminal.contains("FAIL spark-4.0.1: resumed, but its output differs"),
+            "{terminal}"
+        );
+        assert!(
+            terminal.contains("only in target: file sink output/data"),
+            "{terminal}"
+        );
+        assert!(terminal.contains("0 passed, 1 failed"), "{terminal}");
+        let markdown = render(&|o| crate::report::write_markdown(&report, o));
+        assert!(markdown.contains("**parity `differs`**"), "{markdown}");
+        let junit = render(&|o| crate::report::write_junit(&report, o));
+        assert!(junit.contains(r#"type="parity-differs""#), "{junit}");
+        let same = crate::report::test_helpers::resumed_with_parity(ParityStatus::Same);
+        let json = render(&|o| crate::report::write_json(&same, o));
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["trials"][0]["parity"]["status"], "same");
+        assert_eq!(doc["trials"][0]["passed"], true);
+        let plain = crate::report::test_helpers::resumed();
+        let json = render(&|o| crate::report::write_json(&plain, o));
+        assert!(!json.contains("\"parity\""), "absent without a control");
+    }
+
+    #[test]
+    fn a_set_only_one_side_wrote_counts_as_empty_on_the_other() {
+        let p = compare(
+            &[set("output topic x", &["key=a value=1"])],
+            &[],
+            &[],
+            "3.5.3",
+            false,
+        );
+        assert_eq!(p.status, ParityStatus::Differs);
+        assert_eq!(p.rows_only_in_target, 1);
+    }
+}
