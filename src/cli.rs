@@ -178,6 +178,12 @@ pub struct RunArgs {
     /// state read under other field names — as the scenario's `deny_warnings = true` does.
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Also run a control: the same checkpoint restarted on the source version with the
+    /// unchanged job (no restart_args), over the same records, and compare what each target
+    /// wrote after the restart with it (output parity; a difference exits 21) — as the
+    /// scenario's `control = true` does.
+    #[arg(long)]
+    pub control: bool,
 }
 
 /// Where a rehearsal runs Kafka and Spark (`--runtime`).

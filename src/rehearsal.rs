@@ -217,15 +217,35 @@ pub async fn run_scenario(
             .await
             .map_err(TrialError::from)?;
     }
+    // --control: the version the control runs on is known now (the scenario's, the generating
+    // version, or the checkpoint's writer) or refused before anything is built or started.
+    let control_version = if scenario.parity.control {
+        let inspected = given
+            .as_ref()
+            .map(|g| &g.inspection)
+            .or(remote_source.as_ref().map(|r| &r.inspection));
+        Some(
+            trial::control_version(scenario, inspected).map_err(|message| {
+                crate::scenario::ScenarioError::Invalid {
+                    path: scenario.file.clone(),
+                    message,
+                }
+            })?,
+        )
+    } else {
+        None
+    };
     resolve_dependencies_async(scenario, settings.runtime, on_event).await?;
     if let Some(inspected) = remote_source {
         let stage = remote::stage(inspected, scenario, settings, on_event).await?;
         given = Some(stage.source.clone());
         staged = Some(stage);
     }
+    let mut versions = spark_versions(scenario);
+    versions.extend(control_version.clone());
     prepare_runtime_async(
         settings.runtime,
-        spark_versions(scenario),
+        versions,
         scenario.kafka_version.clone(),
         on_event,
     )
@@ -243,24 +263,51 @@ pub async fn run_scenario(
             .await?
         }
     };
+    // The control first (issue 13 §3): its own copy and broker, the unchanged job on the
+    // source version; every target is then compared with it.
+    let control = match &control_version {
+        Some(version) => {
+            on_event(RehearsalEvent::TrialStarted {
+                target: format!("{version} (the control: the unchanged job on the source version)"),
+            });
+            let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
+            Some(
+                trial::run_trial_as(
+                    scenario,
+                    &source.path,
+                    &source.inspection,
+                    version,
+                    settings,
+                    Broker::Own,
+                    (trial::TrialRole::Control, true),
+                    &mut on_trial,
+                )
+                .await?,
+            )
+        }
+        None => None,
+    };
     let mut trials = Vec::new();
     for target in &scenario.targets {
         on_event(RehearsalEvent::TrialStarted {
             target: target.clone(),
         });
         let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-        trials.push(
-            trial::run_trial(
-                scenario,
-                &source.path,
-                &source.inspection,
-                target,
-                settings,
-                Broker::Own,
-                &mut on_trial,
-            )
-            .await?,
-        );
+        let (mut report, collected) = trial::run_trial_as(
+            scenario,
+            &source.path,
+            &source.inspection,
+            target,
+            settings,
+            Broker::Own,
+            (trial::TrialRole::Target, control.is_some()),
+            &mut on_trial,
+        )
+        .await?;
+        if let Some((control, c)) = &control {
+            report.parity = Some(trial::parity_of(scenario, &report, &collected, control, c));
+        }
+        trials.push(report);
     }
     let (source_checkpoint, remote_source) = match staged {
         Some(staged) => (
@@ -275,6 +322,7 @@ pub async fn run_scenario(
         source_checkpoint,
         source_version: source.generated_by,
         trials,
+        control: control.map(|(report, _)| Box::new(report)),
         deny_warnings: scenario.deny_warnings,
         remote_source,
     })

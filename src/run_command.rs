@@ -23,6 +23,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     )?;
     let mut scenario = Scenario::load(&args.scenario)?;
     scenario.deny_warnings |= args.deny_warnings;
+    scenario.parity.control |= args.control;
     if !args.targets.is_empty() {
         for (i, t) in args.targets.iter().enumerate() {
             rehearse::scenario::check_release(t).map_err(|m| anyhow::anyhow!("--target: {m}"))?;

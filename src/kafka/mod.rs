@@ -21,6 +21,7 @@ mod output;
 mod partitioner;
 mod rebase;
 mod records;
+mod rows;
 mod seed;
 
 pub use mirror::{
@@ -33,6 +34,7 @@ pub use output::{
 pub use partitioner::{murmur2, partition_for_key, to_positive};
 pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
 pub use records::{check_records_fit, now_ms, time_base_ms, Record, TopicRecords};
+pub use rows::{input_digest, records_after, InputDigest, TopicRows, MAX_ROWS_PER_TOPIC};
 
 pub use seed::{
     create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, KafkaError, MirrorSeed,

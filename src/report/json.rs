@@ -19,6 +19,7 @@
 //! | `passed`            | bool            | Whether the run passed: `exit_code` is 0. Every trial passed (see `trials[].passed`) and, under `--deny-warnings` / `deny_warnings = true`, none resumed with a warning (those runs exit 19 with every trial passed, and `passed` is `false`). `true` for a run with no trials. |
 //! | `exit_code`         | integer         | The exit code `rehearse run` returns for these verdicts (`crate::exit`); the process exits 71 instead when a trial's `source_untouched` is false. |
 //! | `trials`            | array of trial  | One per target version, in the order run. |
+//! | `control`           | trial (absent)  | Only with `--control` / `control = true`: the control run — the source checkpoint restarted on the source version (`target_version`) with the job that wrote it (no `restart_args`, no `[job.per_target]`), in a trial's layout (its `passed` is not part of the run's). Each trial's `parity` compares with it. |
 //! | `remote_source`     | object \| null  | For a remote source checkpoint (`s3://…`, `gs://…`, `az://…`, `abfss://…`, `hdfs://…`): `url` (never credentials), `staged_at` (the local copy the trials copied from), `files`, `bytes` (staged), `source_files`, `source_bytes`, `working_set` (bool: only the files a restart reads were staged), `why_full` (string or null: why everything was staged), `compared` (what was compared between the listing at staging time and at the end: size and ETag, plus version id and MD5 where the server reports them; HDFS: size and modification time), `unchanged` (bool, or null when the source could not be listed again), `changes` (array of string), `verify_error` (string or null). `null` for a local or generated source. |
 //!
 //! Each trial:
@@ -177,6 +178,9 @@ struct RunDocument<'a> {
     exit_code: i32,
     /// One per target, in the order run.
     trials: Vec<TrialDocument<'a>>,
+    /// The control run, in a trial's layout; left out when none ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    control: Option<TrialDocument<'a>>,
     /// A remote source's origin and end check.
     remote_source: Option<&'a crate::report::RemoteSourceReport>,
 }
@@ -338,6 +342,7 @@ impl<'a> RunDocument<'a> {
             passed: matches!(outcome(report), Outcome::Success),
             exit_code: outcome(report).code(),
             trials: report.trials.iter().map(TrialDocument::new).collect(),
+            control: report.control.as_deref().map(TrialDocument::new),
             remote_source: report.remote_source.as_ref(),
         }
     }

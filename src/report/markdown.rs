@@ -65,6 +65,10 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
     write_jobs_line(report, out)?;
     writeln!(out)?;
     write_table(report, out)?;
+    if let Some(c) = &report.control {
+        writeln!(out)?;
+        writeln!(out, "{}", escape(&super::terminal::control_line(c)))?;
+    }
     for trial in &report.trials {
         if !trial.passed() {
             writeln!(out)?;

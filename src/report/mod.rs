@@ -19,7 +19,7 @@ pub mod parity;
 mod progress;
 pub mod terminal;
 #[cfg(test)]
-mod test_helpers;
+pub(crate) mod test_helpers;
 mod text;
 
 pub use format::{write, ReportFormat};

@@ -33,6 +33,10 @@ pub struct RunReport {
     pub source_version: Option<String>,
     /// One entry per target version, in the order run.
     pub trials: Vec<TrialReport>,
+    /// The control run (`--control`, `control = true`): the same source checkpoint restarted on
+    /// the source version with the unchanged job; each trial's `parity` compares with it.
+    /// `None` when no control ran.
+    pub control: Option<Box<TrialReport>>,
     /// Whether semantic warnings fail the run (`--deny-warnings`, or the scenario's
     /// `deny_warnings = true`): a target that resumed with a warning then exits 19.
     pub deny_warnings: bool,

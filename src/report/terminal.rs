@@ -67,6 +67,10 @@ pub fn write_summary(
     }
     writeln!(out)?;
     write_table(report, out, style)?;
+    if let Some(c) = &report.control {
+        writeln!(out)?;
+        writeln!(out, "{}", control_line(c))?;
+    }
     for trial in &report.trials {
         if !trial.passed() {
             writeln!(out)?;
@@ -85,6 +89,17 @@ pub fn write_summary(
     }
     writeln!(out)?;
     write_footer(report, out, style)
+}
+
+/// `control: spark-3.5.3 resumed (rule …): the unchanged job on the source version, …`.
+pub(super) fn control_line(c: &TrialReport) -> String {
+    format!(
+        "control: spark-{} {} (rule {}) in {}: the checkpoint restarted on the source version with the unchanged job; each target's parity compares with it",
+        c.target_version,
+        c.verdict,
+        c.rule,
+        text::seconds(c.seconds_to_verdict)
+    )
 }
 
 fn write_header(report: &RunReport, out: &mut impl Write, style: TerminalStyle) -> io::Result<()> {

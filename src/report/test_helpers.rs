@@ -65,6 +65,7 @@ fn report(trials: Vec<TrialReport>) -> RunReport {
         source_version: Some("3.5.3".to_owned()),
         trials,
         deny_warnings: false,
+        control: None,
         remote_source: None,
     }
 }

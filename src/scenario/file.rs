@@ -42,6 +42,18 @@ pub struct ScenarioFile {
     /// `[cluster]`: rehearse on a Spark standalone cluster of this shape (as
     /// `--runtime standalone`), unless `--runtime` says otherwise.
     pub cluster: Option<ClusterSpec>,
+    /// Run a control beside the targets (`rehearse run --control`): the same copy restarted on
+    /// the source version with the unchanged job, outputs compared (`scenario/parity.rs`).
+    #[serde(default)]
+    pub control: bool,
+    /// The Spark version the control runs on (default: the generating version, or the
+    /// checkpoint's writer when it is one release).
+    pub control_version: Option<String>,
+    /// Top-level JSON keys left out of the parity comparison (`["processed_at"]`).
+    #[serde(default)]
+    pub volatile_columns: Vec<String>,
+    /// `"must-match"` (default) or `"may-differ"`: whether a differing output fails the run.
+    pub parity: Option<String>,
     /// `[kafka]`: where the sandbox's records come from besides `[[topics]]`.
     pub kafka: Option<KafkaSpec>,
 }

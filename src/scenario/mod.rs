@@ -16,6 +16,7 @@ pub mod init;
 mod job;
 mod mirror;
 mod model;
+mod parity;
 mod parse;
 mod placeholders;
 mod records;
@@ -38,6 +39,7 @@ pub use model::{
     ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
+pub use parity::{parity_settings, ParitySettings};
 pub use parse::{check_release, check_timeout, check_version, cluster_shape, MAX_TIMEOUT_SECONDS};
 pub use placeholders::{
     check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,

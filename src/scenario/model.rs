@@ -195,6 +195,9 @@ pub struct Scenario {
     /// `deny_warnings = true`: a target that resumed with a semantic warning fails the run, as
     /// with `rehearse run --deny-warnings`.
     pub deny_warnings: bool,
+    /// The control run and output parity (`control`, `control_version`, `volatile_columns`,
+    /// `parity`; `rehearse run --control`).
+    pub parity: super::parity::ParitySettings,
     /// `[cluster]`: the standalone cluster the scenario asks to rehearse on (`None`: the
     /// runtime `--runtime` picks, `local[2]` in a container by default).
     pub cluster: Option<ClusterShape>,

@@ -23,6 +23,7 @@
 
 mod baseline;
 mod broker;
+mod control;
 mod driver;
 mod error;
 mod event_log;
@@ -31,13 +32,16 @@ mod generate;
 mod job;
 mod kafka_short;
 mod parts;
+mod read_all;
 mod run;
+mod sink_rows;
 mod watch;
 
 pub use baseline::bare_restart_seconds;
 pub use broker::{seed, start_ready_kafka, Broker};
+pub use control::{control_version, parity_of, Collected, TrialRole};
 pub use error::TrialError;
 pub use events::TrialEvent;
 pub use generate::{cached_checkpoint, generate_checkpoint, Generate};
 pub use job::resolve_dependencies;
-pub use run::{run_trial, TrialSettings};
+pub use run::{run_trial, run_trial_as, TrialSettings};

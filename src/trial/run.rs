@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, Broker};
+use super::control::{Collected, TrialRole};
 use super::job::{redacted_argv, stage_job, submit};
 use super::watch::watch;
 use super::{kafka_short, parts, TrialError, TrialEvent};
@@ -52,6 +53,36 @@ pub async fn run_trial(
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<TrialReport, TrialError> {
+    let (report, _) = run_trial_as(
+        scenario,
+        source,
+        inspection,
+        target,
+        settings,
+        broker,
+        (TrialRole::Target, false),
+        on_event,
+    )
+    .await?;
+    Ok(report)
+}
+
+/// [`run_trial`] in a `role`: a target, or the control (`target` is then the source version and
+/// the job the one that wrote the checkpoint, without `restart_args`). With `collect` (a
+/// control runs), the trial also digests its broker's input records, keeps watching after a
+/// `resumed` until the query read every seeded record, and reads back what it wrote after the
+/// restart (file sinks under `{output}`, output topics) for the parity comparison.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_trial_as(
+    scenario: &Scenario,
+    source: &Path,
+    inspection: &Inspection,
+    target: &str,
+    settings: &TrialSettings,
+    broker: Broker<'_>,
+    (role, collect): (TrialRole, bool),
+    on_event: &mut (dyn FnMut(TrialEvent) + Send),
+) -> Result<(TrialReport, Collected), TrialError> {
     let per_trial;
     let scenario = match broker {
         Broker::Shared { .. } if !scenario.output_topics.is_empty() => {
@@ -60,7 +91,10 @@ pub async fn run_trial(
         }
         _ => scenario,
     };
-    let job = scenario.job_for(target);
+    let job = match role {
+        TrialRole::Target => scenario.job_for(target),
+        TrialRole::Control => scenario.generation_job(target),
+    };
     let trial = Trial {
         scenario,
         job: &job,
@@ -68,6 +102,8 @@ pub async fn run_trial(
         inspection,
         target,
         settings,
+        role,
+        collect,
     };
     let (store, sandbox) = trial.copy_source(on_event).await?;
     let app = stage_job(
@@ -95,13 +131,14 @@ pub async fn run_trial(
     };
     let result = async {
         let seeding = restart
-            .seed(scenario, seeded, rebased.is_some(), on_event)
+            .seed(scenario, seeded, rebased.is_some(), collect, on_event)
             .await?;
         trial.restart(&restart, seeding, on_event).await
     }
     .await;
     let released = kafka.release().await;
     let mut watched = result?;
+    let collected = std::mem::take(&mut watched.collected);
     if let Err(e) = released {
         // The verdict stands; the broker is left for `rehearse gc` (the engine went away).
         watched.left.push(format!(
@@ -113,7 +150,8 @@ pub async fn run_trial(
         target: target.to_string(),
         classification: Box::new(watched.classification.clone()),
     });
-    trial.report(sandbox, watched, notes, changes, &app.deps.report)
+    let report = trial.report(sandbox, watched, notes, changes, &app.deps.report)?;
+    Ok((report, collected))
 }
 
 /// What a trial was asked to do.
@@ -125,6 +163,10 @@ struct Trial<'a> {
     inspection: &'a Inspection,
     target: &'a str,
     settings: &'a TrialSettings,
+    /// A target, or the control.
+    role: TrialRole,
+    /// Collect what the parity comparison needs (a control runs).
+    collect: bool,
 }
 
 /// What the restart runs against, once the sandbox and the broker are ready.
@@ -146,6 +188,9 @@ struct Seeded {
     seeding: SeedingSummary,
     kafka_short: Option<String>,
     output_before: KafkaOffsets,
+    /// With a control: the input topics' end offsets after seeding (what the query must read)
+    /// and the digest of their records.
+    parity: Option<(KafkaOffsets, Result<crate::kafka::InputDigest, String>)>,
 }
 
 /// What watching the restart gave.
@@ -161,6 +206,8 @@ struct Watched {
     executors: Option<crate::report::ExecutorsReport>,
     /// What could not be removed after the verdict (the engine went away), for the notes.
     left: Vec<String>,
+    /// What the parity comparison needs (empty without a control).
+    collected: Collected,
 }
 
 /// `scenario` with its output topics renamed for one trial on a suite's shared broker
@@ -238,7 +285,10 @@ impl Trial<'_> {
             self.inspection,
             &targets,
             self.settings.report_dir.as_deref(),
-            &format!("{}-{}", self.scenario.name, self.target),
+            &match self.role {
+                TrialRole::Target => format!("{}-{}", self.scenario.name, self.target),
+                TrialRole::Control => format!("{}-{}-control", self.scenario.name, self.target),
+            },
             &options,
         )
         .await?;
@@ -290,7 +340,10 @@ impl Trial<'_> {
     ) -> Result<Watched, TrialError> {
         let scenario = self.scenario;
         let mut args = self.job.args.clone();
-        args.extend(self.job.restart_args.iter().cloned());
+        if self.role == TrialRole::Target {
+            // The control runs the job as it wrote the checkpoint: no restart-only arguments.
+            args.extend(self.job.restart_args.iter().cloned());
+        }
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
         let cmd = submit(
             r.ids,
@@ -331,17 +384,30 @@ impl Trial<'_> {
             ctx,
             scenario.timeout_seconds,
             seeded.kafka_short,
+            seeded.parity.as_ref().map(|(ends, _)| ends),
         );
         // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
         // are the runtime's evidence, not the log's.
-        let (classification, executors) = match parts::unless_broker_dies(r.kafka, watching).await {
-            Ok((c, executors)) => (
-                parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
-                executors,
-            ),
-            Err(died) => (died, super::event_log::ExecutorLog::default()),
-        };
-        let seconds = started.elapsed().as_secs_f64();
+        let (classification, executors, read_all) =
+            match parts::unless_broker_dies(r.kafka, watching).await {
+                Ok((c, executors, read_all)) => (
+                    parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
+                    executors,
+                    read_all,
+                ),
+                Err(died) => (
+                    died,
+                    super::event_log::ExecutorLog::default(),
+                    Some((
+                        Err("the sandbox broker stopped under the trial".to_string()),
+                        Duration::ZERO,
+                    )),
+                ),
+            };
+        // The time to the verdict, not counting the wait to read every record (a control runs).
+        let drained = read_all.as_ref().map_or(Duration::ZERO, |(_, d)| *d);
+        let read_all = read_all.map(|(r, _)| r);
+        let seconds = started.elapsed().saturating_sub(drained).as_secs_f64();
         tracing::debug!(version = self.target, verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
         let _ = spark.stop(Duration::from_secs(5)).await;
         // A driver that cannot be removed (the engine went away) does not lose the verdict and
@@ -363,6 +429,12 @@ impl Trial<'_> {
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
         tracing::debug!(?output, "output topics read back after the restart");
+        let collected = match seeded.parity {
+            Some((_, digest)) if self.collect => {
+                collect_rows(r, scenario, &seeded.output_before, digest, read_all).await
+            }
+            _ => Collected::default(),
+        };
         // Local mode announces no executor: only a cluster's restart reports them.
         let executors = matches!(
             self.settings.runtime,
@@ -379,6 +451,7 @@ impl Trial<'_> {
             output_error,
             executors,
             left,
+            collected,
         })
     }
 
@@ -451,6 +524,7 @@ impl Trial<'_> {
             output_error,
             executors,
             left,
+            collected: _,
         } = watched;
         notes.extend(left);
         if let Some(m) = &seeding.mirrored {
@@ -498,7 +572,10 @@ impl Trial<'_> {
         Ok(TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
-            expected_verdict: self.scenario.expect.get(self.target).copied(),
+            expected_verdict: match self.role {
+                TrialRole::Target => self.scenario.expect.get(self.target).copied(),
+                TrialRole::Control => None,
+            },
             rule: classification.rule,
             evidence: classification.evidence,
             last_committed_batch: classification.last_committed_batch,
@@ -520,6 +597,44 @@ impl Trial<'_> {
             exercised,
             parity: None,
         })
+    }
+}
+
+/// What a trial collected for the parity comparison, once its driver stopped: the rows of the
+/// file sinks under its sandbox's `{output}` and of its output topics after the restart.
+async fn collect_rows(
+    r: &Restart<'_>,
+    scenario: &Scenario,
+    output_before: &KafkaOffsets,
+    digest: Result<crate::kafka::InputDigest, String>,
+    read_all: Option<Result<String, String>>,
+) -> Collected {
+    let mut rows = super::sink_rows::file_sink_rows(&r.sandbox.join("output"));
+    let names: Vec<String> = scenario
+        .output_topics
+        .iter()
+        .map(|o| o.name.clone())
+        .collect();
+    match crate::kafka::records_after(&r.kafka.host_bootstrap, &names, output_before).await {
+        Ok(topics) => rows.extend(topics.into_iter().map(|t| {
+            crate::report::RowSet {
+                name: format!("output topic {}", t.topic),
+                unreadable: (t.missing > 0)
+                    .then(|| format!("{} of its records could not be read back", t.missing)),
+                rows: t.rows,
+                how: "records after the end offsets taken before the restart".to_string(),
+            }
+        })),
+        Err(e) => rows.extend(names.iter().map(|n| crate::report::RowSet {
+            name: format!("output topic {n}"),
+            unreadable: Some(format!("could not be read back: {e}")),
+            ..Default::default()
+        })),
+    }
+    Collected {
+        rows,
+        digest: Some(digest),
+        read_all,
     }
 }
 
@@ -569,12 +684,14 @@ fn job_artifact(job: &crate::scenario::ResolvedJob) -> crate::report::JobArtifac
 impl Restart<'_> {
     /// Seeds the broker for the checkpoint the restart reads, or, when the suite seeded it
     /// already (`seeded`), only checks it is not short; records whether the copy was rebased;
-    /// creates the output topics (empty) and takes their end offsets.
+    /// creates the output topics (empty) and takes their end offsets. With `collect`, also the
+    /// input topics' end offsets and the digest of their records.
     async fn seed(
         &self,
         scenario: &Scenario,
         seeded: Option<SeedingSummary>,
         rebased: bool,
+        collect: bool,
         on_event: &mut (dyn FnMut(TrialEvent) + Send),
     ) -> Result<Seeded, TrialError> {
         let (mut seeding, kafka_short) = match seeded {
@@ -599,10 +716,21 @@ impl Restart<'_> {
         let output_before =
             crate::kafka::output_offsets(&self.kafka.host_bootstrap, &scenario.output_topics)
                 .await?;
+        let parity = if collect {
+            let inputs: Vec<String> = seeding.topics.iter().map(|(t, _)| t.clone()).collect();
+            let ends = crate::kafka::end_offsets(&self.kafka.host_bootstrap, &inputs).await?;
+            let digest = crate::kafka::input_digest(&self.kafka.host_bootstrap, &inputs)
+                .await
+                .map_err(|e| e.to_string());
+            Some((ends, digest))
+        } else {
+            None
+        };
         Ok(Seeded {
             seeding,
             kafka_short,
             output_before,
+            parity,
         })
     }
 }

@@ -25,13 +25,23 @@ pub(super) const EXECUTORS_LOST_GRACE: Duration = Duration::from_secs(45);
 /// Also returns the executors the event log announced until the verdict; when every one of
 /// them was removed and none replaced them for [`EXECUTORS_LOST_GRACE`] before the restart was
 /// proved, the verdict is [`BuiltinRule::ExecutorsLost`] with the removals as evidence.
+///
+/// `read_to` (a control run's parity, issue 13 §3; hook for `read_all.rs`): after a `resumed`,
+/// keep reading until the query read every record up to these end offsets and settled, within
+/// the same timeout — the third value says whether it did, and how long that took after the
+/// verdict. The verdict is not changed by it.
 pub(super) async fn watch(
     spark: &SparkDriver,
     sandbox: &Path,
     ctx: TrialContext,
     timeout_seconds: u64,
     kafka_short: Option<String>,
-) -> (Classification, ExecutorLog) {
+    read_to: Option<&crate::checkpoint::KafkaOffsets>,
+) -> (
+    Classification,
+    ExecutorLog,
+    Option<(Result<String, String>, Duration)>,
+) {
     let mut stream = DriverStream::new(spark, sandbox);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_seconds);
     let mut executors = ExecutorLog::default();
@@ -50,7 +60,15 @@ pub(super) async fn watch(
         }
         _ => first,
     };
-    (c, executors)
+    let drain = tokio::time::Instant::now();
+    let read_all = match read_to {
+        Some(seeded) if c.verdict == Verdict::Resumed => {
+            Some(super::read_all::until_read_all(&mut stream, deadline, seeded).await)
+        }
+        Some(_) => Some(Err(format!("the restart did not resume ({})", c.verdict))),
+        None => None,
+    };
+    (c, executors, read_all.map(|r| (r, drain.elapsed())))
 }
 
 /// The watcher's first verdict: at the line or event that makes it certain, else when the

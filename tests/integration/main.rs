@@ -13,6 +13,7 @@ mod jvm;
 mod local;
 mod matrix;
 mod mirror;
+mod parity;
 mod remote;
 mod report;
 mod run;

@@ -150,6 +150,7 @@ impl Scenario {
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
             deny_warnings: file.deny_warnings,
+            parity: super::parity::parity_settings(&file).map_err(invalid)?,
             cluster: file
                 .cluster
                 .as_ref()
