@@ -45,6 +45,9 @@ const ANCHORS: &[&str] = &[
     "\tat ",
     "    at ",
     "Running Spark version",
+    // MicroBatchExecution (3.5+), once no trigger found new data for
+    // noDataProgressEventInterval (10 s): a live trial waiting for paths ends there.
+    "has been idle and waiting for new data",
     "Spark Command:",
     "NotCompatible",
     "Java Virtual Machine",

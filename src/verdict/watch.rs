@@ -428,6 +428,19 @@ impl Watcher {
             }
         } else if msg.starts_with("Running Spark version") {
             self.facts.driver_started = true;
+        } else if msg.starts_with("Streaming query has been idle and waiting for new data") {
+            // Spark 3.5+ posts no progress report for an idle trigger (a QueryIdleEvent and
+            // this line instead). The line names no query: only trusted when no other query
+            // was seen in this driver.
+            if self.facts.awaiting_paths.is_some()
+                && self.facts.other_ids.is_empty()
+                && self.facts.fresh_start.is_none()
+            {
+                self.paths_cannot_run(format!(
+                    "the query went idle: \"{}\" (MicroBatchExecution, 3.5+), so every seeded record was read and no batch can run again",
+                    clip(msg)
+                ));
+            }
         } else if let Some(rest) = msg.strip_prefix("Resuming at batch ") {
             if self.facts.last_start_is_ours != Some(false) {
                 let n: String = rest.chars().take_while(char::is_ascii_digit).collect();

@@ -164,13 +164,12 @@ impl Watcher {
     /// report, [`Progress::idle`]). The trial seeds every record before the restart, so the
     /// query has read them all and, with no batch left to run, no path can run any more:
     /// `resume-unproven` now rather than after the whole timeout.
-    pub(super) fn paths_cannot_run(&mut self, p: &Progress) {
+    /// `why`: the idle report or Spark's idle line (3.5+ logs "Streaming query has been idle
+    /// and waiting for new data more than N ms." and posts no idle progress report).
+    pub(super) fn paths_cannot_run(&mut self, why: String) {
         let end = Ending {
             ended: Ended::EndOfInput,
-            text: format!(
-                "the query went idle: the trigger for batch {} found no new record and ran no batch (numInputRows 0, no addBatch), so every seeded record was read and no batch can run again",
-                p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
-            ),
+            text: why,
             recent: Vec::new(),
         };
         if let Some(d) = self.paths_did_not_run(&end) {

@@ -19,7 +19,10 @@ impl Watcher {
                 && self.is_ours(p.id.as_deref())
                 && self.facts.fresh_start.is_none()
             {
-                self.paths_cannot_run(&p);
+                self.paths_cannot_run(format!(
+                    "the query went idle: the trigger for batch {} found no new record and ran no batch (numInputRows 0, no addBatch), so every seeded record was read and no batch can run again",
+                    p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
+                ));
             }
             return;
         }

@@ -611,4 +611,26 @@ fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
     let mut w = Watcher::new(live_paths_ctx());
     w.push_line(START);
     assert!(w.push_line(&idle).is_none());
+    // Spark 3.5+ posts no idle report but logs a line (measured, 3.5.3): the same end.
+    let line = "26/12/02 00:20:48 INFO MicroBatchExecution: Streaming query has been idle and waiting for new data more than 10000 ms.";
+    let mut w = Watcher::new(live_paths_ctx());
+    w.push_line(START);
+    assert!(w.push_line(line).is_none(), "no proof yet: nothing to end");
+    assert!(w.push_line(&first).is_none());
+    let c = w.push_line(line).expect("decided at the idle line");
+    assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
+    assert!(
+        c.evidence
+            .iter()
+            .any(|l| l.contains("has been idle and waiting")),
+        "{:?}",
+        c.evidence
+    );
+    // Another query in the driver: its idleness is not ours.
+    let other = "26/11/30 13:10:15.500 INFO MicroBatchExecution: Starting q2 [id = 9a0b, runId = 7777]. Use file:/d to store the query checkpoint.";
+    let mut w = Watcher::new(live_paths_ctx());
+    w.push_line(START);
+    w.push_line(other);
+    w.push_line(&first);
+    assert!(w.push_line(line).is_none());
 }
