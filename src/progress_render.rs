@@ -246,6 +246,7 @@ impl<W: Write> Progress<W> {
             }
             TrialEvent::SparkStarted { .. } => Some("waiting for the restarted query's verdict"),
             TrialEvent::BatchCommitted { .. } => None,
+            TrialEvent::WaitingFor { .. } => Some("waiting for the paths still to run"),
             TrialEvent::VerdictReached { .. } => None,
         };
         let finished = matches!(event, TrialEvent::VerdictReached { .. });
@@ -319,6 +320,10 @@ fn trial_line(event: TrialEvent) -> String {
         TrialEvent::BatchCommitted { done, of } => {
             format!("source checkpoint: batch {done}/{of} committed")
         }
+        TrialEvent::WaitingFor { what } => format!(
+            "offsets proven; waiting for {} to run (until the query goes idle or the timeout: then resume-unproven)",
+            what.join(", ")
+        ),
         TrialEvent::VerdictReached {
             target,
             classification,
@@ -379,6 +384,9 @@ mod tests {
                 RehearsalEvent::TrialStarted {
                     target: "4.0.1".into(),
                 },
+                RehearsalEvent::Trial(TrialEvent::WaitingFor {
+                    what: vec!["state-evicted".into(), "sink-wrote".into()],
+                }),
             ] {
                 p.rehearsal(event);
             }
@@ -399,6 +407,7 @@ mod tests {
              \x20 source checkpoint: batch 2/2 committed\n\
              using the source checkpoint generated earlier with Spark 3.5.3: /cache/src (remove it to generate anew)\n\
              rehearsing on Spark 4.0.1\n\
+             \x20 offsets proven; waiting for state-evicted, sink-wrote to run (until the query goes idle or the timeout: then resume-unproven)\n\
              s/p/3.5.3: preparing its source checkpoint (from the cache, or generated: minutes)\n\
              [1/2] a  ok\n"
         );

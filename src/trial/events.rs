@@ -37,6 +37,13 @@ pub enum TrialEvent {
         /// Batches wanted.
         of: u32,
     },
+    /// The restart continued the checkpoint's offsets, but the verdict waits for what is named
+    /// ([`crate::verdict::Watcher::waiting_for`]: paths not run yet, or `rows-read`); sent each
+    /// time that list changes.
+    WaitingFor {
+        /// What is still to be proved, in the report's words.
+        what: Vec<String>,
+    },
     /// The verdict was reached.
     VerdictReached {
         /// Target version.

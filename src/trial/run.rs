@@ -385,6 +385,7 @@ impl Trial<'_> {
             scenario.timeout_seconds,
             seeded.kafka_short,
             seeded.parity.as_ref().map(|(ends, _)| ends),
+            on_event,
         );
         // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
         // are the runtime's evidence, not the log's.

@@ -37,6 +37,7 @@ pub(super) async fn watch(
     timeout_seconds: u64,
     kafka_short: Option<String>,
     read_to: Option<&crate::checkpoint::KafkaOffsets>,
+    on_event: &mut (dyn FnMut(super::TrialEvent) + Send),
 ) -> (
     Classification,
     ExecutorLog,
@@ -52,6 +53,7 @@ pub(super) async fn watch(
         deadline,
         timeout_seconds,
         &mut executors,
+        on_event,
     )
     .await;
     let c = match kafka_short {
@@ -80,9 +82,19 @@ async fn until_verdict(
     deadline: tokio::time::Instant,
     timeout_seconds: u64,
     executors: &mut ExecutorLog,
+    on_event: &mut (dyn FnMut(super::TrialEvent) + Send),
 ) -> Classification {
     let mut watcher = Watcher::new(ctx.clone());
+    let mut waiting: Option<Vec<String>> = None;
     loop {
+        // Say what a proved resume still waits for, each time that changes.
+        let now = watcher.waiting_for();
+        if now.is_some() && now != waiting {
+            on_event(super::TrialEvent::WaitingFor {
+                what: now.clone().unwrap_or_default(),
+            });
+        }
+        waiting = now;
         let lost_by = executors
             .all_lost_at()
             .map(|at| at + EXECUTORS_LOST_GRACE)

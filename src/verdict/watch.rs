@@ -178,6 +178,32 @@ impl Watcher {
         self.recent.iter().map(String::as_str)
     }
 
+    /// What a proved resume is still waiting for before it can be `resumed`: the names of the
+    /// query's paths that have not run yet (`state-evicted`, `watermark-advanced`, …), or
+    /// `rows-read` while no batch after the restart read the seeded records. `None` while the
+    /// resume is not proved, or once the verdict is certain. A live trial says it (session-6
+    /// pass: a trial waited out its whole timeout printing nothing).
+    pub fn waiting_for(&self) -> Option<Vec<String>> {
+        if self.decided.is_some() {
+            return None;
+        }
+        if self.facts.awaiting_paths.is_some() {
+            let names: Vec<String> = self
+                .facts
+                .paths
+                .exercised()
+                .not_run()
+                .into_iter()
+                .map(|(name, _)| name.to_string())
+                .collect();
+            return (!names.is_empty()).then_some(names);
+        }
+        self.facts
+            .awaiting_rows
+            .as_ref()
+            .map(|_| vec!["rows-read".to_string()])
+    }
+
     /// The verdict, if already certain (it is also returned once by `push_*`).
     pub fn verdict(&self) -> Option<&Classification> {
         self.decided.as_ref()

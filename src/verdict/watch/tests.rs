@@ -210,12 +210,23 @@ fn a_live_trial_is_resumed_only_once_every_path_of_the_query_ran() {
     let closed = windowed(5, 0, (2, 0, 4), "2024-01-01T00:00:50.000Z", 4);
     let mut w = Watcher::new(live_paths_ctx());
     assert!(w.push_line(START).is_none());
+    assert_eq!(w.waiting_for(), None, "nothing proved yet");
     assert!(
         w.push_line(&first).is_none(),
         "not resumed before a window closed"
     );
+    // While waiting, the watcher says for what (the trial shows it as a progress line).
+    assert_eq!(
+        w.waiting_for(),
+        Some(vec![
+            "watermark-advanced".to_string(),
+            "state-evicted".to_string(),
+            "sink-wrote".to_string()
+        ])
+    );
     let c = w.push_line(&closed).expect("resumed once every path ran");
     assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+    assert_eq!(w.waiting_for(), None, "nothing to wait for once certain");
     let e = c.exercised.as_ref().expect("paths recorded");
     assert!(e.all_ran(), "{e:?}");
     assert!(
