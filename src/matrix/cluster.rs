@@ -8,7 +8,8 @@
 //!
 //! The cells' sandboxes are created under one directory every worker mounts at the same path:
 //! `--report-dir`, or a directory of the suite under the system temp dir, removed at the end
-//! (kept with `--keep`).
+//! (kept with `--keep`; marked like a sandbox, so `rehearse gc --sandboxes` removes it after a
+//! killed run).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,6 +65,8 @@ impl SuiteClusters {
                 let dir = tempfile::Builder::new()
                     .prefix(&format!("rehearse-suite-{}-", suite.trial))
                     .tempdir()?;
+                // Names this process, so `rehearse gc --sandboxes` removes it after a SIGKILL.
+                let _ = runtime::mark_sandbox(dir.path(), false);
                 (dir.path().canonicalize()?, Some(dir))
             }
         };
@@ -158,6 +161,7 @@ impl SuiteClusters {
         }
         let temp = self.temp.lock().map(|mut t| t.take()).unwrap_or_default();
         if let (Some(dir), true) = (temp, keep) {
+            let _ = runtime::mark_sandbox(dir.path(), true);
             let _ = dir.keep();
         }
     }

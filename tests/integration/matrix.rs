@@ -390,3 +390,36 @@ fn a_bad_spark_memory_is_usage_and_an_all_not_applicable_suite_needs_no_engine()
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--spark-memory"), "{stderr}");
 }
+
+/// `matrix --master`/`--conf` are checked as on `run`, before any image or container: a master
+/// without `--report-dir` (where the cluster reads the sandboxes), a `--conf` without `=`, and
+/// `--master` with `--runtime` are bad input naming the flag.
+#[test]
+fn a_bad_master_or_conf_on_matrix_is_bad_input_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = suite(tmp.path(), "");
+    let s = s.display().to_string();
+    let (code, _, stderr) = rehearse(&["matrix", &s, "--master", "spark://h:7077"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("--report-dir"), "{stderr}");
+    let (code, _, stderr) =
+        rehearse(&["matrix", &s, "--master", "local[4]", "--report-dir", "/tmp"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("--runtime standalone"), "{stderr}");
+    let (code, _, stderr) = rehearse(&["matrix", &s, "--conf", "spark.x"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("--conf spark.x: give KEY=VALUE"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        &s,
+        "--master",
+        "spark://h:7077",
+        "--runtime",
+        "docker",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--master"), "{stderr}");
+}
