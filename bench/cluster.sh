@@ -15,9 +15,10 @@
 # State on disk ≈ KAFKA_PARTITIONS × RECORDS × BATCHES × VALUE_BYTES: the padding is the
 # template's {random:VALUE_BYTES} (pseudo-random printable characters, deterministic per record),
 # which RocksDB's LZ4 cannot compress; the script prints the real size of state/ in the generated
-# checkpoint (on disk, `du`), not the input's. RocksDB's state came to about 1.7 × the input
-# here (RECORDS=22000: 264 MB of records → 442 MiB of state/), so ≥ 2 GiB of state is about
+# checkpoint (on disk, `du`), not the input's. RocksDB's state/ (every retained version's SST
+# files) came to 1.7 × the records' bytes at RECORDS=22000 (442 MiB) and 4.5 × at
 #   KAFKA_PARTITIONS=4 RECORDS=105000 BATCHES=3 VALUE_BYTES=1000 bench/cluster.sh
+# (5.5 GiB; about 45 minutes on 2 shared cores; needs ~15 GB of free disk while it runs).
 # Disk: the checkpoint, Kafka's log of the records and one sandbox copy at a time (each run's
 # copy is deleted after it; its event log stays). Needs Docker and the images.
 set -euo pipefail
