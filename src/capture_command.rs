@@ -7,7 +7,8 @@
 //! record back at its production offset (less the sandbox's rebase base).
 //! An existing `<topic>.jsonl` is refused unless `--force`. Where production no longer holds
 //! the checkpoint's offsets the files are still written and the command says so and exits with
-//! `kafka-data-loss`'s code: that is what a restart in production would meet.
+//! `kafka-data-loss`'s code: that is what a restart in production would meet, and what a run
+//! replaying the files gets (`kafka::records_file_loss`).
 
 use std::io::Write as _;
 use std::path::Path;
@@ -116,7 +117,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         mirror.bootstrap
     );
     if let Some(evidence) = mirror.data_loss_evidence() {
-        say!("kafka-data-loss: {evidence}\n  hint: the checkpoint cannot resume in production without losing records; raise the topic's retention, or accept the loss with failOnDataLoss=false");
+        say!("kafka-data-loss: {evidence}\n  hint: the checkpoint cannot resume in production without losing records; raise the topic's retention, or accept the loss with failOnDataLoss=false; a run replaying these files gets kafka-data-loss too");
         return Ok(Outcome::Verdict(Verdict::KafkaDataLoss));
     }
     Ok(Outcome::Success)

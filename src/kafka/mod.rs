@@ -33,7 +33,9 @@ pub use output::{
 };
 pub use partitioner::{murmur2, partition_for_key, to_positive};
 pub use rebase::{bases, needed as rebase_needed, rebase, Rebase, RebaseError};
-pub use records::{check_records_fit, now_ms, time_base_ms, Record, TopicRecords};
+pub use records::{
+    check_records_fit, now_ms, records_file_loss, time_base_ms, Record, TopicRecords,
+};
 pub use rows::{input_digest, records_after, InputDigest, TopicRows, MAX_ROWS_PER_TOPIC};
 
 pub use seed::{

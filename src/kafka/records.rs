@@ -210,6 +210,52 @@ fn file_record(r: &FileRecord) -> Record<'_> {
     }
 }
 
+/// The evidence that a `records_file` with production offsets (a capture's) does not reach
+/// back to the checkpoint's offset in a partition it holds: its first record there is above the
+/// offset the restart reads from, so the offsets between are template filler, not production's
+/// records — production had lost them when it was captured (its log start was past the
+/// checkpoint's offset; `rehearse capture` reported `kafka-data-loss` then). `checkpointed` are
+/// the checkpoint's own (production) offsets, before any rebase. `None` when every partition
+/// the file holds starts at or below them, or the file has no offsets.
+///
+/// Breaker pass, session 7: such a file replayed got `resumed`, the restart reading filler at
+/// the checkpoint's offsets as if production still held records there.
+pub fn records_file_loss(
+    topics: &[Topic],
+    checkpointed: &crate::checkpoint::KafkaOffsets,
+) -> Option<String> {
+    let mut short = Vec::new();
+    for topic in topics {
+        let RecordSource::File(file) = &topic.records else {
+            continue;
+        };
+        let Some(parts) = checkpointed.get(&topic.name) else {
+            continue;
+        };
+        for (&partition, &needed) in parts {
+            let first = file
+                .records
+                .iter()
+                .filter(|r| r.partition.map(i64::from) == Some(i64::from(partition)))
+                .filter_map(|r| r.offset)
+                .min();
+            if let Some(first) = first.filter(|&f| f > needed) {
+                short.push(format!(
+                    "{}/{partition} starts at offset {first} in {}, above the checkpoint's offset {needed}",
+                    topic.name,
+                    file.path.display()
+                ));
+            }
+        }
+    }
+    (!short.is_empty()).then(|| {
+        format!(
+            "the records_file does not reach back to the checkpoint's offsets: {}; the offsets between are template filler, not production's records (production no longer held them when they were captured), so a production restart would meet Kafka data loss",
+            short.join("; ")
+        )
+    })
+}
+
 /// The records file's line indices per partition: the line's `partition`, the key's
 /// (murmur2), or round-robin over keyless lines.
 fn layout(f: &RecordsFile, partitions: u32) -> Result<Vec<Vec<usize>>, String> {
@@ -314,6 +360,39 @@ mod tests {
         assert!(r.by_partition[2].contains(&3), "explicit partition kept");
         let rec = r.record(2, 7);
         assert_eq!(rec.key.as_deref(), Some(&b"abc"[..]));
+    }
+
+    /// Breaker pass, session 7: a capture made after production lost the records at the
+    /// checkpoint's offsets, replayed, got `resumed` — the restart read template filler there.
+    #[test]
+    fn a_records_file_starting_above_the_checkpoints_offset_is_data_loss_evidence() {
+        let topic = |text: &str| Topic {
+            name: "events".into(),
+            partitions: 2,
+            records: file(text),
+            fresh_records: 1,
+            fill_to_checkpoint: true,
+            time_step_ms: 1000,
+            kafka_timestamp: false,
+        };
+        let mut ck = crate::checkpoint::KafkaOffsets::new();
+        ck.entry("events".into()).or_default().insert(0, 15);
+        ck.entry("events".into()).or_default().insert(1, 15);
+        let lost = topic(concat!(
+            "{\"value\":\"a\",\"partition\":0,\"offset\":20}\n",
+            "{\"value\":\"b\",\"partition\":1,\"offset\":10}\n",
+        ));
+        let e = records_file_loss(&[lost], &ck).expect("partition 0 starts past offset 15");
+        assert!(e.contains("events/0 starts at offset 20"), "{e}");
+        assert!(!e.contains("events/1"), "{e}");
+        // Starting at the checkpoint's offset, or a file without offsets: no evidence.
+        let whole = topic(concat!(
+            "{\"value\":\"a\",\"partition\":0,\"offset\":15}\n",
+            "{\"value\":\"b\",\"partition\":1,\"offset\":14}\n",
+        ));
+        assert_eq!(records_file_loss(&[whole], &ck), None);
+        let plain = topic("{\"value\":\"a\"}\n");
+        assert_eq!(records_file_loss(&[plain], &ck), None);
     }
 
     #[test]

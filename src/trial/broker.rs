@@ -132,7 +132,7 @@ pub async fn seed(
     let Some(m) = &scenario.mirror else {
         return Ok((
             crate::kafka::seed(&kafka.host_bootstrap, &plan).await?,
-            None,
+            crate::kafka::records_file_loss(&scenario.topics, &checkpointed),
         ));
     };
     let mirror = crate::kafka::read_mirror_async(m, &checkpointed).await?;

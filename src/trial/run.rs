@@ -378,6 +378,9 @@ impl Trial<'_> {
             job: Some(self.job_facts()),
             ..TrialContext::from_inspection(r.inspection)
         };
+        // Nothing fresh to read (fresh_records = 0, or a records_file with nothing past the
+        // checkpoint's offsets): only the offsets can be proved, no path of the query can run.
+        let nothing_fresh = seeded.seeding.fresh_records == 0 && seeded.kafka_short.is_none();
         let watching = watch(
             &spark,
             r.sandbox,
@@ -392,7 +395,10 @@ impl Trial<'_> {
         let (classification, executors, read_all) =
             match parts::unless_broker_dies(r.kafka, watching).await {
                 Ok((c, executors, read_all)) => (
-                    parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
+                    unproven_without_fresh_records(
+                        parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
+                        nothing_fresh,
+                    ),
                     executors,
                     read_all,
                 ),
@@ -736,6 +742,29 @@ impl Restart<'_> {
     }
 }
 
+/// A `resumed` with no fresh record seeded is `resume-unproven`: the re-run of the pending
+/// batch proves the offsets, but no batch after it reads rows, so no path of the query (state
+/// updated, watermark advanced, state evicted, sink wrote) can run (breaker pass, session 7:
+/// `fresh_records = 0`, or a capture of a production that had caught up, got `resumed` while
+/// its own evidence said "state-updated NOT run").
+fn unproven_without_fresh_records(c: Classification, nothing_fresh: bool) -> Classification {
+    if !nothing_fresh || c.verdict != crate::verdict::Verdict::Resumed {
+        return c;
+    }
+    let rule = crate::verdict::BuiltinRule::ResumeUnproven;
+    let mut evidence = c.evidence;
+    evidence.push(
+        "no fresh records were seeded past the checkpoint's offsets (fresh_records = 0, or a records_file with nothing after them): the restart proved its offsets, but no batch could read rows, so no path of the query ran".to_string(),
+    );
+    Classification {
+        verdict: rule.verdict(),
+        rule: rule.id().to_string(),
+        evidence,
+        remedy: "Seed fresh records (fresh_records > 0 in [[topics]], or a capture with --fresh N while production holds records after the checkpoint's offsets): a restart proves its paths only on records it reads.".to_string(),
+        ..c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -753,5 +782,52 @@ mod tests {
         assert_eq!(t.topics[0].name, "in", "input topics keep their names");
         let other = output_topics_of_trial(&s, "3.5.3");
         assert_ne!(other.output_topics[0].name, t.output_topics[0].name);
+    }
+
+    /// Breaker pass, session 7: with nothing fresh seeded a re-run of the pending batch gave
+    /// `resumed` although no path of the query ran.
+    #[test]
+    fn a_resume_with_nothing_fresh_seeded_is_unproven() {
+        use crate::verdict::Verdict;
+        let resumed = Classification {
+            verdict: Verdict::Resumed,
+            rule: "progress-after-restart".into(),
+            evidence: vec!["batch 4 re-ran the pending batch".into()],
+            last_committed_batch: None,
+            first_batch_after_restart: None,
+            start_offsets_match: Some(true),
+            remedy: String::new(),
+            resuming_at: None,
+            error_class: None,
+            excerpt: false,
+            warnings: Vec::new(),
+            exercised: None,
+            several_runs: None,
+        };
+        let c = unproven_without_fresh_records(resumed.clone(), true);
+        assert_eq!(c.verdict, Verdict::ResumeUnproven);
+        assert_eq!(c.rule, "resume-unproven");
+        assert!(
+            c.evidence.iter().any(|l| l.contains("no fresh records")),
+            "{c:?}"
+        );
+        assert_eq!(
+            c.start_offsets_match,
+            Some(true),
+            "the offsets proof is kept"
+        );
+        // Fresh records seeded, or another verdict: unchanged.
+        assert_eq!(
+            unproven_without_fresh_records(resumed.clone(), false).verdict,
+            Verdict::Resumed
+        );
+        let failed = Classification {
+            verdict: Verdict::StateStoreError,
+            ..resumed
+        };
+        assert_eq!(
+            unproven_without_fresh_records(failed, true).verdict,
+            Verdict::StateStoreError
+        );
     }
 }

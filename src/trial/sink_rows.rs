@@ -37,15 +37,24 @@ pub fn file_sink_rows(output: &Path) -> Vec<RowSet> {
                 .skip(1)
                 .take_while(|a| a.starts_with(output))
                 .find(|a| a.join("_spark_metadata").is_dir())
-                .or_else(|| p.parent())
+                .or_else(|| {
+                    // Above its `col=value` partition directories.
+                    p.ancestors()
+                        .skip(1)
+                        .take_while(|a| a.starts_with(output))
+                        .find(|a| {
+                            !a.file_name()
+                                .is_some_and(|n| n.to_string_lossy().contains('='))
+                        })
+                })
                 .map(Path::to_path_buf);
             if let Some(d) = dir {
                 dirs.insert(d);
             }
         }
     }
-    // A partitioned sink without a log would give one set per partition directory: fine, the
-    // names are the same on both sides.
+    // A partitioned sink without a log is one set too: its directory above the `col=value`
+    // ones, whose values each row then carries.
     dirs.into_iter().map(|d| sink_rows(output, &d)).collect()
 }
 
@@ -136,11 +145,12 @@ fn sink_rows(output: &Path, dir: &Path) -> RowSet {
             ));
             return set;
         }
+        let partition = partition_values(f.strip_prefix(dir).unwrap_or(f));
         match std::fs::read_to_string(f) {
             Ok(text) => set.rows.extend(
                 text.lines()
                     .filter(|l| !l.trim().is_empty())
-                    .map(str::to_owned),
+                    .map(|l| with_partition_values(l, &partition)),
             ),
             Err(e) => {
                 set.unreadable = Some(format!("{} cannot be read: {e}", f.display()));
@@ -149,6 +159,41 @@ fn sink_rows(output: &Path, dir: &Path) -> RowSet {
         }
     }
     set
+}
+
+/// The `column=value` directories of a partitioned file sink (`partitionBy`) on the way to a
+/// data file, in path order: Spark writes partition columns only in these names, never in the
+/// rows (FileFormatWriter; Hive-style paths, `__HIVE_DEFAULT_PARTITION__` for null). Breaker
+/// pass, session 7: `tags=-1` against `tags=__HIVE_DEFAULT_PARTITION__` compared `same`.
+fn partition_values(rel: &Path) -> Vec<(String, String)> {
+    rel.parent()
+        .into_iter()
+        .flat_map(Path::components)
+        .filter_map(|c| {
+            let c = c.as_os_str().to_string_lossy();
+            let (k, v) = c.split_once('=')?;
+            Some((k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+/// A row with its file's partition values: a JSON object gains them as string fields (as the
+/// directory names spell them), any other line is prefixed with `col=value/…|`.
+fn with_partition_values(line: &str, partition: &[(String, String)]) -> String {
+    if partition.is_empty() {
+        return line.to_owned();
+    }
+    if let Ok(serde_json::Value::Object(mut row)) = serde_json::from_str(line) {
+        for (k, v) in partition {
+            row.insert(
+                format!("{k} (partition directory)"),
+                serde_json::Value::String(v.clone()),
+            );
+        }
+        return serde_json::Value::Object(row).to_string();
+    }
+    let dirs: Vec<String> = partition.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{}|{line}", dirs.join("/"))
 }
 
 /// The data files directly in `dir` or in its partition subdirectories (not `_spark_metadata`,
@@ -238,6 +283,36 @@ mod tests {
             sets[0].how
         );
         assert!(sets[0].unreadable.is_none());
+    }
+
+    /// Breaker pass, session 7: a `partitionBy("tags")` sink writes the column only in the
+    /// directory name; `tags=-1` and `tags=__HIVE_DEFAULT_PARTITION__` compared `same`.
+    #[test]
+    fn partition_directories_are_part_of_each_row() {
+        let out = tempfile::tempdir().unwrap();
+        let data = out.path().join("data");
+        write(&data.join("tags=-1/part-0-a.json"), "{\"n\":1}\n");
+        write(&data.join("tags=-1/day=2/part-0-b.csv"), "1,a\n");
+        let sets = file_sink_rows(out.path());
+        assert_eq!(
+            sets.len(),
+            1,
+            "one sink, not one per partition directory: {sets:?}"
+        );
+        assert_eq!(
+            sets[0].rows,
+            [
+                "tags=-1/day=2|1,a",
+                "{\"n\":1,\"tags (partition directory)\":\"-1\"}"
+            ]
+        );
+        assert_ne!(
+            with_partition_values("{\"n\":1}", &[("tags".into(), "-1".into())]),
+            with_partition_values(
+                "{\"n\":1}",
+                &[("tags".into(), "__HIVE_DEFAULT_PARTITION__".into())]
+            )
+        );
     }
 
     #[test]
