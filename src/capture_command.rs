@@ -34,7 +34,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
     ) {
         Ok(c) => c,
         Err(message) => {
-            say!("error: {}", message.replace("[kafka.mirror] ", "--"));
+            say!("error: {}", as_capture_flags(&message));
             return Ok(Outcome::BadInput);
         }
     };
@@ -121,6 +121,16 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Verdict(Verdict::KafkaDataLoss));
     }
     Ok(Outcome::Success)
+}
+
+/// A `[kafka.mirror]` settings error's text with capture's flags (breaker pass, session 7: its
+/// hint said `fresh = 1000`, the scenario key, to a user of `--fresh`).
+fn as_capture_flags(message: &str) -> String {
+    message
+        .replace("[kafka.mirror] history and fresh", "--history and --fresh")
+        .replace("[kafka.mirror] ", "--")
+        .replace("fresh = ", "--fresh ")
+        .replace("history = ", "--history ")
 }
 
 /// A `[kafka.mirror]` error's text with capture's option names.

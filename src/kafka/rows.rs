@@ -195,11 +195,13 @@ fn read_range(
     Ok(wanted - read)
 }
 
-/// Bytes as a row shows them: UTF-8 text whole, else `base64:…`; `null` for none.
+/// Bytes as a row shows them: UTF-8 text whole, else `base64:…`; `<null>` for none (a
+/// tombstone's value, a record without key) — not `null`, which is also a value's text: a
+/// tombstone and the string "null" compared equal (breaker pass, session 7).
 fn text(bytes: Option<&[u8]>) -> String {
     use base64::Engine as _;
     match bytes {
-        None => "null".into(),
+        None => "<null>".into(),
         Some(b) => match std::str::from_utf8(b) {
             Ok(s) => s.to_string(),
             Err(_) => format!(
@@ -214,7 +216,8 @@ fn text(bytes: Option<&[u8]>) -> String {
 mod tests {
     #[test]
     fn rows_show_text_whole_and_other_bytes_as_base64() {
-        assert_eq!(super::text(None), "null");
+        assert_eq!(super::text(None), "<null>");
+        assert_ne!(super::text(None), super::text(Some(b"null")));
         let long = "x".repeat(500);
         assert_eq!(
             super::text(Some(long.as_bytes())),

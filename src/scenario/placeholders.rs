@@ -63,11 +63,12 @@ const RANDOM_ALPHABET: &[u8] =
 /// Checks a topic's record `template`: every `{random:N}` has N a whole number from 1 to
 /// [`MAX_RANDOM_BYTES`]. `Err` says what is wrong and the form.
 pub fn check_template(template: &str) -> Result<(), String> {
+    let mut random = 0usize;
     for (at, _) in template.match_indices("{random:") {
         let rest = &template[at + "{random:".len()..];
         let digits = rest.find('}').map(|end| &rest[..end]);
         match digits.map(|d| (d, d.parse::<usize>())) {
-            Some((_, Ok(n))) if (1..=MAX_RANDOM_BYTES).contains(&n) => {}
+            Some((_, Ok(n))) if (1..=MAX_RANDOM_BYTES).contains(&n) => random += n,
             Some((d, _)) => {
                 return Err(format!(
                     "template {template:?} holds {{random:{d}}}: give {{random:N}} with N the number of pseudo-random characters, from 1 to {MAX_RANDOM_BYTES}"
@@ -80,7 +81,29 @@ pub fn check_template(template: &str) -> Result<(), String> {
             }
         }
     }
+    // A record the producer refuses fails the seeding after a broker started (breaker pass,
+    // session 7: `{random:1000000}` passed the load and failed with MessageSizeTooLarge).
+    let size = template.len() + random;
+    if size > MAX_RECORD_BYTES {
+        return Err(format!(
+            "template {:?}… fills to about {size} bytes a record, above the {MAX_RECORD_BYTES} bytes Kafka's producer sends by default (librdkafka message.max.bytes; the broker's own limit is 1048588): give smaller {{random:N}}",
+            template.chars().take(40).collect::<String>()
+        ));
+    }
     Ok(())
+}
+
+/// The largest record value seeding sends: librdkafka's default `message.max.bytes`
+/// (1,000,000, CONFIGURATION.md), which the sandbox producer keeps, below the broker's default
+/// `message.max.bytes` (1048588, Kafka's `ServerLogConfigs`).
+pub const MAX_RECORD_BYTES: usize = 1_000_000;
+
+/// splitmix64's output function (Steele, Lea, Flood 2014; the constants of Java's
+/// `SplittableRandom`): a bijective 64-bit mix.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Fills each `{random:N}` of `text` with N pseudo-random printable characters
@@ -104,17 +127,15 @@ pub fn fill_random(text: &str, partition: u32, n: u64) -> String {
             continue;
         };
         out.push_str(&rest[..at]);
-        // splitmix64 (Steele, Lea, Flood 2014) seeded by the record and the occurrence.
-        let mut state = (u64::from(partition) << 48)
-            ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        // splitmix64 (Steele, Lea, Flood 2014) from a seed hashed out of the record and the
+        // occurrence. A linear seed (n·γ) made record n+1's stream record n's shifted by one
+        // word — values that compress well (breaker pass, session 7); hashed seeds start
+        // unrelated streams.
+        let mut state = mix64(mix64(u64::from(partition) ^ n.rotate_left(20)) ^ index);
         let mut filled = 0;
         while filled < len {
             state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
+            let z = mix64(state);
             for byte in z.to_le_bytes().into_iter().take(len - filled) {
                 out.push(char::from(
                     RANDOM_ALPHABET[usize::from(byte) % RANDOM_ALPHABET.len()],
@@ -450,10 +471,32 @@ mod tests {
             counts.iter().filter(|c| **c > 0).count(),
             RANDOM_ALPHABET.len()
         );
+        // Consecutive records are not shifted copies of each other (breaker pass, session 7:
+        // record n+1's characters were record n's moved by 8, so the data compressed to 4 %).
+        // No 16-character window of one record appears in the next, in any partition.
+        for partition in [0, 1, 3] {
+            for n in 0..200 {
+                let (a, b) = (
+                    fill_random("{random:200}", partition, n),
+                    fill_random("{random:200}", partition, n + 1),
+                );
+                for w in (0..=184).step_by(8) {
+                    assert!(!b.contains(&a[w..w + 16]), "p{partition} n{n}: {a} / {b}");
+                }
+            }
+        }
     }
 
     #[test]
     fn a_bad_random_placeholder_is_refused_and_left_alone() {
+        for big in ["{random:1000000}", "{random:600000}{random:600000}"] {
+            let e = check_template(big).unwrap_err();
+            assert!(
+                e.contains("MessageSizeTooLarge") || e.contains("message.max.bytes"),
+                "{e}"
+            );
+        }
+        check_template("{random:999000}").unwrap();
         for bad in [
             "{random:0}",
             "{random:x}",
