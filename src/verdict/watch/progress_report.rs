@@ -14,6 +14,23 @@ impl Watcher {
         }
         if self.facts.awaiting_paths.is_some() {
             self.confirm_paths();
+            // state-loaded is judged on the first batch after the restart only: once that
+            // batch did not prove it, no later one can — end now, not at the timeout (new-user
+            // pass, session 7: 4 minutes waited for it).
+            if self.facts.awaiting_paths.is_some()
+                && self
+                    .facts
+                    .paths
+                    .exercised()
+                    .state_loaded
+                    .as_ref()
+                    .is_some_and(|l| !l.ran)
+            {
+                self.paths_cannot_run(
+                    "state-loaded is judged on the first batch after the restart only, and that batch did not prove it: no later batch can".to_string(),
+                );
+                return;
+            }
             if self.facts.awaiting_paths.is_some()
                 && p.idle
                 && self.is_ours(p.id.as_deref())

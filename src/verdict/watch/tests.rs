@@ -284,6 +284,27 @@ fn a_live_trial_is_resumed_only_once_every_path_of_the_query_ran() {
     assert!(!c.exercised.expect("recorded").all_ran());
 }
 
+/// New-user pass, session 7: a first batch that did not prove state-loaded (it updated every
+/// row the store holds) left the trial waiting out its timeout for a path no later batch can
+/// prove. The next report ends it as resume-unproven.
+#[test]
+fn a_first_batch_that_did_not_prove_state_loaded_ends_the_wait_at_the_next_report() {
+    let first = windowed(4, 5, (2, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+    let next = windowed(5, 5, (2, 2, 0), "2024-01-01T00:00:40.000Z", 2);
+    let mut w = Watcher::new(live_paths_ctx());
+    assert!(w.push_line(START).is_none());
+    assert!(w.push_line(&first).is_none(), "waits: paths not run yet");
+    let c = w.push_line(&next).expect("ends at the next report");
+    assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
+    assert!(
+        c.evidence
+            .iter()
+            .any(|l| l.contains("cannot be told from an empty store")),
+        "{:?}",
+        c.evidence
+    );
+}
+
 #[test]
 fn a_stateless_query_is_resumed_once_its_sink_wrote() {
     let stateless = |batch: u64, sink: i64| {
