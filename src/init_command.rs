@@ -19,7 +19,11 @@ use crate::cli::InitArgs;
 pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     let mut targets: Vec<SparkVersion> = Vec::new();
     for t in &args.targets {
-        match SparkVersion::release(t) {
+        // A release the Spark-line table knows (`4.0.9` is not one): said here, naming the
+        // flag, not later as a scenario that does not load (new-user pass, session 7).
+        match SparkVersion::release(t)
+            .and_then(|v| rehearse::scenario::check_release(t).map(|()| v))
+        {
             Ok(v) if !targets.contains(&v) => targets.push(v),
             Ok(_) => {}
             Err(m) => {

@@ -462,6 +462,12 @@ fn bad_input_is_refused_before_anything_is_written() {
             &[ckpt_s, "--job", "job.py", "--target", "4.0"],
             "not a Spark version",
         ),
+        // New-user pass, session 7: an unknown patch was "the scenario does not load … a bug
+        // in rehearse init"; it names the flag and the line's releases.
+        (
+            &[ckpt_s, "--job", "job.py", "--target", "4.0.9"],
+            "--target: Spark 4.0.9 is not a release rehearse knows: the 4.0 line runs 4.0.0 to",
+        ),
         (
             &[ckpt_s, "--job", "job.py", "-o", "no/such/dir/s.toml"],
             "cannot be used",
