@@ -11,7 +11,7 @@
 //!
 //! | path                 | present when                                                   | ran when (fields of `StreamingQueryProgress`, sql/core `streaming/progress.scala`, 3.3–4.0) |
 //! |----------------------|----------------------------------------------------------------|---------------------------------------------------------------|
-//! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put) |
+//! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put); or every operator's `customMetrics.loadedMapCacheMissCount > 0` (an HDFS-backed store read the version from the checkpoint's files: `HDFSBackedStateStoreProvider.loadMap`) |
 //! | `state_updated`      | the checkpoint has state, or a report lists `stateOperators`    | some batch's `numRowsUpdated > 0` |
 //! | `watermark_advanced` | a report of the restarted run has `eventTime.watermark`, and the query has state | some batch's `eventTime.watermark` is past the checkpoint's (`batchWatermarkMs` of its offset log, `nextBatchWatermarkMs` of its commit log), or past the first one reported when the checkpoint has none |
 //! | `state_evicted`      | state and a watermark are both present                          | some batch's `numRowsRemoved > 0` (windows closed, duplicates or join rows dropped by the watermark) |
@@ -205,10 +205,18 @@ impl PathTracker {
             Some(s) => {
                 self.state_seen = true;
                 if first && self.checkpoint_state {
-                    let loaded = s.total + s.removed > s.updated;
+                    let loaded = s.total + s.removed > s.updated || s.loaded_from_files;
                     self.state_loaded = Some(PathProof {
                         ran: loaded,
-                        evidence: if loaded {
+                        evidence: if s.total + s.removed <= s.updated && s.loaded_from_files {
+                            // The rows cannot tell (the batch updated every row the store
+                            // holds), the store's own load metric can (new-user pass, session
+                            // 7: the JVM example's two keys, both updated).
+                            format!(
+                                "{batch} (the first after the restart): every stateful operator reports customMetrics.loadedMapCacheMissCount > 0: its HDFS-backed store read the checkpoint's snapshot and delta files for the version it resumes (numRowsTotal {} + numRowsRemoved {} = numRowsUpdated {} could not tell)",
+                                s.total, s.removed, s.updated
+                            )
+                        } else if loaded {
                             format!(
                                 "{batch} (the first after the restart): numRowsTotal {} + numRowsRemoved {} > numRowsUpdated {}: the store held rows from before the restart",
                                 s.total, s.removed, s.updated
@@ -399,6 +407,43 @@ mod tests {
             .unwrap()
             .evidence
             .contains("past the checkpoint's 2024-01-01T00:00:30.000Z"));
+    }
+
+    /// New-user pass, session 7: two keys, both updated by the first batch — the rows cannot
+    /// tell; the HDFS-backed store's own load metric can (every Spark fixture log's first batch
+    /// after the restart reports `loadedMapCacheMissCount` 2: tests/fixtures/logs/*/resumed.log).
+    #[test]
+    fn the_hdfs_stores_load_metric_proves_the_state_was_read_when_the_rows_cannot() {
+        let with_misses = |misses: i64| {
+            let v = json!({
+                "id": "q", "runId": "r", "batchId": 4, "numInputRows": 3,
+                "durationMs": {"addBatch": 10},
+                "sources": [{"startOffset": {"t": {"0": 1}}, "numInputRows": 3}],
+                "stateOperators": [{"numRowsTotal": 2, "numRowsUpdated": 2, "numRowsRemoved": 0,
+                    "customMetrics": {"loadedMapCacheHitCount": 0, "loadedMapCacheMissCount": misses}}],
+                "sink": {"description": "x", "numOutputRows": 2}
+            });
+            let mut t = PathTracker::new(true, None);
+            t.observe(&Progress::from_json(&v));
+            t.exercised()
+                .state_loaded
+                .expect("the checkpoint has state")
+        };
+        let loaded = with_misses(2);
+        assert!(loaded.ran, "{loaded:?}");
+        assert!(
+            loaded.evidence.contains("loadedMapCacheMissCount > 0"),
+            "{loaded:?}"
+        );
+        let unknown = with_misses(0);
+        assert!(!unknown.ran, "{unknown:?}");
+        // The real first batch after a restart, from Spark's own log.
+        let log = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/logs/4.0.1/resumed.log"
+        ))
+        .unwrap();
+        assert!(log.contains("\"loadedMapCacheMissCount\" : 2"));
     }
 
     #[test]

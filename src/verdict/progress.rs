@@ -55,6 +55,12 @@ pub(crate) struct StateRows {
     pub updated: i64,
     /// `numRowsRemoved`, summed (0 where a version does not report it).
     pub removed: i64,
+    /// Every operator reports `customMetrics.loadedMapCacheMissCount > 0`: its HDFS-backed
+    /// store found the version it runs on in no cache and read it from the checkpoint's
+    /// snapshot and delta files (`HDFSBackedStateStoreProvider.loadMap`, 3.3–4.x, which also
+    /// logs "Reading snapshot file and delta files if needed"). `false` for RocksDB stores,
+    /// which report no such metric.
+    pub loaded_from_files: bool,
 }
 
 /// What a progress report says of the event-time watermark. Spark writes `eventTime.watermark`
@@ -181,6 +187,11 @@ impl Progress {
                     total: sum("numRowsTotal"),
                     updated: sum("numRowsUpdated"),
                     removed: sum("numRowsRemoved"),
+                    loaded_from_files: ops.iter().all(|o| {
+                        o.pointer("/customMetrics/loadedMapCacheMissCount")
+                            .and_then(Value::as_i64)
+                            .is_some_and(|n| n > 0)
+                    }),
                 }
             });
         let sink_rows = v.pointer("/sink/numOutputRows").and_then(Value::as_i64);
