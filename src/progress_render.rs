@@ -320,6 +320,9 @@ fn trial_line(event: TrialEvent) -> String {
         TrialEvent::BatchCommitted { done, of } => {
             format!("source checkpoint: batch {done}/{of} committed")
         }
+        TrialEvent::WaitingFor { what } if what == ["rows-read"] => {
+            "offsets proven (the pending batch re-ran); waiting for a batch that reads the fresh records".to_string()
+        }
         TrialEvent::WaitingFor { what } => format!(
             "offsets proven; waiting for {} to run (until the query goes idle or the timeout: then resume-unproven)",
             what.join(", ")
