@@ -269,7 +269,14 @@ impl SparkVersion {
     pub fn release(text: &str) -> Result<SparkVersion, String> {
         match SparkVersion::parse(text) {
             Ok(v) if v.is_release() => Ok(v),
-            _ => Err(format!("{text:?} is not a Spark version like 3.5.3")),
+            _ => Err(match line_named(text) {
+                // `targets = ["4.0"]`: the user named a line; say which releases it has.
+                Some(row) => format!(
+                    "{text:?} is a Spark line, not a release: name one of its releases, {} to {} (e.g. {})",
+                    row.first, row.last, row.last
+                ),
+                None => format!("{text:?} is not a Spark version like 3.5.3"),
+            }),
         }
     }
 
@@ -665,6 +672,14 @@ impl SparkLine {
         }
         Ok(())
     }
+}
+
+/// The row of the Spark line `text` names when it is written `MAJOR.MINOR` (`4.0`), for the
+/// hint that a release is needed.
+fn line_named(text: &str) -> Option<&'static SparkLine> {
+    let (major, minor) = text.trim().split_once('.')?;
+    let line = (major.parse().ok()?, minor.parse().ok()?);
+    SparkLine::all().iter().find(|r| r.line == line)
 }
 
 #[cfg(test)]

@@ -28,7 +28,10 @@ fn known_release_refuses_versions_outside_the_table_before_any_build() {
         ("3.1.0", "3.1 line runs 3.1.1"),
         ("3.5.99", "raise `last`"),
         ("99999999999999999999.0.0", "not a release rehearse knows"),
-        ("3.5", "not a Spark version"),
+        (
+            "3.5",
+            "a Spark line, not a release: name one of its releases, 3.5.0 to",
+        ),
         ("4.0.0-preview2", "not a Spark version"),
     ] {
         let e = SparkVersion::known_release(bad).unwrap_err();
@@ -122,6 +125,17 @@ fn releases_only_where_scenarios_take_versions() {
     assert!(SparkVersion::release("3.5.3").is_ok());
     let e = SparkVersion::release("4.0.0-preview2").unwrap_err();
     assert_eq!(e, "\"4.0.0-preview2\" is not a Spark version like 3.5.3");
+    // A line named instead of a release gets the line's releases (new-user pass, session 7:
+    // `targets = ["4.0"]` was refused with no hint).
+    let e = SparkVersion::release("4.0").unwrap_err();
+    assert!(
+        e.starts_with(
+            "\"4.0\" is a Spark line, not a release: name one of its releases, 4.0.0 to "
+        ),
+        "{e}"
+    );
+    let e = SparkVersion::release("9.9").unwrap_err();
+    assert_eq!(e, "\"9.9\" is not a Spark version like 3.5.3");
     assert!(KafkaVersion::release("3.9;rm").is_err());
 }
 
