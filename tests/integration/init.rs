@@ -460,7 +460,7 @@ fn bad_input_is_refused_before_anything_is_written() {
         (&[ckpt_s, "--job", "."], "not a regular file"),
         (
             &[ckpt_s, "--job", "job.py", "--target", "4.0"],
-            "not a Spark version",
+            "\"4.0\" is a Spark line, not a release: name one of its releases, 4.0.0 to",
         ),
         // New-user pass, session 7: an unknown patch was "the scenario does not load … a bug
         // in rehearse init"; it names the flag and the line's releases.

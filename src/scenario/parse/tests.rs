@@ -98,7 +98,7 @@ fn rejects_bad_scenarios_with_the_key_named() {
     let path = dir.path().join("s.toml");
     let cases = [
         // Found by the breaker: these passed load and failed minutes later, or with exit 4.
-        ("targets = [\"3.5\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "not a Spark version"),
+        ("targets = [\"3.5\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "is a Spark line, not a release"),
         ("targets = [\"4.0.1\"]\nkafka_version = \"3.9;rm\"\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\n", "kafka_version"),
         ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"x\"\n[job]\nfile = \"job.py\"\nargs = [\"{topic.evnets}\"]\n", "evnets"),
         ("targets = [\"4.0.1\"]\n[checkpoint]\npath = \"nope\"\n[job]\nfile = \"job.py\"\n", "checkpoint.path"),
