@@ -32,17 +32,37 @@ pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
     if let Some(v) = &file.control_version {
         super::check_release(v).map_err(|m| format!("control_version: {m}"))?;
     }
-    let may_differ = match file.parity.as_deref() {
-        None | Some("must-match") => false,
-        Some("may-differ") => true,
-        Some(other) => {
-            return Err(format!(
-                "parity = {other:?} is not a parity setting\n(hint: parity = \"must-match\" (the default: a target whose output differs from the control's fails the run) or parity = \"may-differ\" (reported, not failing))"
-            ))
-        }
-    };
+    Ok(ParitySettings {
+        control: file.control,
+        control_version: file.control_version.clone(),
+        volatile_columns: volatile_columns(&file.volatile_columns)?,
+        may_differ: may_differ(file.parity.as_deref())?,
+    })
+}
+
+/// `parity`: `None` or `"must-match"` (a difference fails), `"may-differ"` (reported only).
+/// The scenario's and the suite's key (`scenario/suite/parity.rs`).
+///
+/// # Errors
+/// Any other value, naming both.
+pub(crate) fn may_differ(parity: Option<&str>) -> Result<bool, String> {
+    match parity {
+        None | Some("must-match") => Ok(false),
+        Some("may-differ") => Ok(true),
+        Some(other) => Err(format!(
+            "parity = {other:?} is not a parity setting\n(hint: parity = \"must-match\" (the default: a target whose output differs from the control's fails the run) or parity = \"may-differ\" (reported, not failing))"
+        )),
+    }
+}
+
+/// `volatile_columns`, checked: no empty name, none given twice. The scenario's and the
+/// suite's key.
+///
+/// # Errors
+/// The first bad name, with the fix.
+pub(crate) fn volatile_columns(columns: &[String]) -> Result<Vec<String>, String> {
     let mut seen = std::collections::BTreeSet::new();
-    for c in &file.volatile_columns {
+    for c in columns {
         if c.trim().is_empty() {
             return Err("volatile_columns has an empty name\n(hint: name the top-level JSON keys the job fills from the clock or at random, e.g. volatile_columns = [\"processed_at\"])".into());
         }
@@ -50,12 +70,7 @@ pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
             return Err(format!("volatile_columns names {c:?} twice"));
         }
     }
-    Ok(ParitySettings {
-        control: file.control,
-        control_version: file.control_version.clone(),
-        volatile_columns: file.volatile_columns.clone(),
-        may_differ,
-    })
+    Ok(columns.to_vec())
 }
 
 #[cfg(test)]

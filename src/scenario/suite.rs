@@ -61,6 +61,18 @@ pub struct SuiteFile {
     /// Semantic warnings fail the suite (as `rehearse matrix --deny-warnings`); default false.
     #[serde(default)]
     pub deny_warnings: bool,
+    /// `control = true`: a control trial per source checkpoint, every cell compared with it
+    /// (`suite/parity.rs`).
+    #[serde(default)]
+    pub control: bool,
+    /// Refused at load: each source's control runs on that source's version.
+    pub control_version: Option<String>,
+    /// Top-level JSON keys left out of the parity comparison, for every shape (added to each
+    /// shape scenario's own).
+    #[serde(default)]
+    pub volatile_columns: Vec<String>,
+    /// `"must-match"` or `"may-differ"` (default: each shape scenario's, else must-match).
+    pub parity: Option<String>,
 }
 
 /// `[[shapes]]`: one query shape, given as a scenario file whose `[checkpoint.generate]`
@@ -148,6 +160,9 @@ pub struct Suite {
     /// `deny_warnings = true` (or `rehearse matrix --deny-warnings`): a cell that agrees but
     /// carries a semantic warning fails the suite (exit 19).
     pub deny_warnings: bool,
+    /// The suite's control and parity settings (`control`, `volatile_columns`, `parity`;
+    /// `suite/parity.rs`); `control_version` is always `None`.
+    pub parity: SuiteParity,
 }
 
 /// One cell of the grid: a shape's checkpoint written by `source` with `provider`, restarted
@@ -494,6 +509,7 @@ impl Suite {
             targets,
             timeout_seconds: file.timeout_seconds,
             deny_warnings: file.deny_warnings,
+            parity: parity::suite_parity(&file).map_err(invalid)?,
             expect,
             cluster: file
                 .cluster
@@ -533,12 +549,19 @@ impl Suite {
         let mut seen: std::collections::HashMap<String, String> = Default::default();
         for group in self.groups(None) {
             let scenario = self.group_scenario(&group);
-            // Output topics as the trials name them on the shared broker (one per target).
+            // Output topics as the trials name them on the shared broker (one per target, and
+            // the control's on the source version).
+            let control = self.parity.control.then_some(&group.source);
             let per_trial = scenario.output_topics.iter().flat_map(|o| {
                 group
                     .targets
                     .iter()
                     .map(|t| super::model::trial_output_topic(&o.name, t))
+                    .chain(control.map(|source| {
+                        let name = parity::control_output_topic(&o.name);
+                        super::model::trial_output_topic(&name, source)
+                    }))
+                    .collect::<Vec<_>>()
             });
             let names: Vec<String> = scenario
                 .topic_names()
@@ -697,6 +720,7 @@ impl Suite {
         if let Some((_, Some(class), ..)) = PROVIDERS.iter().find(|(n, ..)| *n == group.provider) {
             s.conf.insert(PROVIDER_CONF.to_string(), class.to_string());
         }
+        s.parity = self.parity.of_shape(&shape.scenario.parity);
         s.name = format!("{}-{}-{}", self.name, shape.name, group.provider);
         s.targets = group.targets.clone();
         if let Some(t) = self.timeout_seconds {
@@ -718,6 +742,9 @@ impl Suite {
         s
     }
 }
+
+mod parity;
+pub use parity::{control_scenario, SuiteParity};
 
 #[cfg(test)]
 mod tests;
