@@ -124,8 +124,9 @@ impl Outcome {
             Outcome::WarningsDenied => "run/matrix --deny-warnings: a target (a cell) resumed \
                 with a semantic warning (watermark removed, state schema names changed)"
                 .into(),
-            Outcome::ParityDiffers => "run --control: every target passed, but one's output \
-                after the restart differs from the control run's (parity differs)"
+            Outcome::ParityDiffers => "run --control (or a suite's control = true): every \
+                target (cell) passed, but one's output after the restart differs from the control \
+                run's (parity differs)"
                 .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),

@@ -28,7 +28,7 @@ use serde_json::Value;
 pub const PARITY_EXAMPLES: usize = 5;
 
 /// Whether a target's output matched the control's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ParityStatus {
     /// Every row set holds the same rows on both sides (as multisets, volatile columns left out).
@@ -65,8 +65,9 @@ pub struct RowSet {
     pub unreadable: Option<String>,
 }
 
-/// The parity of one target against the control, as the reports show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The parity of one target against the control, as the reports show it (also a matrix
+/// cell's `parity` in `rehearse.matrix/v1`, read back by `matrix merge`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Parity {
     /// `same`, `differs` or `not-checked`.
     pub status: ParityStatus,

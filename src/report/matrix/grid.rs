@@ -34,6 +34,29 @@ pub fn write_grid(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
         report.jobs,
         text::seconds(report.seconds),
     )?;
+    let parity = report.parity_failures();
+    if !parity.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "PARITY DIFFERS (the cell's output after the restart ≠ its control's)"
+        )?;
+        for c in &parity {
+            let summary = c.parity.as_ref().map(|p| p.summary()).unwrap_or_default();
+            writeln!(out, "  ✗ {}: {}", c.id(), text::sanitize(&summary))?;
+            for e in c
+                .parity
+                .iter()
+                .flat_map(|p| {
+                    let t = p.examples_only_in_target.iter().map(|r| ("target", r));
+                    t.chain(p.examples_only_in_control.iter().map(|r| ("control", r)))
+                })
+                .take(EVIDENCE_LINES)
+            {
+                writeln!(out, "      only in the {}: {}", e.0, text::sanitize(e.1))?;
+            }
+        }
+    }
     if !diffs.is_empty() {
         writeln!(out)?;
         writeln!(out, "DIFFERENCES (expected → actual)")?;

@@ -151,7 +151,7 @@ fn write_grid(
                     anchor(c),
                     c.label(),
                     if c.passed() {
-                        String::new()
+                        c.parity_mark().to_string()
                     } else {
                         format!(" (expected {})", c.expected)
                     }
@@ -240,6 +240,22 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
             esc(&o.topic),
             o.records_after_restart
         )?;
+    }
+    if let Some(p) = &c.parity {
+        writeln!(out, "<p>Parity: {}</p>", esc(&p.summary()))?;
+        let rows: Vec<_> = p
+            .examples_only_in_target
+            .iter()
+            .map(|r| ("cell", r))
+            .chain(p.examples_only_in_control.iter().map(|r| ("control", r)))
+            .collect();
+        if !rows.is_empty() {
+            writeln!(out, "<pre>")?;
+            for (side, r) in rows {
+                writeln!(out, "only in the {side}: {}", esc(r))?;
+            }
+            writeln!(out, "</pre>")?;
+        }
     }
     for w in &c.warnings {
         writeln!(

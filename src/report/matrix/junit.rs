@@ -52,6 +52,15 @@ fn test_case(report: &MatrixReport, c: &Cell) -> TestCase {
             }
             s
         }
+        (_, true) if c.parity_failed() => {
+            // As the run's JUnit: the verdict agreed, the output differs from the control's.
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type("parity-differs");
+            if let Some(p) = &c.parity {
+                s.set_message(text::sanitize(&p.summary()));
+            }
+            s
+        }
         (_, true) => TestCaseStatus::success(),
         (CellStatus::Ran, false) => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -91,6 +100,15 @@ fn test_case(report: &MatrixReport, c: &Cell) -> TestCase {
     }
     for note in &c.notes {
         body.push_str(&format!("note: {}\n", text::sanitize(note)));
+    }
+    if let Some(p) = &c.parity {
+        body.push_str(&format!("parity: {}\n", text::sanitize(&p.summary())));
+        for r in &p.examples_only_in_target {
+            body.push_str(&format!("only in the cell: {}\n", text::sanitize(r)));
+        }
+        for r in &p.examples_only_in_control {
+            body.push_str(&format!("only in the control: {}\n", text::sanitize(r)));
+        }
     }
     for o in &c.output {
         body.push_str(&format!(

@@ -30,7 +30,7 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
         .iter()
         .filter(|c| {
             c.status != CellStatus::NotApplicable
-                && (c.verdict != Some(Verdict::Resumed) || !c.passed())
+                && (c.verdict != Some(Verdict::Resumed) || !c.passed() || c.parity_failed())
         })
         .collect();
     if !shown.is_empty() {
@@ -43,7 +43,72 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
             write_evidence(c, out)?;
         }
     }
-    write_output(report, out)
+    write_output(report, out)?;
+    write_parity(report, out)
+}
+
+/// Each cell's output parity against its source checkpoint's control (the suite's `control =
+/// true`), then the rows of the cells that differ; nothing when no cell has a parity.
+fn write_parity(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
+    let cells: Vec<&Cell> = report.cells.iter().filter(|c| c.parity.is_some()).collect();
+    if cells.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(out, "### Output parity against the control")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Each source checkpoint was also restarted on its own version with the unchanged job (the control); \
+         each cell's output after the restart is compared with the control's, row order ignored."
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| cell | parity | rows only in the cell | rows only in the control | compared, or why not |")?;
+    writeln!(out, "|---|---|---|---|---|")?;
+    for c in &cells {
+        let Some(p) = &c.parity else { continue };
+        let status = match (p.status, c.parity_failed(), p.may_differ) {
+            (crate::report::ParityStatus::Differs, true, _) => format!("**{}**", p.status),
+            (crate::report::ParityStatus::Differs, false, true) => {
+                format!("{} (allowed)", p.status)
+            }
+            _ => p.status.to_string(),
+        };
+        let what = match &p.reason {
+            Some(r) => r.clone(),
+            None => p.compared.join("; "),
+        };
+        writeln!(
+            out,
+            "| `{}` | {status} (control on {}) | {} | {} | {} |",
+            c.id(),
+            escape(&p.control_version),
+            p.rows_only_in_target,
+            p.rows_only_in_control,
+            escape(&what)
+        )?;
+    }
+    for c in cells.iter().filter(|c| c.parity_differs().is_some()) {
+        let Some(p) = &c.parity else { continue };
+        writeln!(out)?;
+        writeln!(out, "Rows of `{}` only on one side:", c.id())?;
+        writeln!(out)?;
+        writeln!(out, "```text")?;
+        for (side, rows) in [
+            ("cell", &p.examples_only_in_target),
+            ("control", &p.examples_only_in_control),
+        ] {
+            for r in rows {
+                writeln!(
+                    out,
+                    "only in the {side}: {}",
+                    text::sanitize(r).replace("```", "ˋˋˋ")
+                )?;
+            }
+        }
+        writeln!(out, "```")?;
+    }
+    Ok(())
 }
 
 /// What the restarted jobs wrote to their output topics, per cell that has any (evidence, not
@@ -83,10 +148,17 @@ fn write_header(report: &MatrixReport, differences: usize, out: &mut impl Write)
     writeln!(out)?;
     writeln!(
         out,
-        "{}: **{} as expected, {} different**. Wall time {} with {} cells at once.",
+        "{}: **{} as expected, {} different**{}. Wall time {} with {} cells at once.",
         escape(&report.scope()),
         report.cells.len() - differences,
         differences,
+        match report.parity_failures().len() {
+            0 => String::new(),
+            n => format!(
+                "; **{} whose output differs from the control's**",
+                text::count(n, "cell", "cells")
+            ),
+        },
         text::seconds(report.seconds),
         report.jobs,
     )?;
@@ -153,7 +225,8 @@ fn write_grid(
                 Some(c) if !c.passed() => {
                     format!("**{}** (expected {})", c.label(), c.expected)
                 }
-                Some(c) => c.label().to_string(),
+                Some(c) if c.parity_failed() => format!("**{}{}**", c.label(), c.parity_mark()),
+                Some(c) => format!("{}{}", c.label(), c.parity_mark()),
                 None => "·".to_string(),
             })
             .collect();
@@ -194,6 +267,9 @@ fn write_evidence(c: &Cell, out: &mut impl Write) -> io::Result<()> {
     }
     if let Some(remedy) = &c.remedy {
         writeln!(out, "Remedy: {}", escape(remedy))?;
+    }
+    if let Some(p) = &c.parity {
+        writeln!(out, "Parity: {}", escape(&p.summary()))?;
     }
     writeln!(out)?;
     writeln!(out, "```text")?;

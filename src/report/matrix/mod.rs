@@ -20,11 +20,16 @@ pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA
 /// with the suite's expectation (not-applicable cells agree) and the report is complete, else
 /// [`Outcome::MatrixDiffers`]: a merge missing shards of its split must not pass CI.
 /// The differences themselves are listed first in every report.
+/// A report that would succeed but has a cell whose output differs from its control's (the
+/// suite's `control = true`, `parity = "must-match"`) is [`Outcome::ParityDiffers`] (21), as
+/// `rehearse run --control` is: a failing verdict is the news first, parity after.
 /// With `deny_warnings`, a report that would succeed but has a cell carrying a semantic warning
 /// is [`Outcome::WarningsDenied`] (19), as `rehearse run --deny-warnings` is.
 pub fn outcome(report: &MatrixReport) -> Outcome {
     if !report.differences().is_empty() || report.incomplete {
         Outcome::MatrixDiffers
+    } else if !report.parity_failures().is_empty() {
+        Outcome::ParityDiffers
     } else if report.deny_warnings && !report.warned().is_empty() {
         Outcome::WarningsDenied
     } else {
@@ -70,6 +75,7 @@ pub(crate) mod test_helpers {
             job: None,
             exercised: None,
             executors: None,
+            parity: None,
         };
         MatrixReport {
             schema: MATRIX_SCHEMA.into(),
@@ -175,6 +181,157 @@ pub(crate) mod test_helpers {
         differs.deny_warnings = true;
         differs.cells[0].warnings = ok.cells[0].warnings.clone();
         assert_eq!(outcome(&differs).code(), 1);
+    }
+
+    /// A parity of `status` against a control on 3.5.3, one row only on each side when it
+    /// differs.
+    fn parity(status: crate::report::ParityStatus) -> crate::report::Parity {
+        let differs = status == crate::report::ParityStatus::Differs;
+        crate::report::Parity {
+            status,
+            control_version: "3.5.3".into(),
+            rows_only_in_target: u64::from(differs),
+            rows_only_in_control: u64::from(differs),
+            examples_only_in_target: if differs {
+                vec![r#"file sink output/data: {"n":1}"#.into()]
+            } else {
+                vec![]
+            },
+            examples_only_in_control: if differs {
+                vec![r#"file sink output/data: {"n":<2>}"#.into()]
+            } else {
+                vec![]
+            },
+            compared: vec!["file sink output/data: 12 rows (target), 12 (control)".into()],
+            volatile_columns: vec![],
+            reason: None,
+            may_differ: false,
+        }
+    }
+
+    #[test]
+    fn a_cell_whose_output_differs_from_its_control_fails_the_suite_with_21_unless_allowed() {
+        use crate::report::ParityStatus;
+        let mut ok = report();
+        ok.cells.remove(2);
+        ok.cells[1].parity = Some(parity(ParityStatus::Same));
+        assert_eq!(outcome(&ok).code(), 0);
+        let mut differs = ok.clone();
+        differs.cells[1].parity = Some(parity(ParityStatus::Differs));
+        assert!(differs.cells[1].passed(), "parity never changes a verdict");
+        assert_eq!(differs.parity_failures().len(), 1);
+        assert_eq!(outcome(&differs).code(), 21);
+        assert_eq!(differs.cells[1].label_marked(), "resumed, parity differs");
+        // A warning denied does not hide it; a verdict difference comes first.
+        differs.deny_warnings = true;
+        assert_eq!(outcome(&differs).code(), 21);
+        let mut verdict_too = report();
+        verdict_too.cells[1].parity = Some(parity(ParityStatus::Differs));
+        assert_eq!(outcome(&verdict_too).code(), 1);
+        // parity = "may-differ": reported, not failing.
+        let mut allowed = ok.clone();
+        allowed.cells[1].parity = Some(crate::report::Parity {
+            may_differ: true,
+            ..parity(ParityStatus::Differs)
+        });
+        assert_eq!(outcome(&allowed).code(), 0);
+        assert_eq!(
+            allowed.cells[1].label_marked(),
+            "resumed, parity differs (allowed)"
+        );
+        // Not checked is no failure either.
+        let mut unchecked = ok.clone();
+        unchecked.cells[1].parity = Some(crate::report::Parity::not_checked("3.5.3", "why"));
+        assert_eq!(outcome(&unchecked).code(), 0);
+    }
+
+    #[test]
+    fn a_cells_parity_survives_json_and_merge_and_is_left_out_when_none() {
+        use crate::report::ParityStatus;
+        let mut out = Vec::new();
+        write_json(&report(), &mut out).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("\"parity\""));
+        let mut r = report();
+        r.cells[1].parity = Some(parity(ParityStatus::Differs));
+        let mut out = Vec::new();
+        write_json(&r, &mut out).unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let p = &json["cells"][1]["parity"];
+        assert_eq!(p["status"], "differs", "{p:#}");
+        assert_eq!(p["rows_only_in_target"], 1);
+        let back: MatrixReport = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back, r);
+        let mut a = r.clone();
+        a.cells = vec![r.cells[1].clone()];
+        a.shards = vec!["1/2".into()];
+        let mut b = r.clone();
+        b.cells = vec![r.cells[0].clone(), r.cells[2].clone(), r.cells[3].clone()];
+        b.shards = vec!["2/2".into()];
+        let merged = merge(vec![("a".into(), a), ("b".into(), b)]).unwrap();
+        assert_eq!(merged.cells[1].parity, r.cells[1].parity);
+    }
+
+    #[test]
+    fn parity_is_shown_in_the_grid_markdown_html_and_junit() {
+        use crate::report::ParityStatus;
+        let mut r = report();
+        r.cells.remove(2);
+        r.cells[1].parity = Some(parity(ParityStatus::Differs));
+        r.cells[2].parity = Some(crate::report::Parity::not_checked(
+            "3.5.3",
+            "the control on 3.5.3 did not resume",
+        ));
+        let render = |f: &dyn Fn(&MatrixReport, &mut Vec<u8>) -> std::io::Result<()>| {
+            let mut out = Vec::new();
+            f(&r, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let grid = render(&|r, o| write_grid(r, o));
+        assert!(grid.contains("PARITY DIFFERS"), "{grid}");
+        assert!(grid.contains("resumed, parity differs"), "{grid}");
+        assert!(
+            grid.contains(r#"only in the control: file sink output/data: {"n":<2>}"#),
+            "{grid}"
+        );
+        let md = render(&|r, o| write_markdown(r, o));
+        assert!(
+            md.contains("**1 cell whose output differs from the control's**"),
+            "{md}"
+        );
+        assert!(md.contains("**resumed, parity differs**"), "{md}");
+        assert!(md.contains("### Output parity against the control"), "{md}");
+        assert!(
+            md.contains(
+                "| `dedup/rocksdb/3.5.3->4.0.1` | **differs** (control on 3.5.3) | 1 | 1 |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "not-checked (control on 3.5.3) | 0 | 0 | the control on 3.5.3 did not resume |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(r#"only in the cell: file sink output/data: {"n":1}"#),
+            "{md}"
+        );
+        let html = render(&|r, o| write_html(r, o));
+        assert!(html.contains("resumed, parity differs</a>"), "{html}");
+        assert!(
+            html.contains("<p>Parity: differs from the control on 3.5.3"),
+            "{html}"
+        );
+        assert!(
+            html.contains("{&quot;n&quot;:&lt;2&gt;}") || html.contains("{\"n\":&lt;2&gt;}"),
+            "{html}"
+        );
+        let xml = render(&|r, o| write_junit(r, o));
+        assert!(xml.contains("type=\"parity-differs\""), "{xml}");
+        assert!(
+            xml.contains("parity: differs from the control on 3.5.3"),
+            "{xml}"
+        );
     }
 
     #[test]

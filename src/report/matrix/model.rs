@@ -128,6 +128,12 @@ pub struct Cell {
     /// `local[2]` cells and cells that did not run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executors: Option<crate::report::ExecutorsReport>,
+    /// Output parity against the control of the cell's source checkpoint (the suite's
+    /// `control = true`): what this cell's restart wrote compared with what the control (the
+    /// same checkpoint restarted on the source version with the unchanged job) wrote. Absent
+    /// when no control ran, and for cells that did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity: Option<crate::report::Parity>,
 }
 
 impl Cell {
@@ -148,6 +154,17 @@ impl Cell {
         }
     }
 
+    /// Whether the cell agrees with its expectation but its output differs from the control's
+    /// and the suite does not allow it (`parity = "must-match"`): a finding, and the matrix
+    /// exits 21 for it when every cell agrees.
+    pub fn parity_failed(&self) -> bool {
+        self.passed()
+            && self
+                .parity
+                .as_ref()
+                .is_some_and(crate::report::Parity::fails)
+    }
+
     /// The short text shown in a grid cell: the verdict, `n/a`, `no checkpoint`, `harness error`.
     pub fn label(&self) -> &'static str {
         match (self.status, self.verdict) {
@@ -159,13 +176,32 @@ impl Cell {
         }
     }
 
-    /// [`Cell::label`], with ` ⚠` when the trial resumed with semantic warnings.
+    /// [`Cell::label`], with ` ⚠` when the trial resumed with semantic warnings and `, parity
+    /// differs` when its output differs from the control's (allowed or not).
     pub fn label_marked(&self) -> String {
-        if self.warnings.is_empty() {
-            self.label().to_owned()
-        } else {
-            format!("{} ⚠", self.label())
+        let mut label = self.label().to_owned();
+        if !self.warnings.is_empty() {
+            label.push_str(" ⚠");
         }
+        label.push_str(self.parity_mark());
+        label
+    }
+
+    /// `, parity differs` (or `, parity differs (allowed)` under `parity = "may-differ"`) when
+    /// the cell's output differs from its control's; empty otherwise.
+    pub fn parity_mark(&self) -> &'static str {
+        match self.parity_differs() {
+            Some(p) if p.may_differ => ", parity differs (allowed)",
+            Some(_) => ", parity differs",
+            None => "",
+        }
+    }
+
+    /// The cell's parity when it `differs` from the control's.
+    pub fn parity_differs(&self) -> Option<&crate::report::Parity> {
+        self.parity
+            .as_ref()
+            .filter(|p| p.status == crate::report::ParityStatus::Differs)
     }
 
     /// A cell whose trial ran.
@@ -200,6 +236,7 @@ impl Cell {
             job: trial.job.clone(),
             exercised: trial.exercised.clone(),
             executors: trial.executors.clone(),
+            parity: trial.parity.clone(),
         }
     }
 
@@ -236,6 +273,7 @@ impl Cell {
             job: None,
             exercised: None,
             executors: None,
+            parity: None,
         }
     }
 }
@@ -311,8 +349,14 @@ impl MatrixReport {
     pub fn warned(&self) -> Vec<&Cell> {
         self.cells
             .iter()
-            .filter(|c| c.passed() && !c.warnings.is_empty())
+            .filter(|c| c.passed() && !c.parity_failed() && !c.warnings.is_empty())
             .collect()
+    }
+
+    /// Cells that agree with the suite but whose output differs from their control's where
+    /// the suite does not allow it (what exit 21 fails on).
+    pub fn parity_failures(&self) -> Vec<&Cell> {
+        self.cells.iter().filter(|c| c.parity_failed()).collect()
     }
 
     /// The cell of a grid position, if the report holds it.
