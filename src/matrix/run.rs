@@ -6,6 +6,14 @@
 //! the source checkpoint found or generated and inspected, seeded once, then its trials. Cells
 //! flow out as they finish (a channel to the caller's callback); the report is built from them.
 //! Nothing here prints.
+//!
+//! With the suite's `control = true` (issue 13 §3), a group runs one control trial first — the
+//! source checkpoint restarted on the source version with the job that wrote it — and every
+//! cell of the group is compared with it ([`trial::parity_of`]). All of them collect on the
+//! suite's broker: the group's input topics are seeded once before any trial and only read
+//! after, so every trial digests the very records the control read (timestamps included);
+//! output topics are per trial (the control's `<topic>.control.<source>`), file sinks per
+//! sandbox. Shards split by group, so a control runs in the one shard that holds its cells.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,10 +24,11 @@ use tokio::sync::{mpsc, Semaphore};
 use crate::kafka::SeedingSummary;
 use crate::rehearsal::{self, RehearsalError, SourceCheckpoint};
 use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
+use crate::report::{Parity, TrialReport};
 use crate::runtime::{KafkaBroker, RuntimeKind, TrialIds};
 use crate::scenario::suite::{CellKey, Group, Suite};
 use crate::scenario::Scenario;
-use crate::trial::{self, Broker, TrialError, TrialSettings};
+use crate::trial::{self, Broker, Collected, TrialError, TrialRole, TrialSettings};
 
 use super::cluster::SuiteClusters;
 
@@ -303,6 +312,10 @@ struct Seeded {
     seeding: SeedingSummary,
 }
 
+/// A group's control trial (`control = true`): its report and what it collected, or why it
+/// could not run (then every cell's parity is `not-checked` with that reason).
+type Control = Result<(TrialReport, Collected), String>;
+
 impl SuiteRun {
     /// One group: generate (or reuse) the source checkpoint, seed its topics once, then restart
     /// it on every applicable target in parallel (each trial waits for a permit of the gate).
@@ -331,9 +344,21 @@ impl SuiteRun {
             Ok(p) => Arc::new(p),
             Err((status, message)) => return self.fail_all(&applicable, status, message),
         };
+        // The control before the cells (as `rehearse run` does): each cell is compared with it
+        // as it finishes. Cells of other groups run meanwhile.
+        let control = if scenario.parity.control && !applicable.is_empty() {
+            Some(Arc::new(self.control(&group, &scenario, &seeded).await))
+        } else {
+            None
+        };
         let mut trials = tokio::task::JoinSet::new();
         for k in applicable {
-            trials.spawn(self.clone().run_cell(k, scenario.clone(), seeded.clone()));
+            trials.spawn(self.clone().run_cell(
+                k,
+                scenario.clone(),
+                seeded.clone(),
+                control.clone(),
+            ));
         }
         while trials.join_next().await.is_some() {}
     }
@@ -369,6 +394,44 @@ impl SuiteRun {
         Ok(Seeded { source, seeding })
     }
 
+    /// The group's control trial, once the gate lets it run: the seeded checkpoint restarted
+    /// on the control's version (the group's source version) with the unchanged job, on the
+    /// suite's broker with output topics of its own, on the runtime the generation used,
+    /// collecting what it wrote.
+    async fn control(&self, group: &Group, scenario: &Scenario, seeded: &Seeded) -> Control {
+        let _permit = self.gate.acquire().await;
+        let source = &seeded.source;
+        let version = trial::control_version(scenario, Some(&source.inspection))?;
+        tracing::debug!(
+            group = %format!("{}/{}/{}", self.suite.shapes[group.shape].name, group.provider, group.source),
+            %version,
+            "suite group: its control started"
+        );
+        let broker = Broker::Shared {
+            kafka: &self.kafka,
+            network: &self.network,
+            seeded: Some(seeded.seeding.clone()),
+        };
+        // Where the generation ran (on a suite's standalone clusters: in a container,
+        // `local[2]`), as the job wrote the checkpoint.
+        let settings = TrialSettings {
+            runtime: self.kafka.runtime(),
+            ..self.settings.clone()
+        };
+        trial::run_trial_as(
+            &crate::scenario::suite::control_scenario(scenario),
+            &source.path,
+            &source.inspection,
+            &version,
+            &settings,
+            broker,
+            (TrialRole::Control, true),
+            &mut |_| {},
+        )
+        .await
+        .map_err(|e| format!("the control on {version} could not run: {e:#}"))
+    }
+
     /// Every applicable cell of a group whose checkpoint could not be prepared, not run.
     fn fail_all(&self, keys: &[CellKey], status: CellStatus, message: String) {
         for k in keys {
@@ -385,7 +448,14 @@ impl SuiteRun {
 
     /// One cell: a trial of the group's seeded checkpoint on the cell's target, once the gate
     /// lets it run; its cell goes out whatever happened.
-    async fn run_cell(self, k: CellKey, scenario: Scenario, seeded: Arc<Seeded>) {
+    async fn run_cell(
+        self,
+        k: CellKey,
+        scenario: Scenario,
+        seeded: Arc<Seeded>,
+        control: Option<Arc<Control>>,
+    ) {
+        let control = control.as_deref();
         let cell = match &self.clusters {
             Some(clusters) => {
                 // A slot on the version's cluster first, then a place among the `jobs`.
@@ -397,7 +467,8 @@ impl SuiteRun {
                             report_dir: Some(clusters.sandboxes().to_path_buf()),
                             ..self.settings.clone()
                         };
-                        self.trial_cell(&k, &scenario, &seeded, &settings).await
+                        self.trial_cell(&k, &scenario, &seeded, control, &settings)
+                            .await
                     }
                     Err(message) => {
                         let (expected, reason) = self.suite.expected(&k);
@@ -415,7 +486,7 @@ impl SuiteRun {
                 cell
             }
             None => {
-                self.trial_cell(&k, &scenario, &seeded, &self.settings)
+                self.trial_cell(&k, &scenario, &seeded, control, &self.settings)
                     .await
             }
         };
@@ -423,12 +494,14 @@ impl SuiteRun {
         let _ = self.tx.send(Update::CellFinished(Box::new(cell)));
     }
 
-    /// A cell's trial with `settings`, once the gate lets it run.
+    /// A cell's trial with `settings`, once the gate lets it run; with the group's `control`,
+    /// its parity against it.
     async fn trial_cell(
         &self,
         k: &CellKey,
         scenario: &Scenario,
         seeded: &Seeded,
+        control: Option<&Control>,
         settings: &TrialSettings,
     ) -> Cell {
         let _permit = self.gate.acquire().await;
@@ -441,26 +514,30 @@ impl SuiteRun {
             network: &self.network,
             seeded: Some(seeded.seeding.clone()),
         };
-        let result = trial::run_trial(
+        let result = trial::run_trial_as(
             scenario,
             &source.path,
             &source.inspection,
             &k.target,
             settings,
             broker,
+            (TrialRole::Target, control.is_some()),
             &mut |_| {},
         )
         .await;
         match result {
-            Ok(report) => Cell {
-                source_checkpoint: Some(source.path.display().to_string()),
-                ..Cell::from_trial(
-                    (&k.shape, &k.provider, &k.source),
-                    &report,
-                    expected,
-                    reason,
-                )
-            },
+            Ok((mut report, collected)) => {
+                report.parity = control.map(|c| cell_parity(scenario, &report, &collected, c));
+                Cell {
+                    source_checkpoint: Some(source.path.display().to_string()),
+                    ..Cell::from_trial(
+                        (&k.shape, &k.provider, &k.source),
+                        &report,
+                        expected,
+                        reason,
+                    )
+                }
+            }
             Err(e) => Cell::not_run(
                 (&k.shape, &k.provider, &k.source, &k.target),
                 CellStatus::HarnessError,
@@ -468,6 +545,30 @@ impl SuiteRun {
                 expected,
                 reason,
             ),
+        }
+    }
+}
+
+/// A cell's parity against its group's control, or `not-checked` with why the control could not
+/// run (its version: the cell's source).
+fn cell_parity(
+    scenario: &Scenario,
+    report: &TrialReport,
+    collected: &Collected,
+    control: &Control,
+) -> Parity {
+    match control {
+        Ok((c, cc)) => trial::parity_of(scenario, report, collected, c, cc),
+        Err(why) => {
+            let version = match &scenario.checkpoint {
+                crate::scenario::CheckpointSource::Generate { spark, .. } => spark.as_str(),
+                _ => "?",
+            };
+            Parity {
+                volatile_columns: scenario.parity.volatile_columns.clone(),
+                may_differ: scenario.parity.may_differ,
+                ..Parity::not_checked(version, why.clone())
+            }
         }
     }
 }
@@ -527,4 +628,34 @@ pub fn cells_per_grid(
             .or_insert(0) += g.targets.len();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A control that could not run leaves every cell of its group `not-checked`, saying why,
+    /// on the group's source version, with the group's parity settings — never `same`.
+    #[test]
+    fn a_control_that_could_not_run_makes_each_cells_parity_not_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let shape = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/shapes/windowed-count.toml");
+        let text = format!(
+            "name = \"t\"\nsources = [\"3.5.3\"]\ntargets = [\"4.0.1\"]\ncontrol = true\nparity = \"may-differ\"\n[[shapes]]\nscenario = \"{}\"\n",
+            shape.display()
+        );
+        let suite = Suite::parse(&text, &dir.path().join("s.toml")).unwrap();
+        let scenario = suite.group_scenario(&suite.groups(None)[0]);
+        let report = crate::report::test_helpers::resumed().trials.remove(0);
+        let control: Control = Err("the control on 3.5.3 could not run: no engine".into());
+        let p = cell_parity(&scenario, &report, &Collected::default(), &control);
+        assert_eq!(p.status, crate::report::ParityStatus::NotChecked);
+        assert_eq!(p.control_version, "3.5.3");
+        assert!(p.may_differ);
+        assert_eq!(
+            p.reason.as_deref(),
+            Some("the control on 3.5.3 could not run: no engine")
+        );
+    }
 }

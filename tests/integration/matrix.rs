@@ -115,6 +115,85 @@ fn e2e_ci_slice_every_cell_resumes_with_matching_offsets_and_reports_render() {
     assert!(md.contains("### dedup · hdfs"), "{md}");
 }
 
+/// Issue 13 §3 in a suite: `control = true` restarts the source checkpoint once more on its own
+/// version with the unchanged job (the control), on the suite's shared broker, and compares each
+/// cell's output with it. One shape (the windowed count: a JSON file sink), one provider, one
+/// source, one target: two Spark restarts. The suite is named `ci-slice` so its group scenario,
+/// and with it the generation key (topic names hold the suite name), is the CI slice's: the
+/// checkpoint `e2e_ci_slice_…` generated is reused from the cache.
+#[test]
+fn e2e_control_in_a_suite_gives_each_cell_its_parity_in_json_and_markdown() {
+    if !super::run::docker_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let shape = repo().join("scenarios/shapes/windowed-count.toml");
+    let suite = tmp.path().join("control.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "name = \"ci-slice\"\nsources = [\"3.5.3\"]\ntargets = [\"4.0.1\"]\nproviders = [\"hdfs\"]\ntimeout_seconds = 300\ncontrol = true\n[[shapes]]\nscenario = \"{}\"\n",
+            shape.display()
+        ),
+    )
+    .unwrap();
+    let md = tmp.path().join("m.md");
+    let (code, stdout, stderr) = rehearse(&[
+        "matrix",
+        &suite.display().to_string(),
+        "--json",
+        "--markdown",
+        &md.display().to_string(),
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{report:#}");
+    let c = &cells[0];
+    assert_eq!(c["verdict"], "resumed", "{c:#}\n{stderr}");
+    let p = &c["parity"];
+    assert_eq!(p["status"], "same", "{p:#}\n{stderr}");
+    assert_eq!(p["control_version"], "3.5.3", "{p:#}");
+    let compared: Vec<&str> = p["compared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    // Rows were written on both sides (same is never claimed on nothing), and the control read
+    // the very records the cell read on the shared broker.
+    let sink = compared
+        .iter()
+        .find(|l| l.starts_with("file sink output/data: "))
+        .unwrap_or_else(|| panic!("the JSON sink was compared: {p:#}"));
+    assert!(!sink.starts_with("file sink output/data: 0 rows"), "{sink}");
+    assert!(
+        compared
+            .iter()
+            .any(|l| l.starts_with("input: the same records")),
+        "{p:#}"
+    );
+    assert!(
+        !compared.iter().any(|l| l.contains("timestamps differ")),
+        "one broker, one seeding: the same timestamps: {p:#}"
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("### Output parity against the control"), "{md}");
+    assert!(
+        md.contains("| `windowed-count/hdfs/3.5.3->4.0.1` | same (control on 3.5.3) | 0 | 0 |"),
+        "{md}"
+    );
+    // matrix merge keeps the parity.
+    let json = tmp.path().join("m.json");
+    std::fs::write(&json, &stdout).unwrap();
+    let (code, merged, stderr) =
+        rehearse(&["matrix", "merge", &json.display().to_string(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let merged: serde_json::Value = serde_json::from_str(&merged).unwrap();
+    assert_eq!(merged["cells"][0]["parity"], *p);
+}
+
 /// A suite over one shape scenario of the repo, written to `dir`.
 fn suite(dir: &Path, extra: &str) -> PathBuf {
     let shape = repo().join("scenarios/shapes/dedup.toml");
