@@ -184,6 +184,13 @@ pub struct RunArgs {
     /// scenario's `control = true` does.
     #[arg(long)]
     pub control: bool,
+    /// Also rehearse the remedy on every target: its job (with restart_args) on a new empty
+    /// checkpoint with `{starting_offsets}` (the last committed batch's Kafka offsets), its
+    /// first batch proved to start there, its output compared with the control's (turns
+    /// --control on; a failed or unproven fresh start exits 22) — as the scenario's
+    /// `fresh = true` does.
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// Where a rehearsal runs Kafka and Spark (`--runtime`).

@@ -49,6 +49,10 @@ pub enum Outcome {
     /// the control's (the same copy restarted on the source version with the unchanged job)
     /// and the scenario does not allow it (`parity = "may-differ"`).
     ParityDiffers,
+    /// `run --fresh` (or `fresh = …`): every target passed, but a remedy run — the target's
+    /// job on a new empty checkpoint with `{starting_offsets}` — failed, or its first batch is
+    /// not proven to start at the checkpoint's last committed offsets.
+    FreshFailed,
     /// A bug in rehearse (a panic).
     Internal,
     /// The source checkpoint changed during a rehearsal: rehearse must never write it.
@@ -61,7 +65,7 @@ impl Outcome {
     /// The exit code: the one table.
     ///
     /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 19
-    /// (warnings denied), 20 (`resume-unproven`) and 21 (parity differs) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// (warnings denied), 20 (`resume-unproven`), 21 (parity differs) and 22 (fresh failed) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -82,6 +86,7 @@ impl Outcome {
             },
             Outcome::WarningsDenied => 19,
             Outcome::ParityDiffers => 21,
+            Outcome::FreshFailed => 22,
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
             Outcome::Usage => 2,
             Outcome::BadInput => 3,
@@ -128,6 +133,10 @@ impl Outcome {
                 target (cell) passed, but one's output after the restart differs from the control \
                 run's (parity differs)"
                 .into(),
+            Outcome::FreshFailed => "run --fresh: every target passed, but a fresh run (the \
+                job on a new empty checkpoint with {starting_offsets}) failed or its start is not \
+                proven at the last committed offsets"
+                .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
             Outcome::Interrupted => {
@@ -140,7 +149,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 22] = [
+    pub const DOCUMENTED: [Outcome; 23] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -160,6 +169,7 @@ impl Outcome {
         Outcome::WarningsDenied,
         Outcome::Verdict(Verdict::ResumeUnproven),
         Outcome::ParityDiffers,
+        Outcome::FreshFailed,
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -275,6 +285,7 @@ mod tests {
             (Outcome::Findings, 5),
             (Outcome::WarningsDenied, 19),
             (Outcome::ParityDiffers, 21),
+            (Outcome::FreshFailed, 22),
             (Outcome::Internal, 70),
             (Outcome::SourceChanged, 71),
             (Outcome::Interrupted, 130),
@@ -300,6 +311,7 @@ mod tests {
             | Outcome::Findings
             | Outcome::WarningsDenied
             | Outcome::ParityDiffers
+            | Outcome::FreshFailed
             | Outcome::Internal
             | Outcome::SourceChanged
             | Outcome::Interrupted => Outcome::DOCUMENTED.contains(&outcome),
@@ -318,6 +330,7 @@ mod tests {
             Outcome::Findings,
             Outcome::WarningsDenied,
             Outcome::ParityDiffers,
+            Outcome::FreshFailed,
             Outcome::Internal,
             Outcome::SourceChanged,
             Outcome::Interrupted,

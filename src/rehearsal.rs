@@ -217,6 +217,14 @@ pub async fn run_scenario(
             .await
             .map_err(TrialError::from)?;
     }
+    // --fresh: a checkpoint without a committed batch has no offsets to start from.
+    if let Some(inspected) = given
+        .as_ref()
+        .map(|g| &g.inspection)
+        .or(remote_source.as_ref().map(|r| &r.inspection))
+    {
+        fresh_possible(scenario, inspected)?;
+    }
     // --control: the version the control runs on is known now (the scenario's, the generating
     // version, or the checkpoint's writer) or refused before anything is built or started.
     let control_version = if scenario.parity.control {
@@ -263,6 +271,7 @@ pub async fn run_scenario(
             .await?
         }
     };
+    fresh_possible(scenario, &source.inspection)?;
     // The control first (issue 13 §3): its own copy and broker, the unchanged job on the
     // source version; every target is then compared with it.
     let control = match &control_version {
@@ -307,6 +316,34 @@ pub async fn run_scenario(
         if let Some((control, c)) = &control {
             report.parity = Some(trial::parity_of(scenario, &report, &collected, control, c));
         }
+        if scenario.parity.fresh.contains(target) {
+            // The remedy (issue 13 §4): the target's job on a new empty checkpoint.
+            on_event(RehearsalEvent::TrialStarted {
+                target: format!(
+                    "{target} (fresh: its job on a new empty checkpoint with {{starting_offsets}})"
+                ),
+            });
+            let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
+            let (fresh, f) = trial::run_trial_as(
+                scenario,
+                &source.path,
+                &source.inspection,
+                target,
+                settings,
+                Broker::Own,
+                (trial::TrialRole::Fresh, control.is_some()),
+                &mut on_trial,
+            )
+            .await?;
+            let control = control.as_ref().map(|(r, c)| (r, c));
+            report.fresh = Some(Box::new(trial::fresh_report(
+                scenario,
+                &source.inspection,
+                fresh,
+                &f,
+                control,
+            )));
+        }
         trials.push(report);
     }
     let (source_checkpoint, remote_source) = match staged {
@@ -326,6 +363,22 @@ pub async fn run_scenario(
         deny_warnings: scenario.deny_warnings,
         remote_source,
     })
+}
+
+/// Refuses `fresh` targets on a checkpoint (`inspection`) without a committed batch: there are
+/// no offsets to give `{starting_offsets}`, so the remedy cannot be rehearsed.
+fn fresh_possible(scenario: &Scenario, inspection: &Inspection) -> Result<(), RehearsalError> {
+    if scenario.parity.fresh.is_empty() || inspection.starting_offsets().is_some() {
+        return Ok(());
+    }
+    Err(crate::scenario::ScenarioError::Invalid {
+        path: scenario.file.clone(),
+        message: format!(
+            "fresh ({}): the checkpoint has no committed batch with Kafka offsets, so there is no startingOffsets to start a new checkpoint from (`rehearse inspect` shows its batches)\n(hint: drop fresh / --fresh for this checkpoint, or rehearse one that committed a batch)",
+            scenario.parity.fresh.join(", ")
+        ),
+    }
+    .into())
 }
 
 /// The Spark versions `scenario` needs ready: its targets, then the generating version if it

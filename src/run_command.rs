@@ -33,6 +33,19 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         }
         scenario.targets = args.targets.clone();
     }
+    if args.fresh {
+        scenario.parity.fresh = scenario.targets.clone();
+    } else {
+        // `--target` may narrow the targets: a fresh target not rehearsed is not run.
+        let targets = scenario.targets.clone();
+        scenario.parity.fresh.retain(|t| targets.contains(t));
+    }
+    scenario
+        .check_fresh()
+        .map_err(|message| rehearse::scenario::ScenarioError::Invalid {
+            path: scenario.file.clone(),
+            message: format!("--fresh: {message}"),
+        })?;
     add_conf(&mut scenario, &args.conf)?;
     let kind = match &args.master {
         Some(master) => external_cluster(

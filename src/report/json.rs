@@ -49,6 +49,7 @@
 //! | `executors`                 | object (absent) | Only for a restart on a cluster (`--runtime standalone`), from the event log: `count` (integer: executors announced until the verdict), `workers` (array of string: their hosts, the workers' container names, sorted, once each), `removed` (array of string: `executor <id> on <host> removed: <Spark's reason>`). Absent for `local[2]`. |
 //! | `exercised`                 | object (absent) | The paths the restarted query has and whether each ran after the restart, from its progress reports (src/verdict/exercised.rs): `state_loaded`, `state_updated`, `watermark_advanced`, `state_evicted`, `sink_wrote`, each `null` (the query has no such path) or `{"ran": bool, "evidence": string}` (the batch and progress field behind it, or why it did not run); `not_measured` (array of string, absent when empty): paths progress cannot prove (a sink reporting `numOutputRows` -1). In `rehearse run`, `resumed` needs every present path `ran`; otherwise the verdict is `resume-unproven`. Absent when no complete progress report of the restart was seen. |
 //! | `parity`                    | object (absent) | Only with `--control` / `control = true` (src/report/parity.rs): what this target wrote after the restart compared with the control run (the same copy restarted on the source version with the unchanged job, over the same seeded records), below. Absent when no control ran. |
+//! | `fresh`                     | object (absent) | Only with `--fresh` / `fresh = …` for this target (src/report/fresh.rs): the remedy rehearsed — this target's job on a new empty checkpoint with `{starting_offsets}` — below. Never a resume. |
 //!
 //! `seeding`:
 //!
@@ -81,6 +82,17 @@
 //! | `volatile_columns`     | array of string | The scenario's `volatile_columns`, left out of JSON rows. |
 //! | `reason`               | string \| null  | Why `not-checked` (the control did not resume, a run did not read every seeded record, the brokers got other records, a Parquet sink, nothing written), or that `differs` is allowed; `null` otherwise. |
 //! | `may_differ`           | bool            | The scenario allows this target to differ (`parity = "may-differ"`). |
+//!
+//! `fresh`:
+//!
+//! | key                  | type            | meaning |
+//! |----------------------|-----------------|---------|
+//! | `ran`                | bool            | The job ran its batch 0 on the empty checkpoint (the watcher's `started-fresh`, rule `new-query-started`, at a progress report of batch 0). `false`: it failed (also after "Starting new streaming query": the evidence names the failure) or ran no batch by the timeout. |
+//! | `verdict`, `rule`, `evidence` | string, string, array of string | The watcher's, as for a trial; `started-fresh` when it ran, never `resumed`. |
+//! | `start`              | object          | Where its first batch started, from the new checkpoint's files: `status` (`proven`: every Kafka source's `sources/<n>/0` holds the expected offsets of its topics, `commits/0` exists, and with fresh records the last committed batch read some; `elsewhere`: a source started at other offsets; `unproven`: a file that would prove it is missing), `expected` (the `startingOffsets` JSON of the checkpoint's last committed batch, the rebased copy's after a rebase), `found` (string \| null: the initial offsets read), `evidence` (files and lines), `reason` (string \| null). |
+//! | `parity`             | object (absent) | Its output against the control's, as a trial's `parity`; compared only when it ran and its start is proven. A `differs` on a checkpoint with state is expected (`may_differ` true, `reason` says why: the fresh start has none of the state); without state it fails the run (exit 21). |
+//! | `passed`             | bool            | `ran`, start `proven`, and its parity does not fail. A fresh run that failed or whose start is not proven fails the run with exit 22 (when every target passed). |
+//! | `seconds_to_verdict`, `source_untouched`, `sandbox`, `notes` | | As for a trial; a kept sandbox holds the new checkpoint as `checkpoint/` and the copy it was not given as `checkpoint-copy/`. |
 //!
 //! `copy`:
 //!
@@ -242,6 +254,26 @@ struct TrialDocument<'a> {
     /// Output parity against the control run; left out when no control ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     parity: Option<ParityDocument<'a>>,
+    /// The remedy rehearsed on a new empty checkpoint; left out when not asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fresh: Option<FreshDocument<'a>>,
+}
+
+/// A target's fresh run (the remedy). Field order is the key order.
+#[derive(Serialize)]
+struct FreshDocument<'a> {
+    ran: bool,
+    verdict: &'static str,
+    rule: &'a str,
+    evidence: &'a [String],
+    start: &'a crate::report::StartProof,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parity: Option<ParityDocument<'a>>,
+    passed: bool,
+    seconds_to_verdict: f64,
+    source_untouched: bool,
+    sandbox: Option<Cow<'a, str>>,
+    notes: &'a [String],
 }
 
 /// A trial's output parity against the control. Field order is the key order.
@@ -354,7 +386,10 @@ impl<'a> TrialDocument<'a> {
             target_version: &trial.target_version,
             verdict: trial.verdict.name(),
             expected_verdict: trial.expected_verdict.map(|v| v.name()),
-            passed: trial.passed() && !trial.parity_failed(),
+            passed: trial.passed()
+                && !trial.parity_failed()
+                && !trial.fresh_failed()
+                && !trial.fresh_parity_failed(),
             rule: &trial.rule,
             evidence: &trial.evidence,
             last_committed_batch: trial.last_committed_batch.map(|b| b.0),
@@ -391,6 +426,19 @@ impl<'a> TrialDocument<'a> {
             executors: trial.executors.as_ref(),
             exercised: trial.exercised.as_ref(),
             parity: trial.parity.as_ref().map(ParityDocument::new),
+            fresh: trial.fresh.as_deref().map(|f| FreshDocument {
+                ran: f.ran,
+                verdict: f.verdict.name(),
+                rule: &f.rule,
+                evidence: &f.evidence,
+                start: &f.start,
+                parity: f.parity.as_ref().map(ParityDocument::new),
+                passed: !f.failed() && !f.parity_failed(),
+                seconds_to_verdict: (f.seconds_to_verdict * 1000.0).round() / 1000.0,
+                source_untouched: f.source_untouched,
+                sandbox: f.sandbox.as_deref().map(lossy),
+                notes: &f.notes,
+            }),
         }
     }
 }

@@ -71,6 +71,19 @@ fn test_case(report: &RunReport, trial: &TrialReport, time: Option<Duration>) ->
             status.set_message(p.summary());
         }
         status
+    } else if trial.passed() && (trial.fresh_failed() || trial.fresh_parity_failed()) {
+        // The verdict passed; the remedy on a new empty checkpoint did not (issue 13 §4).
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        if let Some(f) = &trial.fresh {
+            if f.failed() {
+                status.set_type("fresh-failed");
+                status.set_message(f.summary());
+            } else if let Some(p) = &f.parity {
+                status.set_type("parity-differs");
+                status.set_message(format!("fresh run: {}", p.summary()));
+            }
+        }
+        status
     } else if trial.passed() {
         TestCaseStatus::success()
     } else {
@@ -149,6 +162,15 @@ fn system_out(trial: &TrialReport) -> String {
         out.push_str(&format!("exercised paths: {}\n", e.summary()));
         for (name, p) in e.not_run() {
             out.push_str(&format!("  not run: {name}: {}\n", p.evidence));
+        }
+    }
+    if let Some(f) = &trial.fresh {
+        out.push_str(&format!("fresh: {}\n", f.summary()));
+        for e in &f.start.evidence {
+            out.push_str(&format!("  start: {e}\n"));
+        }
+        if let Some(p) = &f.parity {
+            out.push_str(&format!("  fresh parity: {}\n", p.summary()));
         }
     }
     if let Some(p) = &trial.parity {

@@ -20,7 +20,7 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
     let passed = report
         .trials
         .iter()
-        .filter(|t| t.passed() && !t.parity_failed())
+        .filter(|t| t.passed() && !t.checks_failed())
         .count();
     let written_by = match &report.source_version {
         Some(version) => format!(" (written by Spark {})", escape(version)),
@@ -84,7 +84,8 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
                 && (t.sandbox.is_some()
                     || !t.notes.is_empty()
                     || !t.warnings.is_empty()
-                    || t.parity.is_some())
+                    || t.parity.is_some()
+                    || t.fresh.is_some())
         })
         .collect();
     if !kept.is_empty() {
@@ -92,6 +93,18 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         writeln!(out, "### Notes on passing targets")?;
         writeln!(out)?;
         for trial in kept {
+            if let Some(f) = &trial.fresh {
+                writeln!(
+                    out,
+                    "- spark-{}: **fresh {}**: {}",
+                    escape(&trial.target_version),
+                    if f.failed() { "FAILED" } else { "ran" },
+                    escape(&f.summary())
+                )?;
+                if let Some(p) = &f.parity {
+                    writeln!(out, "  - fresh parity: {}", escape(&p.summary()))?;
+                }
+            }
             if let Some(p) = &trial.parity {
                 writeln!(
                     out,
@@ -259,6 +272,12 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
     }
     if let Some(p) = &trial.parity {
         writeln!(out, "- **Parity:** {}", escape(&p.summary()))?;
+    }
+    if let Some(f) = &trial.fresh {
+        writeln!(out, "- **Fresh:** {}", escape(&f.summary()))?;
+        if let Some(p) = &f.parity {
+            writeln!(out, "- **Fresh parity:** {}", escape(&p.summary()))?;
+        }
     }
     if let Some(job) = &trial.job {
         writeln!(out, "- **Job:** {}", escape(&job.describe()))?;

@@ -9,6 +9,7 @@
 //! This module only declares and re-exports.
 
 mod format;
+mod fresh;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -23,6 +24,7 @@ pub(crate) mod test_helpers;
 mod text;
 
 pub use format::{write, ReportFormat};
+pub use fresh::{FreshReport, StartProof, StartStatus};
 pub use json::write_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;

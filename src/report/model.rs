@@ -127,6 +127,10 @@ pub struct TrialReport {
     /// target wrote after the restart compared with what the control wrote (`report/parity.rs`);
     /// `None` when no control ran.
     pub parity: Option<super::parity::Parity>,
+    /// The remedy rehearsed (`--fresh`, `fresh = …`): this target's job on a new empty
+    /// checkpoint with `{starting_offsets}`, beside the control (`report/fresh.rs`); `None`
+    /// when not asked for this target.
+    pub fresh: Option<Box<super::fresh::FreshReport>>,
 }
 
 /// The executors a restart on a cluster ran, from the driver's event log
@@ -212,6 +216,23 @@ impl TrialReport {
         self.parity
             .as_ref()
             .is_some_and(super::parity::Parity::fails)
+    }
+
+    /// Whether this trial's remedy run fails the run: it failed or its start is not proven
+    /// ([`FreshReport::failed`](super::FreshReport::failed)).
+    pub fn fresh_failed(&self) -> bool {
+        self.fresh.as_ref().is_some_and(|f| f.failed())
+    }
+
+    /// Whether the remedy run's parity fails the run.
+    pub fn fresh_parity_failed(&self) -> bool {
+        self.fresh.as_ref().is_some_and(|f| f.parity_failed())
+    }
+
+    /// Whether a check beside the verdict fails this trial: its parity, its fresh run, or the
+    /// fresh run's parity.
+    pub fn checks_failed(&self) -> bool {
+        self.parity_failed() || self.fresh_failed() || self.fresh_parity_failed()
     }
 
     /// Whether this trial passes: `resumed`, or equal to its expected verdict when one is given.

@@ -11,7 +11,8 @@ use crate::verdict::Verdict;
 ///
 /// | trials that did not pass                          | outcome                            |
 /// |---------------------------------------------------|------------------------------------|
-/// | none, and a parity that fails (`differs`)         | [`Outcome::ParityDiffers`] (21)    |
+/// | none, and a parity that fails (`differs`; a target's or a fresh run's) | [`Outcome::ParityDiffers`] (21) |
+/// | none, and a fresh run that failed or whose start is not proven | [`Outcome::FreshFailed`] (22) |
 /// | none, and a warning with `deny_warnings`          | [`Outcome::WarningsDenied`] (19)   |
 /// | none (also: a run with no trials)                 | [`Outcome::Success`] (0)           |
 /// | all with the same verdict `v`, and `v` ≠ resumed  | [`Outcome::Verdict`]`(v)` (10–17)  |
@@ -31,8 +32,15 @@ pub fn outcome(report: &RunReport) -> Outcome {
         .map(|trial| trial.verdict);
     let Some(first) = failing.next() else {
         // A verdict that fails is the news; parity is judged only when every verdict passed.
-        if report.trials.iter().any(|t| t.parity_failed()) {
+        if report
+            .trials
+            .iter()
+            .any(|t| t.parity_failed() || t.fresh_parity_failed())
+        {
             return Outcome::ParityDiffers;
+        }
+        if report.trials.iter().any(|t| t.fresh_failed()) {
+            return Outcome::FreshFailed;
         }
         if report.deny_warnings && report.trials.iter().any(|t| !t.warnings.is_empty()) {
             return Outcome::WarningsDenied;
@@ -117,6 +125,50 @@ mod tests {
         let mut failing = test_helpers::state_store_error();
         failing.deny_warnings = true;
         failing.trials[0].warnings = report.trials[0].warnings.clone();
+        assert_eq!(
+            outcome(&failing),
+            Outcome::Verdict(Verdict::StateStoreError)
+        );
+    }
+
+    /// Issue 13 §4: a remedy that failed or did not start at the committed offsets exits 22
+    /// when every verdict passed; its parity `differs` exits 21 unless expected (state).
+    #[test]
+    fn a_failed_or_misplaced_fresh_run_fails_a_passing_run() {
+        use crate::report::{ParityStatus, StartStatus};
+        let ok =
+            test_helpers::resumed_with_fresh(true, StartStatus::Proven, Some(ParityStatus::Same));
+        assert_eq!(outcome(&ok), Outcome::Success);
+        for (ran, status) in [
+            (false, StartStatus::Proven),
+            (true, StartStatus::Elsewhere),
+            (true, StartStatus::Unproven),
+        ] {
+            let r = test_helpers::resumed_with_fresh(ran, status, None);
+            assert_eq!(outcome(&r), Outcome::FreshFailed, "{ran} {status}");
+            assert_eq!(outcome(&r).code(), 22);
+        }
+        let differs = test_helpers::resumed_with_fresh(
+            true,
+            StartStatus::Proven,
+            Some(ParityStatus::Differs),
+        );
+        assert_eq!(outcome(&differs), Outcome::ParityDiffers);
+        let mut expected = differs.clone();
+        if let Some(p) = expected.trials[0]
+            .fresh
+            .as_mut()
+            .and_then(|f| f.parity.as_mut())
+        {
+            p.may_differ = true;
+        }
+        assert_eq!(outcome(&expected), Outcome::Success);
+        // A failing verdict stays the news.
+        let mut failing = test_helpers::state_store_error();
+        failing.trials[0].fresh =
+            test_helpers::resumed_with_fresh(false, StartStatus::Unproven, None).trials[0]
+                .fresh
+                .clone();
         assert_eq!(
             outcome(&failing),
             Outcome::Verdict(Verdict::StateStoreError)

@@ -82,6 +82,7 @@ pub fn write_summary(
             || trial.executors.is_some()
             || trial.exercised.is_some()
             || trial.parity.is_some()
+            || trial.fresh.is_some()
         {
             writeln!(out)?;
             write_pass_notes(trial, report.deny_warnings, out, style)?;
@@ -211,14 +212,14 @@ fn table_columns(with_expected: bool) -> Vec<Column> {
 /// (`--deny-warnings` / `deny_warnings = true`): the run exits 19 for it, so the table must not
 /// say PASS.
 fn denied(trial: &TrialReport, deny_warnings: bool) -> bool {
-    deny_warnings && trial.passed() && !trial.parity_failed() && !trial.warnings.is_empty()
+    deny_warnings && trial.passed() && !trial.checks_failed() && !trial.warnings.is_empty()
 }
 
 /// The cells of one trial, in [`table_columns`] order.
 fn trial_row(trial: &TrialReport, with_expected: bool, deny_warnings: bool) -> Row {
     let (result, paint) = if denied(trial, deny_warnings) {
         ("DENIED", Paint::Red)
-    } else if trial.passed() && !trial.parity_failed() {
+    } else if trial.passed() && !trial.checks_failed() {
         ("PASS", Paint::Green)
     } else {
         ("FAIL", Paint::Red)
@@ -323,7 +324,7 @@ fn write_pass_notes(
     out: &mut impl Write,
     style: TerminalStyle,
 ) -> io::Result<()> {
-    let result = if trial.parity_failed() {
+    let result = if trial.checks_failed() {
         style.paint(Paint::Red, "FAIL")
     } else if denied(trial, deny_warnings) {
         style.paint(Paint::Red, "DENIED")
@@ -332,6 +333,10 @@ fn write_pass_notes(
     };
     let differs = if trial.parity_failed() {
         ", but its output differs from the control's"
+    } else if trial.fresh_failed() {
+        ", but the remedy (its job on a new empty checkpoint) failed or did not start at the committed offsets"
+    } else if trial.fresh_parity_failed() {
+        ", but the remedy's output differs from the control's"
     } else {
         ""
     };
@@ -375,6 +380,15 @@ fn write_notes_and_sandbox(
         }
         for why in &e.not_measured {
             detail(out, "not measured", &text::sanitize(why))?;
+        }
+    }
+    if let Some(f) = &trial.fresh {
+        detail(out, "fresh", &crate::text::sanitize(&f.summary()))?;
+        for e in &f.start.evidence {
+            detail(out, "start", &crate::text::sanitize(e))?;
+        }
+        if let Some(p) = &f.parity {
+            detail(out, "fresh parity", &crate::text::sanitize(&p.summary()))?;
         }
     }
     if let Some(p) = &trial.parity {
@@ -493,7 +507,7 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
     let passed = report
         .trials
         .iter()
-        .filter(|t| t.passed() && !t.parity_failed())
+        .filter(|t| t.passed() && !t.checks_failed())
         .count()
         - denied;
     let failed = total - passed - denied;
@@ -524,6 +538,19 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
             "{} resumed, but wrote other rows than the control run (parity differs): exit {} unless the scenario says parity = \"may-differ\"",
             text::count(differs, "target", "targets"),
             crate::exit::Outcome::ParityDiffers.code()
+        );
+        writeln!(out, "{}", style.paint(Paint::Red, &line))?;
+    }
+    let fresh_failed = report
+        .trials
+        .iter()
+        .filter(|t| t.passed() && t.fresh_failed())
+        .count();
+    if fresh_failed > 0 {
+        let line = format!(
+            "{} resumed, but the remedy run on a new empty checkpoint failed or its start is not proven at the committed offsets: exit {}",
+            text::count(fresh_failed, "target", "targets"),
+            crate::exit::Outcome::FreshFailed.code()
         );
         writeln!(out, "{}", style.paint(Paint::Red, &line))?;
     }

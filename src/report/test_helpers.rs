@@ -106,6 +106,7 @@ fn resumed_trial() -> TrialReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     }
 }
 
@@ -193,6 +194,7 @@ fn state_store_trial() -> TrialReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     }
 }
 
@@ -216,6 +218,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
         seeding: seeding(),
         output: vec![],
         ..state_store_trial()
@@ -246,6 +249,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     };
     let environment = TrialReport {
         target_version: "4.1.0".to_owned(),
@@ -273,6 +277,7 @@ pub(crate) fn mixed_with_expected() -> RunReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     };
     report(vec![
         resumed_trial(),
@@ -309,6 +314,7 @@ pub(crate) fn empty_evidence() -> RunReport {
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     };
     RunReport {
         source_version: None,
@@ -349,4 +355,38 @@ pub(crate) fn redact(text: &str, sandbox: &Path) -> String {
         text = regex.replace_all(&text, *placeholder).into_owned();
     }
     text
+}
+
+/// [`resumed`] whose target also ran its remedy on a new empty checkpoint (`--fresh`): it ran,
+/// its start has `status`, and its parity is `parity` (if any).
+pub(crate) fn resumed_with_fresh(
+    ran: bool,
+    status: crate::report::StartStatus,
+    parity: Option<crate::report::ParityStatus>,
+) -> RunReport {
+    let mut report = resumed();
+    let parity = parity.and_then(|p| resumed_with_parity(p).trials[0].parity.clone());
+    report.trials[0].fresh = Some(Box::new(crate::report::FreshReport {
+        ran,
+        verdict: if ran {
+            Verdict::StartedFresh
+        } else {
+            Verdict::StateStoreError
+        },
+        rule: "new-query-started".into(),
+        evidence: vec!["Starting new streaming query.".into()],
+        start: crate::report::StartProof {
+            status,
+            expected: r#"{"events":{"0":4,"1":4}}"#.into(),
+            found: Some(r#"{"events":{"0":4,"1":4}}"#.into()),
+            evidence: vec![r#"sources/0/0 line 2: {"events":{"0":4,"1":4}}"#.into()],
+            reason: (status != crate::report::StartStatus::Proven).then(|| "other offsets".into()),
+        },
+        parity,
+        seconds_to_verdict: 30.0,
+        source_untouched: true,
+        sandbox: None,
+        notes: Vec::new(),
+    }));
+    report
 }

@@ -54,6 +54,10 @@ pub struct ScenarioFile {
     pub volatile_columns: Vec<String>,
     /// `"must-match"` (default) or `"may-differ"`: whether a differing output fails the run.
     pub parity: Option<String>,
+    /// `fresh = true` (every target) or `fresh = ["4.0.1"]` (those targets): also rehearse the
+    /// remedy — the target's job on a new empty checkpoint with `{starting_offsets}`
+    /// (`scenario/parity.rs`, `trial/fresh.rs`). Turns the control on.
+    pub fresh: Option<FreshSpec>,
     /// `[kafka]`: where the sandbox's records come from besides `[[topics]]`.
     pub kafka: Option<KafkaSpec>,
 }
@@ -215,4 +219,14 @@ pub struct OutputTopicSpec {
     /// strings, integers or booleans.
     #[serde(default)]
     pub config: BTreeMap<String, toml::Value>,
+}
+
+/// `fresh = true | false | ["4.0.1", …]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum FreshSpec {
+    /// Every target (`true`) or none.
+    All(bool),
+    /// These targets.
+    Targets(Vec<String>),
 }

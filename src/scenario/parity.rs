@@ -3,7 +3,8 @@
 //! Checked at load, before anything starts; `report/parity.rs` compares, `trial/control.rs`
 //! runs the control.
 
-use super::file::ScenarioFile;
+use super::file::{FreshSpec, ScenarioFile};
+use super::Scenario;
 
 /// How a scenario asks for a control run and judges parity.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,6 +22,11 @@ pub struct ParitySettings {
     /// `parity = "may-differ"`: a difference is reported, but does not fail the run (a changed
     /// job whose output is meant to change). Default `"must-match"`.
     pub may_differ: bool,
+    /// The targets whose remedy is rehearsed too (`fresh = true` / `fresh = ["4.0.1"]`, or
+    /// `rehearse run --fresh`): the target's job (with `restart_args`) started on a new empty
+    /// checkpoint with `{starting_offsets}`, its start proved from the new checkpoint and its
+    /// output compared with the control's. Non-empty turns `control` on.
+    pub fresh: Vec<String>,
 }
 
 /// The parity settings of `file`, checked: a known `control_version`, a known `parity` value,
@@ -32,12 +38,41 @@ pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
     if let Some(v) = &file.control_version {
         super::check_release(v).map_err(|m| format!("control_version: {m}"))?;
     }
+    let fresh = fresh_targets(file)?;
     Ok(ParitySettings {
-        control: file.control,
+        control: file.control || !fresh.is_empty(),
+        fresh,
         control_version: file.control_version.clone(),
         volatile_columns: volatile_columns(&file.volatile_columns)?,
         may_differ: may_differ(file.parity.as_deref())?,
     })
+}
+
+/// `fresh`: `true` every target, `false` or absent none, a list those targets (each one of
+/// `targets`, none twice).
+///
+/// # Errors
+/// A target not in `targets`, or named twice.
+fn fresh_targets(file: &ScenarioFile) -> Result<Vec<String>, String> {
+    match &file.fresh {
+        None | Some(FreshSpec::All(false)) => Ok(Vec::new()),
+        Some(FreshSpec::All(true)) => Ok(file.targets.clone()),
+        Some(FreshSpec::Targets(list)) => {
+            for (i, t) in list.iter().enumerate() {
+                if !file.targets.contains(t) {
+                    return Err(format!(
+                        "fresh names {t:?}, which is not one of targets ({})\n(hint: fresh = true rehearses every target on a new empty checkpoint; fresh = [{}] names some of them)",
+                        file.targets.join(", "),
+                        file.targets.iter().map(|t| format!("{t:?}")).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                if list[..i].contains(t) {
+                    return Err(format!("fresh names {t:?} twice"));
+                }
+            }
+            Ok(list.clone())
+        }
+    }
 }
 
 /// `parity`: `None` or `"must-match"` (a difference fails), `"may-differ"` (reported only).
@@ -73,6 +108,45 @@ pub(crate) fn volatile_columns(columns: &[String]) -> Result<Vec<String>, String
     Ok(columns.to_vec())
 }
 
+impl Scenario {
+    /// Checks the `fresh` targets (scenario `fresh`, or `--fresh` after `--target`): each is a
+    /// target, and its job (`job_for(target)`: args and restart_args) passes
+    /// `{starting_offsets}` or `{starting_offsets.TOPIC}` — else the job would start on the
+    /// empty checkpoint from its own `startingOffsets` (often `earliest` or `latest`), which
+    /// is not the remedy. Turns the control on when some target is fresh.
+    ///
+    /// # Errors
+    /// The message names `fresh`, the target and the line to add.
+    pub fn check_fresh(&mut self) -> Result<(), String> {
+        if self.parity.fresh.is_empty() {
+            return Ok(());
+        }
+        self.parity.control = true;
+        for t in &self.parity.fresh {
+            if !self.targets.contains(t) {
+                return Err(format!(
+                    "fresh names {t:?}, which is not one of the targets ({})",
+                    self.targets.join(", ")
+                ));
+            }
+            let job = self.job_for(t);
+            if !job
+                .args
+                .iter()
+                .chain(&job.restart_args)
+                .any(|a| super::placeholders::holds_starting_offsets(a))
+            {
+                return Err(format!(
+                    "fresh: target {t} is rehearsed on a new empty checkpoint, but its job ({}) never passes {{starting_offsets}}: it would start from its own startingOffsets, not where the checkpoint stopped\n(hint: add to {} e.g. restart_args = [\"--starting-offsets\", \"{{starting_offsets}}\"] and have the job give it to .option(\"startingOffsets\", …); a job with several Kafka sources passes {{starting_offsets.TOPIC}} to each)",
+                    job.table(),
+                    job.table(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::scenario::Scenario;
@@ -104,5 +178,40 @@ mod tests {
         assert!(e.contains("twice"), "{e}");
         let e = load("control_version = \"3.5.99\"").unwrap_err();
         assert!(e.contains("control_version"), "{e}");
+    }
+
+    fn load_with(extra: &str, restart_args: &str) -> Result<Scenario, String> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("job.py"), "").unwrap();
+        let text = format!("targets = [\"3.5.3\", \"4.0.1\"]\n{extra}\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\n[job]\nfile = \"job.py\"\nargs = [\"{{checkpoint}}\"]\nrestart_args = [{restart_args}]\n[[topics]]\nname = \"in\"\n");
+        Scenario::parse(&text, &dir.path().join("s.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn fresh_names_targets_and_turns_the_control_on() {
+        let s = load_with("fresh = true", "\"{starting_offsets}\"").unwrap();
+        assert_eq!(s.parity.fresh, ["3.5.3", "4.0.1"]);
+        assert!(s.parity.control, "fresh compares with the control");
+        let s = load_with("fresh = [\"4.0.1\"]", "\"--so={starting_offsets.in}\"").unwrap();
+        assert_eq!(s.parity.fresh, ["4.0.1"]);
+        let s = load_with("fresh = false", "").unwrap();
+        assert!(s.parity.fresh.is_empty() && !s.parity.control);
+    }
+
+    #[test]
+    fn fresh_is_refused_at_load_without_the_placeholder_or_for_another_target() {
+        let e = load_with("fresh = [\"3.4.4\"]", "\"{starting_offsets}\"").unwrap_err();
+        assert!(
+            e.contains("fresh names \"3.4.4\"") && e.contains("s.toml"),
+            "{e}"
+        );
+        let e = load_with("fresh = true", "").unwrap_err();
+        assert!(e.contains("fresh: target 3.5.3"), "{e}");
+        assert!(
+            e.contains("restart_args = [\"--starting-offsets\", \"{starting_offsets}\"]"),
+            "{e}"
+        );
+        let e = load_with("fresh = true", "\"{starting_offsets.other}\"").unwrap_err();
+        assert!(e.contains("not in [[topics]]"), "{e}");
     }
 }

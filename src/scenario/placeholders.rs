@@ -36,7 +36,10 @@ pub fn check_versions(text: &str, what: &str) -> Result<(), String> {
         let hint = closest(name, VERSION_NAMES.iter().copied())
             .map(|k| format!(" — did you mean {{{k}}}?"))
             .unwrap_or_default();
-        let run_time = if KNOWN.contains(&name) || name.starts_with("topic.") {
+        let run_time = if KNOWN.contains(&name)
+            || name.starts_with("topic.")
+            || name.starts_with(STARTING_OFFSETS_OF)
+        {
             format!(" ({{{name}}} is filled in job arguments only)")
         } else {
             String::new()
@@ -159,12 +162,65 @@ pub struct Placeholders {
     pub bootstrap_servers: String,
     /// `{output}`: the sink directory as the job sees it.
     pub output: String,
+    /// `{starting_offsets}` and `{starting_offsets.TOPIC}`: the Kafka offsets of the
+    /// checkpoint's last committed batch (after a rebase, the sandbox copy's), topic →
+    /// partition → offset; `None` (a generation, a checkpoint without a committed batch): both
+    /// are filled with `earliest`.
+    pub starting_offsets: Option<crate::checkpoint::KafkaOffsets>,
 }
 
 /// The placeholders the harness fills, besides `{topic.NAME}` (one per `[[topics]]` entry). A
 /// `{name}` in a job argument that is none of these is refused at load ([`check`]): a typo such
 /// as `{outptu}` would otherwise reach the job as literal text.
-pub const KNOWN: &[&str] = &["checkpoint", "bootstrap_servers", "output"];
+///
+/// `{starting_offsets}` is the `startingOffsets` JSON of every Kafka topic of the checkpoint at
+/// its last committed batch (the remedy `rehearse run --fresh` rehearses); `{starting_offsets.TOPIC}`
+/// only TOPIC's partitions, for a job with several Kafka sources: Spark asserts that a source's
+/// JSON names exactly the partitions it is assigned ("If startingOffsets contains specific
+/// offsets, you must specify all TopicPartitions", `KafkaOffsetReaderAdmin.fetchSpecificOffsets`,
+/// Spark 3.3–4.0). Both are filled in every trial: a Kafka source reads `startingOffsets` only
+/// when its `sources/<n>/0` does not exist yet (`KafkaMicroBatchStream.getOrCreateInitialPartitionOffsets`:
+/// `metadataLog.get(0).getOrElse { … startingOffsets … metadataLog.add(0, offsets) }`), so a
+/// restart on the checkpoint ignores it and a job can always carry it.
+pub const KNOWN: &[&str] = &[
+    "checkpoint",
+    "bootstrap_servers",
+    "output",
+    "starting_offsets",
+];
+
+/// The prefix of the per-topic form `{starting_offsets.TOPIC}`.
+pub const STARTING_OFFSETS_OF: &str = "starting_offsets.";
+
+/// Whether `arg` holds `{starting_offsets}` or some `{starting_offsets.TOPIC}`: a target
+/// rehearsed `fresh` must pass one of them to its job.
+pub fn holds_starting_offsets(arg: &str) -> bool {
+    names(arg).any(|n| n == "starting_offsets" || n.starts_with(STARTING_OFFSETS_OF))
+}
+
+/// The `startingOffsets` value for `topic` (`None`: every topic): the JSON of those offsets,
+/// or `earliest` when there are none (no committed batch: a generation). `Err` when `topic` is
+/// not among the checkpoint's Kafka topics.
+pub fn starting_offsets_value(
+    offsets: Option<&crate::checkpoint::KafkaOffsets>,
+    topic: Option<&str>,
+) -> Result<String, String> {
+    let Some(all) = offsets.filter(|o| !o.is_empty()) else {
+        return Ok("earliest".to_string());
+    };
+    match topic {
+        None => Ok(crate::checkpoint::kafka_offsets_json(all)),
+        Some(t) => match all.get(t) {
+            Some(parts) => Ok(crate::checkpoint::kafka_offsets_json(
+                &std::iter::once((t.to_string(), parts.clone())).collect(),
+            )),
+            None => Err(format!(
+                "{{starting_offsets.{t}}} names topic {t:?}, but the checkpoint's last committed batch has offsets for {} only",
+                all.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        },
+    }
+}
 
 /// The `{…}` placeholders of `arg`: every `{NAME}` where NAME is letters, digits, `_`, `.` and
 /// `-` starting with a letter or `_` (so JSON such as `{"a":1}` and shell `${X}` are not taken
@@ -240,7 +296,10 @@ fn malformed(arg: &str) -> Option<String> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
             .unwrap_or(inner.len());
         let word = &inner[..word_len];
-        if !(KNOWN.contains(&word) || word.starts_with("topic.")) {
+        if !(KNOWN.contains(&word)
+            || word.starts_with("topic.")
+            || word.starts_with(STARTING_OFFSETS_OF))
+        {
             continue;
         }
         let after = &inner[word_len..];
@@ -278,7 +337,10 @@ pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
     }
     let topic_names: Vec<String> = topics.iter().map(|t| format!("topic.{t}")).collect();
     for name in names(arg) {
-        if let Some(topic) = name.strip_prefix("topic.") {
+        let per_topic = name
+            .strip_prefix("topic.")
+            .or_else(|| name.strip_prefix(STARTING_OFFSETS_OF));
+        if let Some(topic) = per_topic {
             if !topics.contains(&topic) {
                 let known = if topics.is_empty() {
                     "none: the scenario has no [[topics]] or [[output_topics]]".to_string()
@@ -290,11 +352,11 @@ pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
                 // there rather than at the closest declared name alone (session-6 new-user
                 // pass: following "did you mean" led to a second error when the typo was in
                 // [[topics]]).
-                let hint = closest(name, topic_names.iter().map(String::as_str))
+                let prefix = &name[..name.len() - topic.len()];
+                let hint = closest(topic, topics.iter().copied())
                     .map(|k| {
                         format!(
-                            " (did you mean {{{k}}}? — or is {:?} the misspelled one? Both must be the topic name the checkpoint's offsets use: `rehearse inspect` lists them)",
-                            &k["topic.".len()..]
+                            " (did you mean {{{prefix}{k}}}? — or is {k:?} the misspelled one? Both must be the topic name the checkpoint's offsets use: `rehearse inspect` lists them)"
                         )
                     })
                     .unwrap_or_default();
@@ -317,7 +379,10 @@ pub fn check(arg: &str, topics: &[&str]) -> Result<(), String> {
             let all: Vec<String> = KNOWN
                 .iter()
                 .map(|k| format!("{{{k}}}"))
-                .chain(std::iter::once("{topic.NAME}".to_string()))
+                .chain([
+                    "{topic.NAME}".to_string(),
+                    "{starting_offsets.NAME}".to_string(),
+                ])
                 .collect();
             return Err(format!(
                 "{arg:?} holds the placeholder {{{name}}}, which rehearse does not fill{hint} (it fills {}){}",
@@ -348,6 +413,22 @@ pub fn fill_topics(arg: &str, p: &Placeholders, names: &[&str]) -> Result<String
         .replace("{checkpoint}", &p.checkpoint)
         .replace("{bootstrap_servers}", &p.bootstrap_servers)
         .replace("{output}", &p.output);
+    if out.contains("{starting_offsets}") {
+        out = out.replace(
+            "{starting_offsets}",
+            &starting_offsets_value(p.starting_offsets.as_ref(), None)?,
+        );
+    }
+    let open = format!("{{{STARTING_OFFSETS_OF}");
+    while let Some(start) = out.find(&open) {
+        let end = out[start..]
+            .find('}')
+            .map(|e| start + e)
+            .ok_or_else(|| format!("unclosed placeholder in {arg:?}"))?;
+        let topic = &out[start + open.len()..end];
+        let value = starting_offsets_value(p.starting_offsets.as_ref(), Some(topic))?;
+        out = format!("{}{}{}", &out[..start], value, &out[end + 1..]);
+    }
     while let Some(start) = out.find("{topic.") {
         let end = out[start..]
             .find('}')
@@ -509,5 +590,64 @@ mod tests {
             assert_eq!(fill_random(bad, 0, 0), bad);
         }
         check_template("{\"n\":{n}}").unwrap();
+    }
+
+    /// `{starting_offsets}` (every topic) and `{starting_offsets.TOPIC}` (one topic) are the
+    /// last committed batch's offsets as `startingOffsets` JSON; `earliest` without any.
+    #[test]
+    fn starting_offsets_fill_the_committed_offsets_whole_or_per_topic() {
+        let offsets: crate::checkpoint::KafkaOffsets = [
+            ("a".to_string(), [(0u32, 5i64), (1, 7)].into()),
+            ("b".to_string(), [(0u32, 3i64)].into()),
+        ]
+        .into();
+        let p = Placeholders {
+            checkpoint: "/c".into(),
+            bootstrap_servers: "k:9092".into(),
+            output: "/o".into(),
+            starting_offsets: Some(offsets),
+        };
+        let names = ["a", "b"];
+        assert_eq!(
+            fill_topics("--so={starting_offsets}", &p, &names).unwrap(),
+            r#"--so={"a":{"0":5,"1":7},"b":{"0":3}}"#
+        );
+        assert_eq!(
+            fill_topics("{starting_offsets.b}", &p, &names).unwrap(),
+            r#"{"b":{"0":3}}"#
+        );
+        assert_eq!(
+            fill_topics("{topic.a}={starting_offsets.a}", &p, &names).unwrap(),
+            r#"a={"a":{"0":5,"1":7}}"#
+        );
+        let generation = Placeholders {
+            starting_offsets: None,
+            ..p.clone()
+        };
+        assert_eq!(
+            fill_topics("{starting_offsets.a}", &generation, &names).unwrap(),
+            "earliest"
+        );
+        assert_eq!(
+            fill_topics("{starting_offsets}", &generation, &names).unwrap(),
+            "earliest"
+        );
+        // A declared topic the checkpoint has no offsets for is an error at fill time.
+        let e = fill_topics("{starting_offsets.c}", &p, &["a", "b", "c"]).unwrap_err();
+        assert!(e.contains("has offsets for a, b only"), "{e}");
+        assert!(holds_starting_offsets("x={starting_offsets}"));
+        assert!(holds_starting_offsets("{starting_offsets.a}"));
+        assert!(!holds_starting_offsets("{starting_offset}"));
+    }
+
+    #[test]
+    fn a_starting_offsets_topic_not_declared_is_refused_like_a_topic() {
+        let e = check("{starting_offsets.evnts}", &["events"]).unwrap_err();
+        assert!(e.contains("did you mean {starting_offsets.events}"), "{e}");
+        assert!(e.contains("not in [[topics]]"), "{e}");
+        let e = check("{startng_offsets}", &["events"]).unwrap_err();
+        assert!(e.contains("did you mean {starting_offsets}"), "{e}");
+        let e = check("{ starting_offsets }", &["events"]).unwrap_err();
+        assert!(e.contains("spaces"), "{e}");
     }
 }

@@ -45,6 +45,7 @@ pub async fn bare_restart_seconds(
             &app,
             &job.args,
             &kafka,
+            Some(&inspection.committed_kafka_offsets()),
         )?;
         let started = Instant::now();
         let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;

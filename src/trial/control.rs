@@ -21,6 +21,9 @@ pub enum TrialRole {
     Target,
     /// The control: the unchanged job on the source version.
     Control,
+    /// The remedy (issue 13 §4, `trial/fresh.rs`): the target's job (with `restart_args`) on a
+    /// new empty checkpoint with `{starting_offsets}`, the copy set aside. Never `resumed`.
+    Fresh,
 }
 
 /// What a trial collected for the parity comparison (only when a control runs).
@@ -33,6 +36,8 @@ pub struct Collected {
     /// `Ok(evidence)`: the query read every seeded record and settled before it was stopped;
     /// `Err(why not)`.
     pub read_all: Option<Result<String, String>>,
+    /// A fresh run's start proof, from its new checkpoint after the driver stopped.
+    pub start: Option<crate::report::StartProof>,
 }
 
 /// The Spark version the control runs on: the scenario's `control_version`, else the version
@@ -73,6 +78,37 @@ pub fn parity_of(
     control: &TrialReport,
     c: &Collected,
 ) -> Parity {
+    let not_resumed = (target.verdict != Verdict::Resumed).then(|| {
+        format!(
+            "this target did not resume (verdict {}): there is no output after a resume to compare",
+            target.verdict
+        )
+    });
+    compare_with_control(scenario, not_resumed, t, control, c)
+}
+
+/// The parity of a fresh run (`t`) against the control: its own precondition (`not_ok`: why
+/// its output is no evidence — it did not run its first batch, or its start is not proven),
+/// then the same checks and comparison as a target's.
+pub fn parity_of_fresh(
+    scenario: &Scenario,
+    not_ok: Option<String>,
+    t: &Collected,
+    control: &TrialReport,
+    c: &Collected,
+) -> Parity {
+    compare_with_control(scenario, not_ok, t, control, c)
+}
+
+/// [`parity_of`] once the compared run's own precondition is known (`not_ok`: why it is not
+/// comparable, if it is not).
+fn compare_with_control(
+    scenario: &Scenario,
+    not_ok: Option<String>,
+    t: &Collected,
+    control: &TrialReport,
+    c: &Collected,
+) -> Parity {
     let version = control.target_version.as_str();
     let not_checked = |why: String| Parity {
         volatile_columns: scenario.parity.volatile_columns.clone(),
@@ -85,11 +121,8 @@ pub fn parity_of(
             control.verdict, control.rule
         ));
     }
-    if target.verdict != Verdict::Resumed {
-        return not_checked(format!(
-            "this target did not resume (verdict {}): there is no output after a resume to compare",
-            target.verdict
-        ));
+    if let Some(why) = not_ok {
+        return not_checked(why);
     }
     let (td, cd) = match (&t.digest, &c.digest) {
         (Some(Ok(td)), Some(Ok(cd))) => (td, cd),
@@ -180,6 +213,7 @@ mod tests {
             }],
             digest: digest("aaaa", "tttt"),
             read_all: Some(Ok("batch 7 started at the seeded end offsets".into())),
+            start: None,
         }
     }
 

@@ -249,6 +249,8 @@ async fn generate_with(
         app,
         &args,
         kafka,
+        // No committed batch yet: `{starting_offsets}` is `earliest`.
+        None,
     )?;
     tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
     let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;

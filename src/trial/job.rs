@@ -151,7 +151,8 @@ pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
 /// (`RuntimeKind::job_sandbox`) and `staged` in it, submitted to the master of `ids`'s runtime
 /// (`runtime::spark_master`: its conf wins over the scenario's); `job` the job this version runs
 /// ([`Scenario::job_for`]). The installed `requirements` go on the driver's `PYTHONPATH` and,
-/// through `spark.executorEnv.PYTHONPATH`, the executors'.
+/// through `spark.executorEnv.PYTHONPATH`, the executors'. `starting_offsets` fills
+/// `{starting_offsets}` (the checkpoint's last committed Kafka offsets; `None`: `earliest`).
 #[allow(clippy::too_many_arguments)] // each is one fact of the command line; a struct would only rename them
 pub(super) fn submit(
     ids: &TrialIds,
@@ -162,11 +163,13 @@ pub(super) fn submit(
     staged: &StagedJob,
     args: &[String],
     kafka: &KafkaBroker,
+    starting_offsets: Option<&crate::checkpoint::KafkaOffsets>,
 ) -> Result<Vec<String>, TrialError> {
     let placeholders = Placeholders {
         checkpoint: sandbox.join("checkpoint").to_string_lossy().into_owned(),
         bootstrap_servers: kafka.internal_bootstrap.clone(),
         output: sandbox.join("output").to_string_lossy().into_owned(),
+        starting_offsets: starting_offsets.cloned(),
     };
     let names = scenario.topic_names();
     let args = args

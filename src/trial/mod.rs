@@ -16,6 +16,8 @@
 //! | `kafka_short.rs` | the verdict override when Kafka is short of the checkpoint |
 //! | `parts.rs` | the verdict when the trial's own parts fail (broker died, driver OOM-killed or killed, engine gone) |
 //! | `generate.rs` | generating a source checkpoint, its cache key ([`generate_checkpoint`]) |
+//! | `control.rs` | the trial's role (target, control, fresh), what it collects, the parity against the control |
+//! | `fresh.rs` | the remedy rehearsed: a target's job on a new empty checkpoint, the proof of where it started |
 //! | `baseline.rs` | the bare restart the benchmark compares against |
 //! | `events.rs`, `error.rs` | [`TrialEvent`], [`TrialError`] |
 //!
@@ -28,6 +30,7 @@ mod driver;
 mod error;
 mod event_log;
 mod events;
+mod fresh;
 mod generate;
 mod job;
 mod kafka_short;
@@ -39,9 +42,10 @@ mod watch;
 
 pub use baseline::bare_restart_seconds;
 pub use broker::{seed, start_ready_kafka, Broker};
-pub use control::{control_version, parity_of, Collected, TrialRole};
+pub use control::{control_version, parity_of, parity_of_fresh, Collected, TrialRole};
 pub use error::TrialError;
 pub use events::TrialEvent;
+pub use fresh::{fresh_report, ran_batch_zero, start_proof, COPY_ASIDE};
 pub use generate::{cached_checkpoint, generate_checkpoint, Generate};
 pub use job::resolve_dependencies;
 pub use run::{run_trial, run_trial_as, TrialSettings};

@@ -92,7 +92,7 @@ pub async fn run_trial_as(
         _ => scenario,
     };
     let job = match role {
-        TrialRole::Target => scenario.job_for(target),
+        TrialRole::Target | TrialRole::Fresh => scenario.job_for(target),
         TrialRole::Control => scenario.generation_job(target),
     };
     let trial = Trial {
@@ -120,6 +120,10 @@ pub async fn run_trial_as(
         Broker::Shared { .. } => None,
     };
     let used = rebased.as_ref().unwrap_or(inspection);
+    if role == TrialRole::Fresh {
+        // The expected offsets come from the (rebased) copy; the job gets an empty checkpoint.
+        super::fresh::set_aside(sandbox.path())?;
+    }
     let (kafka, seeded) = broker.start(&ids, scenario, on_event).await?;
     let restart = Restart {
         ids: &ids,
@@ -288,6 +292,7 @@ impl Trial<'_> {
             &match self.role {
                 TrialRole::Target => format!("{}-{}", self.scenario.name, self.target),
                 TrialRole::Control => format!("{}-{}-control", self.scenario.name, self.target),
+                TrialRole::Fresh => format!("{}-{}-fresh", self.scenario.name, self.target),
             },
             &options,
         )
@@ -340,7 +345,7 @@ impl Trial<'_> {
     ) -> Result<Watched, TrialError> {
         let scenario = self.scenario;
         let mut args = self.job.args.clone();
-        if self.role == TrialRole::Target {
+        if self.role != TrialRole::Control {
             // The control runs the job as it wrote the checkpoint: no restart-only arguments.
             args.extend(self.job.restart_args.iter().cloned());
         }
@@ -354,6 +359,7 @@ impl Trial<'_> {
             r.app,
             &args,
             r.kafka,
+            Some(&r.inspection.committed_kafka_offsets()),
         )?;
         tracing::debug!(version = self.target, argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
         let started = Instant::now();
@@ -368,15 +374,20 @@ impl Trial<'_> {
         on_event(TrialEvent::SparkStarted {
             image: spark.describe().to_string(),
         });
-        let ctx = TrialContext {
-            // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
-            // of the checkpoint has its own proof: Spark's data-loss error, or the grace.)
-            require_input_rows: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
-            // ... and every path the query has must run (issue 13 §1: state loaded and updated,
-            // watermark advanced, state evicted, sink wrote), else `resume-unproven`.
-            require_paths: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
-            job: Some(self.job_facts()),
-            ..TrialContext::from_inspection(r.inspection)
+        let ctx = if self.role == TrialRole::Fresh {
+            super::fresh::context(self.job_facts())
+        } else {
+            TrialContext {
+                // Fresh records were seeded: a resume must also be seen reading them. (A Kafka short
+                // of the checkpoint has its own proof: Spark's data-loss error, or the grace.)
+                require_input_rows: seeded.seeding.fresh_records > 0
+                    && seeded.kafka_short.is_none(),
+                // ... and every path the query has must run (issue 13 §1: state loaded and updated,
+                // watermark advanced, state evicted, sink wrote), else `resume-unproven`.
+                require_paths: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
+                job: Some(self.job_facts()),
+                ..TrialContext::from_inspection(r.inspection)
+            }
         };
         // Nothing fresh to read (fresh_records = 0, or a records_file with nothing past the
         // checkpoint's offsets): only the offsets can be proved, no path of the query can run.
@@ -387,7 +398,10 @@ impl Trial<'_> {
             ctx,
             scenario.timeout_seconds,
             seeded.kafka_short,
-            seeded.parity.as_ref().map(|(ends, _)| ends),
+            seeded
+                .parity
+                .as_ref()
+                .map(|(ends, _)| (ends, super::fresh::reads_on_after(self.role))),
             on_event,
         );
         // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
@@ -436,12 +450,19 @@ impl Trial<'_> {
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
         tracing::debug!(?output, "output topics read back after the restart");
-        let collected = match seeded.parity {
+        let mut collected = match seeded.parity {
             Some((_, digest)) if self.collect => {
                 collect_rows(r, scenario, &seeded.output_before, digest, read_all).await
             }
             _ => Collected::default(),
         };
+        if self.role == TrialRole::Fresh {
+            collected.start = Some(super::fresh::start_proof(
+                &r.sandbox.join("checkpoint"),
+                &r.inspection.committed_kafka_offsets(),
+                seeded.seeding.fresh_records > 0,
+            ));
+        }
         // Local mode announces no executor: only a cluster's restart reports them.
         let executors = matches!(
             self.settings.runtime,
@@ -568,7 +589,13 @@ impl Trial<'_> {
             CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
             _ => self.inspection.writer_version.min.clone(),
         };
-        let warnings = self.state_file_warnings(&sandbox, &classification);
+        // A fresh run's checkpoint is a new one: nothing of the copy's state files to compare.
+        let warnings = match self.role {
+            TrialRole::Fresh => classification.warnings.clone(),
+            TrialRole::Target | TrialRole::Control => {
+                self.state_file_warnings(&sandbox, &classification)
+            }
+        };
         let (warnings, downgrade_notes) = crate::verdict::settle_for_versions(
             warnings,
             writer.as_ref(),
@@ -581,7 +608,7 @@ impl Trial<'_> {
             verdict: classification.verdict,
             expected_verdict: match self.role {
                 TrialRole::Target => self.scenario.expect.get(self.target).copied(),
-                TrialRole::Control => None,
+                TrialRole::Control | TrialRole::Fresh => None,
             },
             rule: classification.rule,
             evidence: classification.evidence,
@@ -603,6 +630,7 @@ impl Trial<'_> {
             executors,
             exercised,
             parity: None,
+            fresh: None,
         })
     }
 }
@@ -642,6 +670,7 @@ async fn collect_rows(
         rows,
         digest: Some(digest),
         read_all,
+        start: None,
     }
 }
 

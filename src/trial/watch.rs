@@ -16,6 +16,13 @@ use crate::verdict::{BuiltinRule, Classification, Ended, TrialContext, Verdict, 
 /// workers left, each registering in seconds) gets this long first.
 pub(super) const EXECUTORS_LOST_GRACE: Duration = Duration::from_secs(45);
 
+/// The seeded end offsets a run must read to, and which verdicts let it read on (`resumed`; a
+/// fresh run's batch 0 on its empty checkpoint).
+pub(super) type ReadTo<'a> = (
+    &'a crate::checkpoint::KafkaOffsets,
+    fn(&Classification) -> bool,
+);
+
 /// Feeds the driver log and the event log to the watcher until it is certain, the driver
 /// exits, or the timeout passes. Every line is also appended to `logs/driver.log`.
 ///
@@ -26,8 +33,8 @@ pub(super) const EXECUTORS_LOST_GRACE: Duration = Duration::from_secs(45);
 /// them was removed and none replaced them for [`EXECUTORS_LOST_GRACE`] before the restart was
 /// proved, the verdict is [`BuiltinRule::ExecutorsLost`] with the removals as evidence.
 ///
-/// `read_to` (a control run's parity, issue 13 §3; hook for `read_all.rs`): after a `resumed`,
-/// keep reading until the query read every record up to these end offsets and settled, within
+/// `read_to` (a control run's parity, issue 13 §3; hook for `read_all.rs`): after a verdict
+/// the predicate accepts (`resumed`; a fresh run's batch 0 on its empty checkpoint), keep reading until the query read every record up to these end offsets and settled, within
 /// the same timeout — the third value says whether it did, and how long that took after the
 /// verdict. The verdict is not changed by it.
 pub(super) async fn watch(
@@ -36,7 +43,7 @@ pub(super) async fn watch(
     ctx: TrialContext,
     timeout_seconds: u64,
     kafka_short: Option<String>,
-    read_to: Option<&crate::checkpoint::KafkaOffsets>,
+    read_to: Option<ReadTo<'_>>,
     on_event: &mut (dyn FnMut(super::TrialEvent) + Send),
 ) -> (
     Classification,
@@ -64,10 +71,13 @@ pub(super) async fn watch(
     };
     let drain = tokio::time::Instant::now();
     let read_all = match read_to {
-        Some(seeded) if c.verdict == Verdict::Resumed => {
+        Some((seeded, ran)) if ran(&c) => {
             Some(super::read_all::until_read_all(&mut stream, deadline, seeded).await)
         }
-        Some(_) => Some(Err(format!("the restart did not resume ({})", c.verdict))),
+        Some(_) => Some(Err(format!(
+            "the run did not get to read its records ({} by rule {})",
+            c.verdict, c.rule
+        ))),
         None => None,
     };
     (c, executors, read_all.map(|r| (r, drain.elapsed())))

@@ -175,6 +175,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
         executors: None,
         exercised: None,
         parity: None,
+        fresh: None,
     }
 }
 

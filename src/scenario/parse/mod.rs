@@ -184,6 +184,8 @@ impl Scenario {
         scenario
             .check_artifacts(generate, &scenario.targets)
             .map_err(invalid)?;
+        let mut scenario = scenario;
+        scenario.check_fresh().map_err(invalid)?;
         Ok(scenario)
     }
 }

@@ -36,6 +36,7 @@ template = "u{n}"
         checkpoint: "/c".into(),
         bootstrap_servers: "k:9092".into(),
         output: "/o".into(),
+        starting_offsets: None,
     };
     assert_eq!(
         fill("{topic.events}-{checkpoint}", &p, &s.topics).unwrap(),

@@ -63,6 +63,8 @@ impl SuiteParity {
             control_version: None,
             volatile_columns,
             may_differ: self.may_differ.unwrap_or(shape.may_differ),
+            // A suite does not rehearse the fresh start (`rehearse run --fresh` does).
+            fresh: Vec::new(),
         }
     }
 }
@@ -146,6 +148,7 @@ mod tests {
             control_version: Some("3.5.1".into()),
             volatile_columns: vec!["run_id".into()],
             may_differ: true,
+            fresh: Vec::new(),
         };
         let suite = SuiteParity {
             control: false,
