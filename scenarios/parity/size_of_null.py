@@ -15,13 +15,17 @@ p.add_argument("--checkpoint", required=True)
 p.add_argument("--bootstrap-servers", required=True)
 p.add_argument("--output", required=True)
 p.add_argument("--topic", required=True)
+# Where a query on a NEW checkpoint starts (`rehearse run --fresh` passes the last committed
+# batch's offsets as {starting_offsets}); a restart on the checkpoint ignores it (Spark reads
+# startingOffsets only when sources/0/0 does not exist yet).
+p.add_argument("--starting-offsets", default="earliest")
 args = p.parse_args()
 
 spark = SparkSession.builder.appName("rehearse-size-of-null").getOrCreate()
 raw = (spark.readStream.format("kafka")
        .option("kafka.bootstrap.servers", args.bootstrap_servers)
        .option("subscribe", args.topic)
-       .option("startingOffsets", "earliest")
+       .option("startingOffsets", args.starting_offsets)
        .load())
 value = F.col("value").cast("string")
 rows = raw.select(

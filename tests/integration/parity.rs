@@ -88,6 +88,12 @@ fn e2e_unchanged_upgrade_with_a_control_writes_the_same_rows() {
 /// array is -1 on 3.5.3 and NULL on 4.0.1 (ANSI mode on by default there), so the same query
 /// resumes on both and writes other rows — parity `differs`, the run fails with exit 21 while
 /// the verdict stays `resumed`. The shipped example scenario (generation, control, target).
+///
+/// With `--fresh` (issue 13 §4) the remedy runs too: 4.0.1's job on a new empty checkpoint with
+/// `{starting_offsets}` — never `resumed`, its start proven from the new checkpoint's
+/// `sources/0/0` at exactly the offsets `rehearse inspect` gives for the generated checkpoint,
+/// and its output differs from the control's like the target's (the checkpoint has no state,
+/// so that difference fails too: exit 21). One Spark run more.
 #[test]
 fn e2e_a_behaviour_change_between_versions_is_a_parity_difference() {
     if !docker_available() {
@@ -95,7 +101,7 @@ fn e2e_a_behaviour_change_between_versions_is_a_parity_difference() {
     }
     let s =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/parity/upgrade-with-control.toml");
-    let (report, code, stderr) = rehearse(&s, &[]);
+    let (report, code, stderr) = rehearse(&s, &["--fresh"]);
     assert_eq!(
         report["control"]["verdict"], "resumed",
         "{report:#}\n{stderr}"
@@ -126,4 +132,40 @@ fn e2e_a_behaviour_change_between_versions_is_a_parity_difference() {
     assert_eq!(t["passed"], false);
     assert_eq!(report["exit_code"], 21);
     assert_eq!(code, 21, "{stderr}");
+
+    // The remedy: started fresh (never resumed), at the checkpoint's last committed offsets.
+    let f = &t["fresh"];
+    assert_eq!(f["ran"], true, "{f:#}\n{stderr}");
+    assert_eq!(f["verdict"], "started-fresh", "{f:#}");
+    let inspected = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args(["inspect", "--json"])
+        .arg(report["source_checkpoint"].as_str().unwrap())
+        .output()
+        .unwrap();
+    let inspected: Value = serde_json::from_slice(&inspected.stdout).unwrap();
+    let expected = inspected["starting_offsets"].as_str().unwrap();
+    let start = &f["start"];
+    assert_eq!(start["status"], "proven", "{f:#}");
+    assert_eq!(start["expected"], expected, "{f:#}");
+    assert_eq!(start["found"], expected, "{f:#}");
+    assert!(
+        start["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().starts_with("sources/0/0 line 2: ")),
+        "{f:#}"
+    );
+    let fp = &f["parity"];
+    assert_eq!(fp["status"], "differs", "{fp:#}");
+    assert_eq!(
+        fp["may_differ"], false,
+        "no state: the difference is not expected"
+    );
+    assert_eq!(
+        fp["rows_only_in_target"], p["rows_only_in_target"],
+        "the fresh run read the same fresh records as the target: {fp:#}"
+    );
+    assert_eq!(f["passed"], false);
+    assert_eq!(f["source_untouched"], true);
 }
