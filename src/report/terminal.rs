@@ -620,6 +620,40 @@ mod tests {
         }
     }
 
+    /// Issue 13 §4: a target that resumed but whose remedy run started elsewhere is not PASS,
+    /// and every writer says what the fresh run found (terminal, Markdown, JUnit, JSON).
+    #[test]
+    fn a_failed_fresh_run_fails_its_target_in_every_writer() {
+        use crate::report::StartStatus;
+        let report = test_helpers::resumed_with_fresh(true, StartStatus::Elsewhere, None);
+        let text = render(&report, TerminalStyle { color: false });
+        assert!(!text.contains("PASS"), "{text}");
+        assert!(text.contains("start elsewhere: other offsets"), "{text}");
+        assert!(text.contains("exit 22"), "{text}");
+        let mut md = Vec::new();
+        crate::report::write_markdown(&report, &mut md).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert!(md.contains("start elsewhere"), "{md}");
+        let mut xml = Vec::new();
+        crate::report::write_junit(&report, &mut xml).unwrap();
+        let xml = String::from_utf8(xml).unwrap();
+        assert!(xml.contains("type=\"fresh-failed\""), "{xml}");
+        let mut json = Vec::new();
+        crate::report::write_json(&report, &mut json).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        let f = &v["trials"][0]["fresh"];
+        assert_eq!(f["start"]["status"], "elsewhere", "{v:#}");
+        assert_eq!(f["passed"], false);
+        assert_eq!(v["trials"][0]["passed"], false);
+        assert_eq!(v["exit_code"], 22);
+        let ok = test_helpers::resumed_with_fresh(true, StartStatus::Proven, None);
+        let text = render(&ok, TerminalStyle { color: false });
+        assert!(
+            text.contains("PASS") && text.contains("start proven at"),
+            "{text}"
+        );
+    }
+
     /// Breaker pass, session 6: under `--deny-warnings` a resume with a warning exits 19, but
     /// the table said `PASS` and the footer "1 passed".
     #[test]
