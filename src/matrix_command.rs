@@ -78,6 +78,16 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         &mut |event| match event {
             MatrixEvent::SourceStarted { group } => progress.source_started(&group),
             MatrixEvent::CellStarted { cell } => progress.cell_started(&cell),
+            MatrixEvent::ControlFinished { control } => {
+                progress.line(&format!(
+                    "{}: the control on {} (the unchanged job on the source version): {}",
+                    control.id(),
+                    control.version,
+                    control.outcome()
+                ));
+                // Kept for a report after Ctrl-C too.
+                grids.partial.controls.push(*control);
+            }
             MatrixEvent::CellFinished { done, total, cell } => {
                 let text = grids.cell_finished(done, total, &cell);
                 progress.cell_finished(done, &cell.id(), &text);

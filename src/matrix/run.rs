@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, Semaphore};
 
 use crate::kafka::SeedingSummary;
 use crate::rehearsal::{self, RehearsalError, SourceCheckpoint};
-use crate::report::matrix::{Cell, CellStatus, MatrixReport, MATRIX_SCHEMA};
+use crate::report::matrix::{Cell, CellStatus, ControlRun, MatrixReport, MATRIX_SCHEMA};
 use crate::report::{Parity, TrialReport};
 use crate::runtime::{KafkaBroker, RuntimeKind, TrialIds};
 use crate::scenario::suite::{CellKey, Group, Suite};
@@ -106,6 +106,12 @@ pub enum MatrixEvent {
         /// [`CellKey::id`].
         cell: String,
     },
+    /// A source checkpoint's control run finished (the suite's `control = true`); its cells
+    /// start after it.
+    ControlFinished {
+        /// The control: its source checkpoint, version, verdict or why it could not run.
+        control: Box<ControlRun>,
+    },
     /// A cell finished: ran, could not run, or is not applicable.
     CellFinished {
         /// Cells finished so far, this one included.
@@ -120,6 +126,7 @@ pub enum MatrixEvent {
 /// What a group task sends the runner.
 enum Update {
     SourceStarted(String),
+    ControlFinished(Box<ControlRun>),
     CellStarted(String),
     CellFinished(Box<Cell>),
 }
@@ -147,8 +154,13 @@ pub async fn run_matrix(
     let groups = suite.groups(options.shard);
     let total: usize = groups.iter().map(|g| g.targets.len()).sum();
     let mut cells = Vec::new();
+    let mut controls = Vec::new();
     let mut on_update = |update: Update| match update {
         Update::SourceStarted(group) => on_event(MatrixEvent::SourceStarted { group }),
+        Update::ControlFinished(control) => {
+            controls.push((*control).clone());
+            on_event(MatrixEvent::ControlFinished { control });
+        }
         Update::CellStarted(cell) => on_event(MatrixEvent::CellStarted { cell }),
         Update::CellFinished(cell) => {
             cells.push((*cell).clone());
@@ -178,6 +190,7 @@ pub async fn run_matrix(
 
     let mut report = empty_report(suite, options);
     report.cells = cells;
+    report.controls = controls;
     report.seconds = started.elapsed().as_secs_f64();
     report.sort();
     Ok(report)
@@ -201,6 +214,7 @@ pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
         jobs: options.jobs,
         incomplete: false,
         deny_warnings: suite.deny_warnings,
+        controls: Vec::new(),
         merged: false,
     }
 }
@@ -347,7 +361,18 @@ impl SuiteRun {
         // The control before the cells (as `rehearse run` does): each cell is compared with it
         // as it finishes. Cells of other groups run meanwhile.
         let control = if scenario.parity.control && !applicable.is_empty() {
-            Some(Arc::new(self.control(&group, &scenario, &seeded).await))
+            let control = self.control(&group, &scenario, &seeded).await;
+            let key = (
+                self.suite.shapes[group.shape].name.as_str(),
+                group.provider.as_str(),
+                group.source.as_str(),
+            );
+            let run = match &control {
+                Ok((report, _)) => ControlRun::from_trial(key, report),
+                Err(why) => ControlRun::not_run(key, &group.source, why),
+            };
+            let _ = self.tx.send(Update::ControlFinished(Box::new(run)));
+            Some(Arc::new(control))
         } else {
             None
         };

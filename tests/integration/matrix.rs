@@ -149,6 +149,14 @@ fn e2e_control_in_a_suite_gives_each_cell_its_parity_in_json_and_markdown() {
         .unwrap_or_else(|e| panic!("no JSON report ({e}); stdout:\n{stdout}\nstderr:\n{stderr}"));
     let cells = report["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "{report:#}");
+    let control = &report["controls"][0];
+    assert_eq!(control["source"], "3.5.3", "{report:#}");
+    assert_eq!(control["version"], "3.5.3", "{control:#}");
+    assert_eq!(control["verdict"], "resumed", "{control:#}\n{stderr}");
+    assert!(
+        stderr.contains("windowed-count/hdfs/3.5.3: the control on 3.5.3 (the unchanged job on the source version): resumed"),
+        "{stderr}"
+    );
     let c = &cells[0];
     assert_eq!(c["verdict"], "resumed", "{c:#}\n{stderr}");
     let p = &c["parity"];
@@ -192,6 +200,7 @@ fn e2e_control_in_a_suite_gives_each_cell_its_parity_in_json_and_markdown() {
     assert_eq!(code, 0, "{stderr}");
     let merged: serde_json::Value = serde_json::from_str(&merged).unwrap();
     assert_eq!(merged["cells"][0]["parity"], *p);
+    assert_eq!(merged["controls"], report["controls"]);
 }
 
 /// A suite over one shape scenario of the repo, written to `dir`.

@@ -68,6 +68,25 @@ pub fn write_html(report: &MatrixReport, out: &mut impl Write) -> io::Result<()>
     for c in &report.cells {
         write_evidence(c, out)?;
     }
+    if !report.controls.is_empty() {
+        writeln!(
+            out,
+            "<h2>Control runs</h2><p>Each source checkpoint restarted on its own version with the unchanged job; each cell's parity compares with its own.</p>"
+        )?;
+        for c in &report.controls {
+            writeln!(
+                out,
+                "<section><h3><code>{}</code> on {}: {}</h3><pre>",
+                esc(&c.id()),
+                esc(&c.version),
+                esc(&c.outcome())
+            )?;
+            for line in text::evidence_lines(&c.evidence) {
+                writeln!(out, "{}", esc(&line))?;
+            }
+            writeln!(out, "</pre></section>")?;
+        }
+    }
     writeln!(out, "</body></html>")
 }
 

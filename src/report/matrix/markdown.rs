@@ -51,7 +51,7 @@ pub fn write_markdown(report: &MatrixReport, out: &mut impl Write) -> io::Result
 /// true`), then the rows of the cells that differ; nothing when no cell has a parity.
 fn write_parity(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
     let cells: Vec<&Cell> = report.cells.iter().filter(|c| c.parity.is_some()).collect();
-    if cells.is_empty() {
+    if cells.is_empty() && report.controls.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
@@ -62,6 +62,33 @@ fn write_parity(report: &MatrixReport, out: &mut impl Write) -> io::Result<()> {
         "Each source checkpoint was also restarted on its own version with the unchanged job (the control); \
          each cell's output after the restart is compared with the control's, row order ignored."
     )?;
+    writeln!(out)?;
+    for c in &report.controls {
+        writeln!(
+            out,
+            "- control of `{}` on {}: {}",
+            c.id(),
+            escape(&c.version),
+            escape(&c.outcome())
+        )?;
+    }
+    for c in report
+        .controls
+        .iter()
+        .filter(|c| c.verdict != Some(Verdict::Resumed))
+    {
+        writeln!(out)?;
+        writeln!(out, "Evidence of the control of `{}`:", c.id())?;
+        writeln!(out)?;
+        writeln!(out, "```text")?;
+        for line in text::evidence_lines(&c.evidence) {
+            writeln!(out, "{}", line.replace("```", "ˋˋˋ"))?;
+        }
+        writeln!(out, "```")?;
+    }
+    if cells.is_empty() {
+        return Ok(());
+    }
     writeln!(out)?;
     writeln!(out, "| cell | parity | rows only in the cell | rows only in the control | compared, or why not |")?;
     writeln!(out, "|---|---|---|---|---|")?;

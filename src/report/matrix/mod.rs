@@ -2,6 +2,7 @@
 //! JSON document) and its writers — terminal grid, Markdown, JUnit, self-contained HTML — plus
 //! shard merging and the outcome (exit code). Writers take `impl Write` and never print by themselves.
 
+mod control;
 mod grid;
 mod html;
 mod junit;
@@ -10,6 +11,7 @@ mod model;
 
 use crate::exit::Outcome;
 
+pub use control::ControlRun;
 pub use grid::{write_grid, write_grid_only, write_progress_line};
 pub use html::write_html;
 pub use junit::write_junit;
@@ -120,6 +122,7 @@ pub(crate) mod test_helpers {
             jobs: 2,
             incomplete: false,
             deny_warnings: false,
+            controls: vec![],
             merged: false,
         }
     }
@@ -332,6 +335,87 @@ pub(crate) mod test_helpers {
             xml.contains("parity: differs from the control on 3.5.3"),
             "{xml}"
         );
+    }
+
+    fn control(source: &str, verdict: Option<crate::verdict::Verdict>) -> ControlRun {
+        ControlRun {
+            shape: "dedup".into(),
+            provider: "rocksdb".into(),
+            source: source.into(),
+            version: source.into(),
+            verdict,
+            rule: verdict.map(|v| format!("rule-{v}")),
+            evidence: vec![format!("control evidence <{source}>")],
+            seconds: Some(58.0),
+        }
+    }
+
+    #[test]
+    fn control_runs_are_kept_through_json_and_merge_and_shown_with_their_evidence() {
+        use crate::verdict::Verdict;
+        let mut out = Vec::new();
+        write_json(&report(), &mut out).unwrap();
+        assert!(!String::from_utf8(out).unwrap().contains("\"controls\""));
+        let mut r = report();
+        r.controls = vec![
+            control("3.5.3", Some(Verdict::Resumed)),
+            control("4.0.1", None),
+        ];
+        let mut out = Vec::new();
+        write_json(&r, &mut out).unwrap();
+        let back: MatrixReport = serde_json::from_slice(&out).unwrap();
+        assert_eq!(back, r);
+        // Shards split by source checkpoint: each control comes with its cells.
+        let mut a = r.clone();
+        a.cells.retain(|c| c.source == "3.5.3");
+        a.controls.truncate(1);
+        a.shards = vec!["1/2".into()];
+        let mut b = r.clone();
+        b.cells.retain(|c| c.source == "4.0.1");
+        b.controls.remove(0);
+        b.shards = vec!["2/2".into()];
+        let merged = merge(vec![("b".into(), b.clone()), ("a".into(), a.clone())]).unwrap();
+        assert_eq!(merged.controls, r.controls, "in grid order");
+        let e = merge(vec![("a".into(), a.clone()), ("b".into(), a.clone())]).unwrap_err();
+        assert!(e.to_string().contains("more than one report"), "{e}");
+        let mut twice = a.clone();
+        twice.controls.push(twice.controls[0].clone());
+        assert!(merge(vec![("t".into(), twice)])
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
+        let mut outside = a;
+        outside.controls[0].source = "9.9.9".into();
+        assert!(merge(vec![("o".into(), outside)])
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
+        let mut md = Vec::new();
+        write_markdown(&r, &mut md).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert!(
+            md.contains(
+                "- control of `dedup/rocksdb/3.5.3` on 3.5.3: resumed (rule rule-resumed, 58.0s)"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("- control of `dedup/rocksdb/4.0.1` on 4.0.1: could not run"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Evidence of the control of `dedup/rocksdb/4.0.1`"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("Evidence of the control of `dedup/rocksdb/3.5.3`"),
+            "{md}"
+        );
+        let mut html = Vec::new();
+        write_html(&r, &mut html).unwrap();
+        let html = String::from_utf8(html).unwrap();
+        assert!(html.contains("<h2>Control runs</h2>"), "{html}");
+        assert!(html.contains("control evidence &lt;4.0.1&gt;"), "{html}");
     }
 
     #[test]

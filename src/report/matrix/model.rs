@@ -44,6 +44,10 @@ pub struct MatrixReport {
     /// denies them when any shard did.
     #[serde(default)]
     pub deny_warnings: bool,
+    /// The control runs (the suite's `control = true`): one per source checkpoint, in grid
+    /// order; each cell's `parity` compares with its own. Left out when none ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<super::ControlRun>,
     /// Made by [`merge`] (not written to JSON): its missing shards make it incomplete even
     /// when it holds one shard, while one shard's own report is not incomplete for lacking the
     /// others.
@@ -407,6 +411,13 @@ impl MatrixReport {
                 pos(&targets, &c.target),
             )
         });
+        self.controls.sort_by_key(|c| {
+            (
+                pos(&shapes, &c.shape),
+                pos(&providers, &c.provider),
+                pos(&sources, &c.source),
+            )
+        });
     }
 }
 
@@ -504,6 +515,22 @@ impl MatrixReport {
         if !(self.seconds.is_finite() && self.seconds >= 0.0) {
             return Err(format!("seconds is {}", self.seconds));
         }
+        let mut controls = std::collections::HashSet::new();
+        for c in &self.controls {
+            if !(self.shapes.contains(&c.shape)
+                && self.providers.contains(&c.provider)
+                && self.sources.contains(&c.source)
+                && crate::scenario::check_version(&c.version).is_ok())
+            {
+                return Err(format!(
+                    "control {:?} is outside the report's shapes, providers and sources",
+                    c.id()
+                ));
+            }
+            if !controls.insert(c.id()) {
+                return Err(format!("control {} is in it twice", c.id()));
+            }
+        }
         let mut seen = std::collections::HashSet::new();
         for c in &self.cells {
             if !(self.shapes.contains(&c.shape)
@@ -547,6 +574,8 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
         .iter()
         .map(|c| (c.id(), merged.shards.join(",")))
         .collect();
+    let mut control_ids: std::collections::HashSet<String> =
+        merged.controls.iter().map(super::ControlRun::id).collect();
     for (file, r) in iter {
         let differs = [
             ("suite", vec![merged.suite.clone()], vec![r.suite.clone()]),
@@ -578,6 +607,17 @@ pub fn merge(reports: Vec<(String, MatrixReport)>) -> Result<MatrixReport, Merge
             }
             seen.insert(id, shards.clone());
             merged.cells.push(c);
+        }
+        // Shards split by source checkpoint: a control is in the shard of its cells only.
+        for c in r.controls {
+            if !control_ids.insert(c.id()) {
+                return Err(MergeError::Duplicate {
+                    cell: format!("{} (control)", c.id()),
+                    first: merged.shards.join(","),
+                    second: shards,
+                });
+            }
+            merged.controls.push(c);
         }
         merged.shards.extend(r.shards);
         merged.seconds += r.seconds;
