@@ -67,6 +67,10 @@ pub struct FreshReport {
     pub evidence: Vec<String>,
     /// Where its first batch started.
     pub start: StartProof,
+    /// Why it was stopped before it read every seeded record, if it was: the driver exited
+    /// after batch 0 (a failure on a later batch: the remedy does not hold either) or the
+    /// timeout passed. `None` when it read them all, or nothing was collected (no control).
+    pub stopped_early: Option<String>,
     /// Its output against the control's (`None`: no control ran).
     pub parity: Option<Parity>,
     /// Seconds from the driver's start to the watcher's verdict.
@@ -82,9 +86,10 @@ pub struct FreshReport {
 
 impl FreshReport {
     /// Whether the remedy failed: the job did not run its first batch on the empty checkpoint,
-    /// or its start is not proven at the expected offsets.
+    /// its start is not proven at the expected offsets, or it stopped before it read every
+    /// seeded record.
     pub fn failed(&self) -> bool {
-        !self.ran || self.start.status != StartStatus::Proven
+        !self.ran || self.start.status != StartStatus::Proven || self.stopped_early.is_some()
     }
 
     /// Whether its parity fails the run (`differs`, not expected: see `trial/fresh.rs`).
@@ -109,6 +114,9 @@ impl FreshReport {
                 self.start.reason.as_deref().unwrap_or("")
             ),
         };
-        format!("{run}; {start}")
+        match &self.stopped_early {
+            Some(why) => format!("{run}; {start}; FAILED to read every seeded record: {why}"),
+            None => format!("{run}; {start}"),
+        }
     }
 }

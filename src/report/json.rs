@@ -90,8 +90,9 @@
 //! | `ran`                | bool            | The job ran its batch 0 on the empty checkpoint (the watcher's `started-fresh`, rule `new-query-started`, at a progress report of batch 0). `false`: it failed (also after "Starting new streaming query": the evidence names the failure) or ran no batch by the timeout. |
 //! | `verdict`, `rule`, `evidence` | string, string, array of string | The watcher's, as for a trial; `started-fresh` when it ran, never `resumed`. |
 //! | `start`              | object          | Where its first batch started, from the new checkpoint's files: `status` (`proven`: every Kafka source's `sources/<n>/0` holds the expected offsets of its topics, `commits/0` exists, and with fresh records the last committed batch read some; `elsewhere`: a source started at other offsets; `unproven`: a file that would prove it is missing), `expected` (the `startingOffsets` JSON of the checkpoint's last committed batch, the rebased copy's after a rebase), `found` (string \| null: the initial offsets read), `evidence` (files and lines), `reason` (string \| null). |
+//! | `stopped_early`      | string (absent) | Why it stopped before it read every seeded record (the driver exited after batch 0 — a later batch failed — or the timeout): a failed remedy. Absent when it read them all. |
 //! | `parity`             | object (absent) | Its output against the control's, as a trial's `parity`; compared only when it ran and its start is proven. A `differs` on a checkpoint with state is expected (`may_differ` true, `reason` says why: the fresh start has none of the state); without state it fails the run (exit 21). |
-//! | `passed`             | bool            | `ran`, start `proven`, and its parity does not fail. A fresh run that failed or whose start is not proven fails the run with exit 22 (when every target passed). |
+//! | `passed`             | bool            | `ran`, start `proven`, not `stopped_early`, and its parity does not fail. A fresh run that failed or whose start is not proven fails the run with exit 22 (when every target passed). |
 //! | `seconds_to_verdict`, `source_untouched`, `sandbox`, `notes` | | As for a trial; a kept sandbox holds the new checkpoint as `checkpoint/` and the copy it was not given as `checkpoint-copy/`. |
 //!
 //! `copy`:
@@ -268,6 +269,8 @@ struct FreshDocument<'a> {
     evidence: &'a [String],
     start: &'a crate::report::StartProof,
     #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_early: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     parity: Option<ParityDocument<'a>>,
     passed: bool,
     seconds_to_verdict: f64,
@@ -432,6 +435,7 @@ impl<'a> TrialDocument<'a> {
                 rule: &f.rule,
                 evidence: &f.evidence,
                 start: &f.start,
+                stopped_early: f.stopped_early.as_deref(),
                 parity: f.parity.as_ref().map(ParityDocument::new),
                 passed: !f.failed() && !f.parity_failed(),
                 seconds_to_verdict: (f.seconds_to_verdict * 1000.0).round() / 1000.0,

@@ -383,6 +383,7 @@ pub(crate) fn resumed_with_fresh(
             reason: (status != crate::report::StartStatus::Proven).then(|| "other offsets".into()),
         },
         parity,
+        stopped_early: None,
         seconds_to_verdict: 30.0,
         source_untouched: true,
         sandbox: None,

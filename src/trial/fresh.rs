@@ -226,8 +226,13 @@ pub fn fresh_report(
         }
         p
     });
+    let stopped_early = match &t.read_all {
+        Some(Err(why)) if ran => Some(why.clone()),
+        _ => None,
+    };
     FreshReport {
         ran,
+        stopped_early,
         verdict: trial.verdict,
         rule: trial.rule,
         evidence: trial.evidence,
@@ -365,5 +370,114 @@ mod tests {
             !ran_batch_zero(Verdict::Resumed, "progress-after-restart", Some(BatchId(0))),
             "a fresh run is never a resume"
         );
+    }
+
+    fn scenario() -> Scenario {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("job.py"), "").unwrap();
+        let text = "targets = [\"4.0.1\"]\nfresh = true\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\n[job]\nfile = \"job.py\"\nargs = [\"{checkpoint}\", \"{starting_offsets}\"]\n[[topics]]\nname = \"events\"\n";
+        Scenario::parse(text, &dir.path().join("s.toml")).unwrap()
+    }
+
+    fn ran_trial() -> TrialReport {
+        TrialReport {
+            verdict: Verdict::StartedFresh,
+            rule: BuiltinRule::NewQueryRanBatchZero.id().into(),
+            first_batch_after_restart: Some(BatchId(0)),
+            ..crate::report::test_helpers::resumed().trials.remove(0)
+        }
+    }
+
+    fn collected(rows: &[&str], read_all: Result<&str, &str>) -> Collected {
+        let dir = fixture();
+        Collected {
+            rows: vec![crate::report::RowSet {
+                name: "file sink output/data".into(),
+                rows: rows.iter().map(|r| r.to_string()).collect(),
+                how: String::new(),
+                unreadable: None,
+            }],
+            digest: Some(Ok(crate::kafka::InputDigest {
+                records: "aaaa".into(),
+                timestamps: "tttt".into(),
+            })),
+            read_all: Some(read_all.map(str::to_string).map_err(str::to_string)),
+            start: Some(start_proof(
+                dir.path(),
+                &offsets(r#"{"events":{"0":8,"1":8}}"#),
+                true,
+            )),
+        }
+    }
+
+    /// A fresh run that ran batch 0 but whose driver exited before it read every record (a
+    /// later batch failed) is a failed remedy, not a pass with an unchecked parity.
+    #[test]
+    fn a_fresh_run_stopped_before_reading_every_record_fails() {
+        let s = scenario();
+        let ins = crate::checkpoint::inspect(fixture().path()).unwrap();
+        let t = collected(
+            &["{\"n\":1}"],
+            Err("the driver exited first (batch 1 of 2)"),
+        );
+        let f = fresh_report(&s, &ins, ran_trial(), &t, None);
+        assert!(f.ran && f.start.status == StartStatus::Proven, "{f:?}");
+        assert!(f.failed(), "{f:?}");
+        assert!(
+            f.summary().contains("the driver exited first"),
+            "{}",
+            f.summary()
+        );
+        let t = collected(
+            &["{\"n\":1}"],
+            Ok("batch 2 started at the seeded end offsets"),
+        );
+        assert!(!fresh_report(&s, &ins, ran_trial(), &t, None).failed());
+    }
+
+    /// Parity of a fresh run: `differs` fails without state, is expected (reported, not
+    /// failing) when the checkpoint holds state; and a run that did not run is not compared.
+    #[test]
+    fn a_fresh_parity_difference_is_expected_only_with_state() {
+        let s = scenario();
+        let control = TrialReport {
+            target_version: "3.5.3".into(),
+            ..crate::report::test_helpers::resumed().trials.remove(0)
+        };
+        let c = collected(&["{\"n\":1,\"tags\":-1}"], Ok("settled"));
+        let t = collected(&["{\"n\":1}"], Ok("settled"));
+        let stateless = crate::checkpoint::inspect(fixture().path()).unwrap();
+        let f = fresh_report(&s, &stateless, ran_trial(), &t, Some((&control, &c)));
+        let p = f.parity.as_ref().unwrap();
+        assert_eq!(p.status, crate::report::ParityStatus::Differs, "{p:?}");
+        assert!(f.parity_failed() && !f.failed());
+        let stateful = crate::checkpoint::inspect(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/checkpoints/3.5.3/kafka-agg"),
+        )
+        .unwrap();
+        assert!(!stateful.operators.is_empty());
+        let f = fresh_report(&s, &stateful, ran_trial(), &t, Some((&control, &c)));
+        let p = f.parity.as_ref().unwrap();
+        assert_eq!(p.status, crate::report::ParityStatus::Differs);
+        assert!(p.may_differ && !f.parity_failed(), "{p:?}");
+        assert!(
+            p.reason
+                .as_deref()
+                .unwrap()
+                .starts_with("expected: the checkpoint holds the state"),
+            "{p:?}"
+        );
+        let failed = TrialReport {
+            verdict: Verdict::StateStoreError,
+            rule: "state-schema-incompatible".into(),
+            first_batch_after_restart: None,
+            ..ran_trial()
+        };
+        let f = fresh_report(&s, &stateless, failed, &t, Some((&control, &c)));
+        assert!(f.failed());
+        let p = f.parity.unwrap();
+        assert_eq!(p.status, crate::report::ParityStatus::NotChecked);
+        assert!(p.reason.unwrap().contains("did not run its first batch"));
     }
 }

@@ -111,7 +111,7 @@ impl ReadAll {
     pub fn feed_line(&mut self, line: &str) -> bool {
         if self.settled_at.is_none() && line.contains("has been idle and waiting for new data") {
             self.settled_at = Some(format!(
-                "the driver logged the query idle after the resume (no offset left to read): {}",
+                "the driver logged the query idle after the verdict (no offset left to read): {}",
                 line.trim()
             ));
         }
@@ -229,7 +229,7 @@ mod tests {
             .settled_at
             .as_deref()
             .unwrap()
-            .contains("idle after the resume"));
+            .contains("idle after the verdict"));
     }
 
     #[test]
