@@ -44,7 +44,10 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         .check_fresh()
         .map_err(|message| rehearse::scenario::ScenarioError::Invalid {
             path: scenario.file.clone(),
-            message: format!("--fresh: {message}"),
+            message: format!(
+                "{}: {message}",
+                if args.fresh { "--fresh" } else { "fresh" }
+            ),
         })?;
     add_conf(&mut scenario, &args.conf)?;
     let kind = match &args.master {

@@ -116,7 +116,8 @@ impl Scenario {
     /// is not the remedy. Turns the control on when some target is fresh.
     ///
     /// # Errors
-    /// The message names `fresh`, the target and the line to add.
+    /// The message names the target and the line to add; the caller names the key (`fresh`)
+    /// or the flag (`--fresh`).
     pub fn check_fresh(&mut self) -> Result<(), String> {
         if self.parity.fresh.is_empty() {
             return Ok(());
@@ -125,7 +126,7 @@ impl Scenario {
         for t in &self.parity.fresh {
             if !self.targets.contains(t) {
                 return Err(format!(
-                    "fresh names {t:?}, which is not one of the targets ({})",
+                    "{t:?} is not one of the targets ({})",
                     self.targets.join(", ")
                 ));
             }
@@ -137,7 +138,7 @@ impl Scenario {
                 .any(|a| super::placeholders::holds_starting_offsets(a))
             {
                 return Err(format!(
-                    "fresh: target {t} is rehearsed on a new empty checkpoint, but its job ({}) never passes {{starting_offsets}}: it would start from its own startingOffsets, not where the checkpoint stopped\n(hint: add to {} e.g. restart_args = [\"--starting-offsets\", \"{{starting_offsets}}\"] and have the job give it to .option(\"startingOffsets\", …); a job with several Kafka sources passes {{starting_offsets.TOPIC}} to each)",
+                    "target {t} is rehearsed on a new empty checkpoint, but its job ({}) never passes {{starting_offsets}}: it would start from its own startingOffsets, not where the checkpoint stopped\n(hint: add to {} e.g. restart_args = [\"--starting-offsets\", \"{{starting_offsets}}\"] and have the job give it to .option(\"startingOffsets\", …); a job with several Kafka sources passes {{starting_offsets.TOPIC}} to each)",
                     job.table(),
                     job.table(),
                 ));

@@ -169,3 +169,59 @@ fn e2e_a_behaviour_change_between_versions_is_a_parity_difference() {
     assert_eq!(f["passed"], false);
     assert_eq!(f["source_untouched"], true);
 }
+
+/// Issue 13 §4: `--fresh` is refused as bad input (exit 3) before any image or container — a
+/// job that never passes `{starting_offsets}`, and a checkpoint with no committed batch (no
+/// offsets to start from: a copy of the real 4.0.1 fresh checkpoint without `commits/0`). No
+/// Docker needed.
+#[test]
+fn fresh_is_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cp = tmp.path().join("cp");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fresh/size-of-null-4.0.1");
+    for rel in ["metadata", "offsets/0", "sources/0/0"] {
+        std::fs::create_dir_all(cp.join(rel).parent().unwrap()).unwrap();
+        std::fs::copy(fixture.join(rel), cp.join(rel)).unwrap();
+    }
+    std::fs::write(tmp.path().join("job.py"), "").unwrap();
+    let write = |restart_args: &str| {
+        let s = tmp.path().join("s.toml");
+        std::fs::write(
+            &s,
+            format!(
+                "targets = [\"4.0.1\"]\n[checkpoint]\npath = \"{}\"\n[job]\nfile = \"job.py\"\nargs = [\"{{checkpoint}}\"]\nrestart_args = [{restart_args}]\n[[topics]]\nname = \"events\"\npartitions = 2\n",
+                cp.display()
+            ),
+        )
+        .unwrap();
+        s
+    };
+    let run = |s: &Path| {
+        let started = std::time::Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+            .arg("run")
+            .arg(s)
+            .arg("--fresh")
+            .env("REHEARSE_CACHE_DIR", cache_dir())
+            .output()
+            .unwrap();
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "refused before anything started"
+        );
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run(&write(""));
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("--fresh: target 4.0.1") && stderr.contains("{starting_offsets}"),
+        "{stderr}"
+    );
+    let (code, stderr) = run(&write("\"--starting-offsets\", \"{starting_offsets}\""));
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("no committed batch"), "{stderr}");
+}

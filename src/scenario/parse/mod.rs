@@ -185,7 +185,9 @@ impl Scenario {
             .check_artifacts(generate, &scenario.targets)
             .map_err(invalid)?;
         let mut scenario = scenario;
-        scenario.check_fresh().map_err(invalid)?;
+        scenario
+            .check_fresh()
+            .map_err(|m| invalid(format!("fresh: {m}")))?;
         Ok(scenario)
     }
 }
