@@ -11,7 +11,7 @@
 //!
 //! | path                 | present when                                                   | ran when (fields of `StreamingQueryProgress`, sql/core `streaming/progress.scala`, 3.3–4.0) |
 //! |----------------------|----------------------------------------------------------------|---------------------------------------------------------------|
-//! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put); or every operator's `customMetrics.loadedMapCacheMissCount > 0` (an HDFS-backed store read the version from the checkpoint's files: `HDFSBackedStateStoreProvider.loadMap`) |
+//! | `state_loaded`       | the checkpoint has state (`state/<op>` directories)            | the FIRST batch after the restart holds rows it did not put: `numRowsTotal + numRowsRemoved > numRowsUpdated` summed over `stateOperators` (a store that loaded nothing holds at most what the batch put); or every operator's `customMetrics.loadedMapCacheMissCount > 0` (an HDFS-backed store read the version from the checkpoint's files: `HDFSBackedStateStoreProvider.loadMap`); or every operator has a RocksDB store whose driver-log line says it read the batch's version from the checkpoint's files (`store_load.rs`: `RocksDBFileManager.loadCheckpointFromDfs`, 3.3–4.2; local mode only) |
 //! | `state_updated`      | the checkpoint has state, or a report lists `stateOperators`    | some batch's `numRowsUpdated > 0` |
 //! | `watermark_advanced` | a report of the restarted run has `eventTime.watermark`, and the query has state | some batch's `eventTime.watermark` is past the checkpoint's (`batchWatermarkMs` of its offset log, `nextBatchWatermarkMs` of its commit log), or past the first one reported when the checkpoint has none |
 //! | `state_evicted`      | state and a watermark are both present                          | some batch's `numRowsRemoved > 0` (windows closed, duplicates or join rows dropped by the watermark) |
@@ -150,7 +150,13 @@ pub(crate) struct PathTracker {
     state_evicted: Option<PathProof>,
     sink_measured: Option<bool>,
     sink_wrote: Option<PathProof>,
+    /// RocksDB stores' "Loading checkpoint files for version V" lines seen before the first
+    /// batch (`store_load.rs`): (version, operator, the line), bounded.
+    store_loads: Vec<(u64, u64, String)>,
 }
+
+/// Store load lines kept (a store per operator and partition; the first batch's are enough).
+const STORE_LOADS_KEPT: usize = 4096;
 
 fn batch_name(p: &Progress) -> String {
     p.batch_id
@@ -165,6 +171,42 @@ impl PathTracker {
             checkpoint_watermark_ms,
             ..PathTracker::default()
         }
+    }
+
+    /// A RocksDB store of `operator` read `version` from the checkpoint's files
+    /// (`store_load.rs`), as the driver log line `line` says. Read only until the first batch.
+    pub fn saw_store_load(&mut self, operator: u64, version: u64, line: String) {
+        if self.batches == 0
+            && self.store_loads.len() < STORE_LOADS_KEPT
+            && !self
+                .store_loads
+                .iter()
+                .any(|(v, o, _)| *v == version && *o == operator)
+        {
+            self.store_loads.push((version, operator, line));
+        }
+    }
+
+    /// Evidence that every one of the first batch's `operators` stateful operators has a RocksDB
+    /// store that read version `batch_id` (the one the batch runs on) from the checkpoint's
+    /// files; `None` when one has not (or the batch id is 0: an empty store).
+    fn rocksdb_loaded(&self, batch_id: Option<u64>, operators: usize) -> Option<String> {
+        let version = batch_id.filter(|&b| b > 0)?;
+        let loads: Vec<&(u64, u64, String)> = self
+            .store_loads
+            .iter()
+            .filter(|(v, _, _)| *v == version)
+            .collect();
+        let mut ops: Vec<u64> = loads.iter().map(|(_, o, _)| *o).collect();
+        ops.sort_unstable();
+        ops.dedup();
+        (operators > 0 && ops.len() >= operators).then(|| {
+            format!(
+                "the RocksDB store of every stateful operator ({}) read version {version} from the checkpoint's files before the batch ran (RocksDBFileManager.loadCheckpointFromDfs): {}",
+                ops.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                loads[0].2
+            )
+        })
     }
 
     /// Whether a batch of the restarted run was seen.
@@ -205,10 +247,23 @@ impl PathTracker {
             Some(s) => {
                 self.state_seen = true;
                 if first && self.checkpoint_state {
-                    let loaded = s.total + s.removed > s.updated || s.loaded_from_files;
+                    let rows_tell = s.total + s.removed > s.updated;
+                    let rocksdb = if rows_tell || s.loaded_from_files {
+                        None
+                    } else {
+                        self.rocksdb_loaded(p.batch_id, s.operators)
+                    };
+                    let loaded = rows_tell || s.loaded_from_files || rocksdb.is_some();
                     self.state_loaded = Some(PathProof {
                         ran: loaded,
-                        evidence: if s.total + s.removed <= s.updated && s.loaded_from_files {
+                        evidence: if let Some(rocksdb) = rocksdb {
+                            // The rows cannot tell (the batch updated every row the store
+                            // holds); a RocksDB store's load line can (issue 13, session 8).
+                            format!(
+                                "{batch} (the first after the restart): {rocksdb} (numRowsTotal {} + numRowsRemoved {} = numRowsUpdated {} could not tell)",
+                                s.total, s.removed, s.updated
+                            )
+                        } else if !rows_tell && s.loaded_from_files {
                             // The rows cannot tell (the batch updated every row the store
                             // holds), the store's own load metric can (new-user pass, session
                             // 7: the JVM example's two keys, both updated).
@@ -444,6 +499,53 @@ mod tests {
         ))
         .unwrap();
         assert!(log.contains("\"loadedMapCacheMissCount\" : 2"));
+    }
+
+    #[test]
+    fn a_rocksdb_stores_load_line_proves_the_state_was_read_when_the_rows_cannot() {
+        // Two operators, a first batch (4) that updated every row its stores hold: the rows
+        // cannot tell, the stores' load lines of version 4 for BOTH operators can.
+        let first = json!({
+            "id": "q", "runId": "r", "batchId": 4, "numInputRows": 3,
+            "durationMs": {"addBatch": 10},
+            "sources": [{"startOffset": {"t": {"0": 1}}, "numInputRows": 3}],
+            "stateOperators": [
+                {"numRowsTotal": 2, "numRowsUpdated": 2, "numRowsRemoved": 0,
+                 "customMetrics": {"rocksdbBytesCopied": 2684, "rocksdbFilesCopied": 2}},
+                {"numRowsTotal": 1, "numRowsUpdated": 1, "numRowsRemoved": 0,
+                 "customMetrics": {"rocksdbBytesCopied": 1334, "rocksdbFilesCopied": 1}}],
+            "sink": {"description": "x", "numOutputRows": 2}
+        });
+        let with_loads = |loads: &[(u64, u64)]| {
+            let mut t = PathTracker::new(true, None);
+            for &(op, version) in loads {
+                t.saw_store_load(op, version, format!("RocksDBFileManager StateStoreId(opId={op},partId=0,name=default): Loading checkpoint files for version {version}"));
+            }
+            t.observe(&Progress::from_json(&first));
+            // Lines after the first batch change nothing.
+            t.saw_store_load(1, 4, "late".into());
+            t.exercised()
+                .state_loaded
+                .expect("the checkpoint has state")
+        };
+        let loaded = with_loads(&[(0, 4), (1, 4), (0, 4)]);
+        assert!(loaded.ran, "{loaded:?}");
+        assert!(loaded.evidence.contains("read version 4"), "{loaded:?}");
+        assert!(loaded.evidence.contains("opId=0"), "{loaded:?}");
+        // One operator's store loaded, the other's not seen; another version; version 0.
+        for loads in [&[(0, 4)][..], &[(0, 3), (1, 3)], &[], &[(1, 4), (1, 4)]] {
+            let unknown = with_loads(loads);
+            assert!(!unknown.ran, "{loads:?}: {unknown:?}");
+            assert!(unknown.evidence.contains("cannot be told"), "{unknown:?}");
+        }
+        let mut zero = PathTracker::new(true, None);
+        zero.saw_store_load(0, 0, "v0".into());
+        let mut batch0 = first.clone();
+        batch0["batchId"] = json!(0);
+        batch0["stateOperators"] =
+            json!([{"numRowsTotal": 2, "numRowsUpdated": 2, "numRowsRemoved": 0}]);
+        zero.observe(&Progress::from_json(&batch0));
+        assert!(!zero.exercised().state_loaded.unwrap().ran);
     }
 
     #[test]

@@ -9,8 +9,9 @@
 //!   the rules the classifier decides itself, [`BuiltinRule`] (embedded from
 //!   `builtin-rules.toml`);
 //! - `scan.rs` recognises log lines, `progress.rs` reads progress reports, `evidence.rs`
-//!   bounds evidence lines; `exercised.rs`: which paths of the restarted query ran
-//!   ([`Exercised`]), from its progress reports;
+//!   bounds evidence lines, `store_load.rs` reads a RocksDB store's load of a checkpoint
+//!   version from its log line; `exercised.rs`: which paths of the restarted query ran
+//!   ([`Exercised`]), from its progress reports (and those load lines);
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
 //!   a failure);
 //! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line (`watch/at_end.rs`:
@@ -30,6 +31,7 @@ mod render;
 mod rules;
 mod scan;
 mod state_files;
+mod store_load;
 #[expect(
     clippy::module_inception,
     reason = "verdict.rs predates this layout and keeps its name"

@@ -61,6 +61,8 @@ pub(crate) struct StateRows {
     /// logs "Reading snapshot file and delta files if needed"). `false` for RocksDB stores,
     /// which report no such metric.
     pub loaded_from_files: bool,
+    /// How many stateful operators the report lists.
+    pub operators: usize,
 }
 
 /// What a progress report says of the event-time watermark. Spark writes `eventTime.watermark`
@@ -192,6 +194,7 @@ impl Progress {
                             .and_then(Value::as_i64)
                             .is_some_and(|n| n > 0)
                     }),
+                    operators: ops.len(),
                 }
             });
         let sink_rows = v.pointer("/sink/numOutputRows").and_then(Value::as_i64);

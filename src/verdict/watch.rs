@@ -480,6 +480,19 @@ impl Watcher {
                     self.facts.resuming_at = Some((n, ev));
                 }
             }
+        } else if let Some(load) = super::store_load::parse(msg) {
+            // A RocksDB store read a version of the checkpoint's state (`store_load.rs`). The
+            // 3.x line names no query: only trusted when no other query ran in this driver; a
+            // 4.x line names its run, which must be ours when ours is known.
+            let ours = match (&load.run_id, &self.facts.our_run) {
+                (Some(line_run), Some(run)) => line_run == run,
+                _ => true,
+            };
+            if ours && self.facts.other_ids.is_empty() {
+                self.facts
+                    .paths
+                    .saw_store_load(load.operator, load.version, clip_owned(line));
+            }
         } else if let Some(rest) = msg.strip_prefix("Starting ") {
             if rest.starts_with("new streaming query") {
                 if self.facts.last_start_is_ours != Some(false) {

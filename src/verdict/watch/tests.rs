@@ -666,3 +666,28 @@ fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
     w.push_line(&first);
     assert!(w.push_line(line).is_none());
 }
+
+#[test]
+fn a_rocksdb_load_line_of_this_run_proves_the_state_was_read() {
+    // The first batch (4) updated every row its store holds: only the store's load line
+    // (4.x form, naming the run) can prove the checkpoint's state was read. A line of another
+    // run proves nothing.
+    let first = r#"26/11/30 13:10:20.000 INFO ProgressReporter: Streaming query made progress: {"id":"347f","runId":"f932","batchId":4,"numInputRows":2,"durationMs":{"addBatch":900},"stateOperators":[{"numRowsTotal":2,"numRowsUpdated":2,"numRowsRemoved":0,"customMetrics":{"rocksdbFilesCopied":1}}],"sources":[{"description":"KafkaV2[Subscribe[t]]","startOffset":{"t":{"0":42}},"endOffset":{"t":{"0":44}},"numInputRows":2}],"sink":{"description":"console"}}"#;
+    let load = |run: &str| {
+        format!("26/11/30 13:10:16.000 INFO RocksDBFileManager StateStoreProviderId[ storeId=StateStoreId[ operatorId=0, partitionId=1, storeName=default ], queryRunId={run} ]: Loading checkpoint files for version 4 checkpointUniqueId: ")
+    };
+    let loaded = |log: String| {
+        let mut w = Watcher::new(ctx());
+        for l in log.lines() {
+            w.push_line(l);
+        }
+        w.exercised()
+            .and_then(|e| e.state_loaded)
+            .expect("a batch with state")
+    };
+    let ours = loaded(format!("{START}\n{RESUMING}\n{}\n{first}", load("f932")));
+    assert!(ours.ran, "{ours:?}");
+    assert!(ours.evidence.contains("queryRunId=f932"), "{ours:?}");
+    let theirs = loaded(format!("{START}\n{RESUMING}\n{}\n{first}", load("0aa1")));
+    assert!(!theirs.ran, "{theirs:?}");
+}
