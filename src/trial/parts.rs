@@ -9,18 +9,23 @@
 use std::future::Future;
 use std::time::Duration;
 
+use super::watch::SoFar;
 use crate::runtime::{KafkaBroker, PartState, SparkDriver};
 use crate::verdict::{BuiltinRule, Classification, Verdict};
 
 /// How often the broker is asked whether it still runs while a restart is watched.
 const POLL: Duration = Duration::from_secs(2);
 
-/// Runs `watching` (the watch of a restart) until it ends, or until `kafka` stops running:
-/// then `Err` with the harness's evidence, and the watch is dropped (a restart without its
-/// broker tests nothing; Spark's Kafka client would retry for minutes).
+/// Runs `watching` (the watch of a restart) until it ends, or until `kafka` stops running (or
+/// the engine stops answering): then `Err` with the harness's evidence, and the watch is
+/// dropped (a restart without its broker tests nothing; Spark's Kafka client would retry for
+/// minutes). What the watch had proved by then (`so_far`: the batches that ran, the paths they
+/// proved, the warnings) is kept after the harness's evidence; the verdict stays the
+/// harness's.
 pub(super) async fn unless_broker_dies<T>(
     kafka: &KafkaBroker,
     watching: impl Future<Output = T>,
+    so_far: &SoFar,
 ) -> Result<T, Classification> {
     let broker_down = async {
         loop {
@@ -33,8 +38,29 @@ pub(super) async fn unless_broker_dies<T>(
     };
     tokio::select! {
         watched = watching => Ok(watched),
-        died = broker_down => Err(died),
+        died = broker_down => Err(keep_proven(died, so_far.take())),
     }
+}
+
+/// `harness` (a part failed under the watch) with what the watch had proved before it: the
+/// batches that ran and the log's evidence, batch facts, paths and warnings ([`with_log`]).
+fn keep_proven(
+    mut harness: Classification,
+    so_far: Option<(Classification, u64)>,
+) -> Classification {
+    let Some((log, batches)) = so_far else {
+        return harness;
+    };
+    if batches > 0 {
+        harness.evidence.push(format!(
+            "before it, the restarted query ran {batches} batch{}{} (its progress reports; the paths they proved are kept)",
+            if batches == 1 { "" } else { "es" },
+            log.first_batch_after_restart
+                .map(|b| format!(" from batch {}", b.0))
+                .unwrap_or_default()
+        ));
+    }
+    with_log(harness, log)
 }
 
 /// The verdict for a broker found in `state` (not running) before the verdict.
@@ -213,5 +239,49 @@ mod tests {
             c.evidence
         );
         assert!(c.evidence[2].contains("bootstrap"));
+    }
+
+    #[test]
+    fn a_part_failing_under_the_watch_keeps_the_batches_and_paths_proved_before_it() {
+        use crate::verdict::{BatchId, Exercised, PathProof};
+        let proof = |ran: bool, evidence: &str| {
+            Some(PathProof {
+                ran,
+                evidence: evidence.into(),
+            })
+        };
+        let log = Classification {
+            verdict: Verdict::ResumeUnproven,
+            rule: "paths-did-not-run".into(),
+            evidence: vec!["batch 4: startOffsets = committed offsets".into()],
+            first_batch_after_restart: Some(BatchId(4)),
+            last_committed_batch: Some(BatchId(3)),
+            exercised: Some(Exercised {
+                state_loaded: proof(true, "batch 4: numRowsTotal 5 > numRowsUpdated 2"),
+                state_evicted: proof(false, "no batch removed a row"),
+                ..Exercised::default()
+            }),
+            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+        };
+        let died = || harness_verdict(BuiltinRule::SandboxKafkaDied, vec!["broker stopped".into()]);
+        let kept = keep_proven(died(), Some((log.clone(), 2)));
+        assert_eq!(
+            (kept.verdict, kept.rule.as_str()),
+            (Verdict::EnvironmentError, "sandbox-kafka-died"),
+            "the parts' verdict stays"
+        );
+        assert_eq!(kept.evidence[0], "broker stopped");
+        assert!(
+            kept.evidence[1].contains("ran 2 batches from batch 4"),
+            "{:?}",
+            kept.evidence
+        );
+        assert!(kept.evidence.iter().any(|e| e.contains("startOffsets")));
+        assert_eq!(kept.first_batch_after_restart, Some(BatchId(4)));
+        assert_eq!(kept.exercised, log.exercised);
+        // Nothing proved yet (no progress report before the failure): the harness alone.
+        let alone = keep_proven(died(), None);
+        assert_eq!(alone.evidence, ["broker stopped"]);
+        assert_eq!(alone.exercised, None);
     }
 }

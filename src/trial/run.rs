@@ -392,6 +392,7 @@ impl Trial<'_> {
         // Nothing fresh to read (fresh_records = 0, or a records_file with nothing past the
         // checkpoint's offsets): only the offsets can be proved, no path of the query can run.
         let nothing_fresh = seeded.seeding.fresh_records == 0 && seeded.kafka_short.is_none();
+        let so_far = super::watch::SoFar::default();
         let watching = watch(
             &spark,
             r.sandbox,
@@ -402,12 +403,13 @@ impl Trial<'_> {
                 .parity
                 .as_ref()
                 .map(|(ends, _)| (ends, super::fresh::reads_on_after(self.role))),
+            &so_far,
             on_event,
         );
         // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
         // are the runtime's evidence, not the log's.
         let (classification, executors, read_all) =
-            match parts::unless_broker_dies(r.kafka, watching).await {
+            match parts::unless_broker_dies(r.kafka, watching, &so_far).await {
                 Ok((c, executors, read_all)) => (
                     unproven_without_fresh_records(
                         parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,

@@ -23,6 +23,33 @@ pub(super) type ReadTo<'a> = (
     fn(&Classification) -> bool,
 );
 
+/// What a watch had proved when it was last asked: the watcher's [`Watcher::so_far`] and the
+/// batches it saw, updated at each progress report and at the verdict. A watch dropped because
+/// a part of the trial failed under it (`parts.rs`) leaves this behind, so the report keeps the
+/// batches and paths that ran before the failure.
+#[derive(Debug, Default)]
+pub(super) struct SoFar(std::sync::Mutex<Option<(Classification, u64)>>);
+
+impl SoFar {
+    fn set(&self, classification: Classification, batches: Option<u64>) {
+        let mut slot = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let batches = batches.unwrap_or_else(|| slot.as_ref().map_or(0, |(_, b)| *b));
+        *slot = Some((classification, batches));
+    }
+
+    /// The last classification and batch count, if the watch got as far as a progress report
+    /// or a verdict.
+    pub(super) fn take(&self) -> Option<(Classification, u64)> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
 /// Feeds the driver log and the event log to the watcher until it is certain, the driver
 /// exits, or the timeout passes. Every line is also appended to `logs/driver.log`.
 ///
@@ -37,6 +64,12 @@ pub(super) type ReadTo<'a> = (
 /// the predicate accepts (`resumed`; a fresh run's batch 0 on its empty checkpoint), keep reading until the query read every record up to these end offsets and settled, within
 /// the same timeout — the third value says whether it did, and how long that took after the
 /// verdict. The verdict is not changed by it.
+///
+/// `so_far` is kept up to date with what the watch proved (see [`SoFar`]).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the restart's parts and settings, each used once"
+)]
 pub(super) async fn watch(
     spark: &SparkDriver,
     sandbox: &Path,
@@ -44,6 +77,7 @@ pub(super) async fn watch(
     timeout_seconds: u64,
     kafka_short: Option<String>,
     read_to: Option<ReadTo<'_>>,
+    so_far: &SoFar,
     on_event: &mut (dyn FnMut(super::TrialEvent) + Send),
 ) -> (
     Classification,
@@ -60,15 +94,18 @@ pub(super) async fn watch(
         deadline,
         timeout_seconds,
         &mut executors,
+        so_far,
         on_event,
     )
     .await;
+    so_far.set(first.clone(), None);
     let c = match kafka_short {
         Some(short) if first.verdict == Verdict::Resumed => {
             kafka_short::judge_after_resume(&mut stream, deadline, &ctx, short, first).await
         }
         _ => first,
     };
+    so_far.set(c.clone(), None);
     let drain = tokio::time::Instant::now();
     let read_all = match read_to {
         Some((seeded, ran)) if ran(&c) => {
@@ -85,6 +122,10 @@ pub(super) async fn watch(
 
 /// The watcher's first verdict: at the line or event that makes it certain, else when the
 /// driver exits or `deadline` (`timeout_seconds` after the start) passes.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the watch's stream, parts and outputs, each used once"
+)]
 async fn until_verdict(
     stream: &mut DriverStream,
     spark: &SparkDriver,
@@ -92,19 +133,27 @@ async fn until_verdict(
     deadline: tokio::time::Instant,
     timeout_seconds: u64,
     executors: &mut ExecutorLog,
+    so_far: &SoFar,
     on_event: &mut (dyn FnMut(super::TrialEvent) + Send),
 ) -> Classification {
     let mut watcher = Watcher::new(ctx.clone());
     let mut waiting: Option<Vec<String>> = None;
+    let mut reports = 0;
     loop {
-        // Say what a proved resume still waits for, each time that changes.
-        let now = watcher.waiting_for();
-        if now.is_some() && now != waiting {
-            on_event(super::TrialEvent::WaitingFor {
-                what: now.clone().unwrap_or_default(),
-            });
+        // What depends on progress changes only at a progress report (not per driver line):
+        // say what a proved resume still waits for, each time that changes, and keep what the
+        // watch proved so far for a trial whose parts fail under it.
+        if watcher.progress_reports() != reports {
+            reports = watcher.progress_reports();
+            let now = watcher.waiting_for();
+            if now.is_some() && now != waiting {
+                on_event(super::TrialEvent::WaitingFor {
+                    what: now.clone().unwrap_or_default(),
+                });
+            }
+            waiting = now;
+            so_far.set(watcher.so_far(), Some(watcher.batches_seen()));
         }
-        waiting = now;
         let lost_by = executors
             .all_lost_at()
             .map(|at| at + EXECUTORS_LOST_GRACE)

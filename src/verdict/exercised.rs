@@ -209,6 +209,11 @@ impl PathTracker {
         })
     }
 
+    /// Executed batches of the restarted run seen.
+    pub fn batches(&self) -> u64 {
+        self.batches
+    }
+
     /// Whether a batch of the restarted run was seen.
     pub fn saw_a_batch(&self) -> bool {
         self.batches > 0

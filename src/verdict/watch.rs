@@ -75,7 +75,7 @@ pub enum Ended {
 }
 
 /// Watches one restart; see the module docs.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Watcher {
     ctx: TrialContext,
     rules: &'static RuleTable,
@@ -88,7 +88,7 @@ pub struct Watcher {
     facts: Facts,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Facts {
     driver_started: bool,
     /// The JVM launcher or container runtime failed (a whole log, not an excerpt).
@@ -125,6 +125,8 @@ struct Facts {
     paths: PathTracker,
     /// Semantic warnings seen so far (at most one per code).
     warnings: Vec<Warning>,
+    /// Progress reports read (driver log or event log), for [`Watcher::progress_reports`].
+    progress_reports: u64,
 }
 
 /// A proved resume waiting for the query's paths to run.
@@ -176,6 +178,29 @@ impl Watcher {
     /// The most recent driver-log lines (clipped), oldest first.
     pub fn recent_lines(&self) -> impl Iterator<Item = &str> {
         self.recent.iter().map(String::as_str)
+    }
+
+    /// How many progress reports the watcher has read. What depends on progress
+    /// ([`Watcher::waiting_for`], [`Watcher::so_far`]) changes only when this does, so a caller
+    /// asks for it then, not per line.
+    pub fn progress_reports(&self) -> u64 {
+        self.facts.progress_reports
+    }
+
+    /// Batches of the restarted run (executed, this query's) seen so far.
+    pub fn batches_seen(&self) -> u64 {
+        self.facts.paths.batches()
+    }
+
+    /// What the log proved up to now, as if it ended here: the verdict when already certain,
+    /// else the judgement at the end of a log, with the batch facts, paths and warnings seen.
+    /// For a trial whose own parts failed under it (`trial/parts.rs`): the watch is dropped, what
+    /// it had proved is kept as evidence.
+    pub fn so_far(&self) -> Classification {
+        match &self.decided {
+            Some(c) => c.clone(),
+            None => self.clone().finish(Ended::EndOfInput),
+        }
     }
 
     /// What a proved resume is still waiting for before it can be `resumed`: the names of the

@@ -19,7 +19,7 @@ pub(super) enum Kind {
     Progress,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Block {
     pub(super) kind: Kind,
     pub(super) lines: Vec<String>,

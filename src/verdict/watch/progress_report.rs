@@ -6,6 +6,7 @@ use super::*;
 
 impl Watcher {
     pub(super) fn on_progress(&mut self, p: Progress, evidence: Vec<String>) {
+        self.facts.progress_reports += 1;
         let Some(evidence) = self.unless_earlier_run(&p, evidence) else {
             return;
         };

@@ -691,3 +691,42 @@ fn a_rocksdb_load_line_of_this_run_proves_the_state_was_read() {
     let theirs = loaded(format!("{START}\n{RESUMING}\n{}\n{first}", load("0aa1")));
     assert!(!theirs.ran, "{theirs:?}");
 }
+
+#[test]
+fn so_far_is_what_the_log_proved_up_to_now_and_leaves_the_watch_going() {
+    // A resume proved whose paths have not all run (require_paths): not certain yet, but the
+    // batch and its paths are what a trial keeps if its broker dies now (trial/parts.rs).
+    let c = TrialContext {
+        require_input_rows: true,
+        require_paths: true,
+        ..ctx()
+    };
+    let first = r#"26/11/30 13:10:20.000 INFO ProgressReporter: Streaming query made progress: {"id":"347f","runId":"f932","batchId":4,"numInputRows":2,"durationMs":{"addBatch":900},"stateOperators":[{"numRowsTotal":5,"numRowsUpdated":2,"numRowsRemoved":0}],"eventTime":{"watermark":"1970-01-01T00:00:00.000Z"},"sources":[{"description":"KafkaV2[Subscribe[t]]","startOffset":{"t":{"0":42}},"endOffset":{"t":{"0":44}},"numInputRows":2}],"sink":{"description":"console"}}"#;
+    let mut w = Watcher::new(c);
+    for l in [START, RESUMING] {
+        assert!(w.push_line(l).is_none());
+    }
+    assert_eq!(w.progress_reports(), 0);
+    assert!(w.push_line(first).is_none(), "paths still to run");
+    assert_eq!((w.progress_reports(), w.batches_seen()), (1, 1));
+    let so_far = w.so_far();
+    assert_eq!(
+        so_far.first_batch_after_restart,
+        Some(BatchId(4)),
+        "{so_far:?}"
+    );
+    let loaded = so_far
+        .exercised
+        .as_ref()
+        .and_then(|e| e.state_loaded.clone())
+        .expect("state-loaded");
+    assert!(loaded.ran, "{loaded:?}");
+    assert_ne!(
+        so_far.verdict,
+        Verdict::Resumed,
+        "never resumed from a part of the proof"
+    );
+    // The watch itself is untouched: still waiting, no verdict.
+    assert!(w.verdict().is_none());
+    assert!(w.waiting_for().is_some());
+}
