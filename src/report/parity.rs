@@ -5,8 +5,13 @@
 //!
 //! Rows are compared as multisets (row order ignored). A JSON row (a JSON file sink's line, a
 //! Kafka value that is a JSON object) is normalised first: the scenario's `volatile_columns`
-//! removed (top-level keys), keys sorted, and a number with no fraction written as an integer
-//! (`1.0` and `1` are one value). Any other row is compared as its text.
+//! removed (top-level keys), keys sorted, and numbers written in one form per type: a JSON
+//! integer as an integer, a number with a fraction or exponent as the double it denotes, in the
+//! shortest form that reads back to it (`0.0020`, `0.002` and `2.0E-3` are one value — JDK 8–18's
+//! `Double.toString`, which Jackson's `writeNumber(double)` uses for Spark's JSON output, wrote
+//! some doubles longer than JDK 19+, JDK-4511638). An integer and a double are never one value:
+//! `1` and `1.0` differ, so an output column that changed type (a long turned double) shows.
+//! Any other row is compared as its text.
 //!
 //! | what either side shows                                   | status        |
 //! |----------------------------------------------------------|---------------|
@@ -257,8 +262,8 @@ fn multiset_difference(
     (only_a, only_b)
 }
 
-/// A row as it is compared: a JSON object without the `volatile` keys, keys sorted, numbers
-/// with no fraction as integers; a Kafka record's `key=K value=V` with V normalised the same
+/// A row as it is compared: a JSON object without the `volatile` keys, keys sorted, numbers in
+/// one form per type (integers as integers, doubles in their shortest form); a Kafka record's `key=K value=V` with V normalised the same
 /// way when it is a JSON object; anything else as its text without a trailing `\r`.
 pub fn normalise_row(row: &str, volatile: &[String]) -> String {
     let row = row.trim_end_matches('\r');
@@ -288,29 +293,12 @@ fn normalise_json(text: &str, volatile: &[String]) -> Option<String> {
     for column in volatile {
         map.remove(column);
     }
-    // serde_json's map (no `preserve_order` feature) is a BTreeMap: keys come out sorted.
-    let value = integral_numbers(Value::Object(map));
-    serde_json::to_string(&value).ok()
-}
-
-/// `1.0` as `1` (a float with no fraction that an i64 holds), recursively: Spark writes a
-/// double column's whole values as `1.0` where another writer or version may write `1`.
-fn integral_numbers(v: Value) -> Value {
-    match v {
-        Value::Number(n) if n.is_f64() => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => {
-                Value::from(f as i64)
-            }
-            _ => Value::Number(n),
-        },
-        Value::Array(items) => Value::Array(items.into_iter().map(integral_numbers).collect()),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (k, integral_numbers(v)))
-                .collect(),
-        ),
-        other => other,
-    }
+    // serde_json's map (no `preserve_order` feature) is a BTreeMap: keys come out sorted. A
+    // number is kept as parsed: an integer stays one (`1`), anything with a fraction or exponent
+    // is an f64 (read exactly: the `float_roundtrip` feature) written back in its shortest form
+    // (`1.0`) — the same double in two renderings compares equal, an integer never equals a
+    // double (session 7 made `1.0` = `1`, which hid a long column turned double; session 8).
+    serde_json::to_string(&Value::Object(map)).ok()
 }
 
 #[cfg(test)]
@@ -327,10 +315,10 @@ mod tests {
     }
 
     #[test]
-    fn json_rows_are_equal_whatever_their_key_order_and_number_form() {
+    fn json_rows_are_equal_whatever_their_key_order_and_rendering_of_a_double() {
         assert_eq!(
-            normalise_row(r#"{"b":1.0,"a":{"y":2,"x":[3.0,"s"]}}"#, &[]),
-            r#"{"a":{"x":[3,"s"],"y":2},"b":1}"#
+            normalise_row(r#"{"b":1.0,"a":{"y":2,"x":[3.00,"s"]}}"#, &[]),
+            r#"{"a":{"x":[3.0,"s"],"y":2},"b":1.0}"#
         );
         assert_eq!(normalise_row("{\"a\":1}\r", &[]), r#"{"a":1}"#);
         assert_eq!(
@@ -339,6 +327,40 @@ mod tests {
             "a fraction is kept"
         );
         assert_eq!(normalise_row("a,b,1.0", &[]), "a,b,1.0", "CSV as its text");
+        // One double, as JDK 8–18 (`0.0020`, JDK-4511638) and JDK 19+ (`0.002`) print it, and
+        // in exponent form; a large one in two exact renderings.
+        for same in [
+            [r#"{"x":0.0020}"#, r#"{"x":0.002}"#],
+            [r#"{"x":2.0E-3}"#, r#"{"x":0.002}"#],
+            [r#"{"x":1.0E23}"#, r#"{"x":1e23}"#],
+            [
+                r#"{"x":0.30000000000000004}"#,
+                r#"{"x":0.30000000000000004000}"#,
+            ],
+        ] {
+            assert_eq!(
+                normalise_row(same[0], &[]),
+                normalise_row(same[1], &[]),
+                "{same:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_output_column_that_changed_type_differs() {
+        // A count (long) the target writes as a double: the values agree, the type does not.
+        let t = [set("file sink output/data", &[r#"{"u":"a","c":1.0}"#])];
+        let c = [set("file sink output/data", &[r#"{"u":"a","c":1}"#])];
+        let p = compare(&t, &c, &[], "3.5.3", false);
+        assert_eq!(p.status, ParityStatus::Differs, "{p:?}");
+        assert_eq!(
+            p.examples_only_in_target,
+            [r#"file sink output/data: {"c":1.0,"u":"a"}"#]
+        );
+        assert_eq!(
+            p.examples_only_in_control,
+            [r#"file sink output/data: {"c":1,"u":"a"}"#]
+        );
     }
 
     #[test]
@@ -350,7 +372,7 @@ mod tests {
         );
         assert_eq!(
             normalise_row(r#"key=k1 value={"processed_at":3,"n":1.0}"#, &volatile),
-            r#"key=k1 value={"n":1}"#
+            r#"key=k1 value={"n":1.0}"#
         );
         assert_eq!(
             normalise_row("key=k1 value=plain", &volatile),
