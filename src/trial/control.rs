@@ -13,6 +13,7 @@ use crate::kafka::InputDigest;
 use crate::report::{Parity, RowSet, TrialReport};
 use crate::scenario::{CheckpointSource, Scenario};
 use crate::verdict::Verdict;
+use crate::versions::SparkVersion;
 
 /// What a trial is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +52,19 @@ pub fn control_version(
     inspection: Option<&Inspection>,
 ) -> Result<String, String> {
     if let Some(v) = &scenario.parity.control_version {
+        // A control on a Spark older than the checkpoint's writer is a downgrade of the
+        // checkpoint, not a control: refused before anything starts (session 8).
+        let writer = match &scenario.checkpoint {
+            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            _ => inspection.and_then(|i| i.writer_version.min.clone()),
+        };
+        if let (Ok(control), Some(writer)) = (SparkVersion::parse(v), writer) {
+            if control < writer {
+                return Err(format!(
+                    "control_version = \"{v}\" is older than the Spark that wrote the checkpoint ({writer} or later): a control on an older Spark is a downgrade of the checkpoint, not a control, and its output is no reference\n(hint: set control_version to the writer's version, e.g. control_version = \"{writer}\", or leave it out)"
+                ));
+            }
+        }
         return Ok(v.clone());
     }
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
@@ -349,11 +363,33 @@ mod tests {
         let s = scenario();
         assert_eq!(control_version(&s, None).unwrap(), "3.5.3");
         let mut named = s.clone();
+        named.parity.control_version = Some("3.5.4".into());
+        assert_eq!(control_version(&named, None).unwrap(), "3.5.4");
+        // Older than the Spark that generates the checkpoint: a downgrade, refused naming the key.
         named.parity.control_version = Some("3.5.1".into());
-        assert_eq!(control_version(&named, None).unwrap(), "3.5.1");
+        let e = control_version(&named, None).unwrap_err();
+        assert!(
+            e.contains("control_version = \"3.5.1\" is older") && e.contains("3.5.3"),
+            "{e}"
+        );
         let mut given = s.clone();
         given.checkpoint = CheckpointSource::Path("/x".into());
         let e = control_version(&given, None).unwrap_err();
         assert!(e.contains("control_version = "), "{e}");
+        // A given checkpoint written by 4.0.0 or later (inspect: 4.0.0 – 4.1.x): a 3.5.3 control
+        // is refused, a 4.0.1 one is not.
+        let inspection = crate::checkpoint::inspect(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/checkpoints/4.0.1/kafka-agg"
+        )))
+        .unwrap();
+        given.parity.control_version = Some("3.5.3".into());
+        let e = control_version(&given, Some(&inspection)).unwrap_err();
+        assert!(
+            e.contains("control_version = \"3.5.3\" is older") && e.contains("4.0.0 or later"),
+            "{e}"
+        );
+        given.parity.control_version = Some("4.0.1".into());
+        assert_eq!(control_version(&given, Some(&inspection)).unwrap(), "4.0.1");
     }
 }
