@@ -33,6 +33,9 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         text::count(total, "target version", "target versions"),
         total - passed,
     )?;
+    if let Some(line) = super::terminal::parity_unchecked_line(report) {
+        writeln!(out, "\n> **Note:** {}.", escape(&line))?;
+    }
     if let Some(remote) = &report.remote_source {
         writeln!(
             out,

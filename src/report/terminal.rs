@@ -554,6 +554,9 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
         );
         writeln!(out, "{}", style.paint(Paint::Red, &line))?;
     }
+    if let Some(line) = parity_unchecked_line(report) {
+        writeln!(out, "{}", style.paint(Paint::Yellow, &line))?;
+    }
     let warned = report
         .trials
         .iter()
@@ -601,6 +604,29 @@ fn write_footer(report: &RunReport, out: &mut impl Write, style: TerminalStyle) 
     }
 }
 
+/// Said when a run with a control checked no target's parity (every one `not-checked`): the
+/// run compared nothing with the control, and its exit code does not count it (README, "Output
+/// parity": `not-checked` never fails a run, `must-match` included). `None` otherwise.
+pub(super) fn parity_unchecked_line(report: &RunReport) -> Option<String> {
+    let parities: Vec<&super::Parity> = report
+        .trials
+        .iter()
+        .filter_map(|t| t.parity.as_ref())
+        .collect();
+    let first = parities.first()?;
+    if parities
+        .iter()
+        .any(|p| p.status != super::ParityStatus::NotChecked)
+    {
+        return None;
+    }
+    Some(format!(
+        "parity not checked for {} ({}): nothing was compared with the control, and the exit code does not count it",
+        text::count(parities.len(), "target", "targets"),
+        first.reason.as_deref().unwrap_or("no reason recorded")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -610,6 +636,30 @@ mod tests {
         let mut out = Vec::new();
         write_summary(report, &mut out, style).expect("writing to a Vec cannot fail");
         String::from_utf8(out).expect("the summary is UTF-8")
+    }
+
+    #[test]
+    fn a_run_whose_every_parity_is_not_checked_says_so_in_the_terminal_and_markdown() {
+        use crate::report::ParityStatus;
+        let unchecked = test_helpers::resumed_with_parity(ParityStatus::NotChecked);
+        let text = render(&unchecked, TerminalStyle { color: false });
+        assert!(
+            text.contains("parity not checked for 1 target (the control did not resume"),
+            "{text}"
+        );
+        assert_eq!(crate::report::outcome(&unchecked).code(), 0, "not counted");
+        let mut md = Vec::new();
+        crate::report::write_markdown(&unchecked, &mut md).unwrap();
+        let md = String::from_utf8(md).unwrap();
+        assert!(
+            md.contains("**Note:** parity not checked for 1 target"),
+            "{md}"
+        );
+        for checked in [ParityStatus::Same, ParityStatus::Differs] {
+            let report = test_helpers::resumed_with_parity(checked);
+            assert_eq!(parity_unchecked_line(&report), None, "{checked}");
+        }
+        assert_eq!(parity_unchecked_line(&test_helpers::resumed()), None);
     }
 
     #[test]
