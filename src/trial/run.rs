@@ -385,13 +385,13 @@ impl Trial<'_> {
                 // ... and every path the query has must run (issue 13 §1: state loaded and updated,
                 // watermark advanced, state evicted, sink wrote), else `resume-unproven`.
                 require_paths: seeded.seeding.fresh_records > 0 && seeded.kafka_short.is_none(),
+                // Nothing fresh to read (fresh_records = 0, or a records_file with nothing past
+                // the checkpoint's offsets): only the offsets can be proved, no path can run.
+                nothing_fresh: seeded.seeding.fresh_records == 0 && seeded.kafka_short.is_none(),
                 job: Some(self.job_facts()),
                 ..TrialContext::from_inspection(r.inspection)
             }
         };
-        // Nothing fresh to read (fresh_records = 0, or a records_file with nothing past the
-        // checkpoint's offsets): only the offsets can be proved, no path of the query can run.
-        let nothing_fresh = seeded.seeding.fresh_records == 0 && seeded.kafka_short.is_none();
         let so_far = super::watch::SoFar::default();
         let watching = watch(
             &spark,
@@ -411,10 +411,7 @@ impl Trial<'_> {
         let (classification, executors, read_all) =
             match parts::unless_broker_dies(r.kafka, watching, &so_far).await {
                 Ok((c, executors, read_all)) => (
-                    unproven_without_fresh_records(
-                        parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
-                        nothing_fresh,
-                    ),
+                    parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
                     executors,
                     read_all,
                 ),
@@ -770,29 +767,6 @@ impl Restart<'_> {
             output_before,
             parity,
         })
-    }
-}
-
-/// A `resumed` with no fresh record seeded is `resume-unproven`: the re-run of the pending
-/// batch proves the offsets, but no batch after it reads rows, so no path of the query (state
-/// updated, watermark advanced, state evicted, sink wrote) can run (breaker pass, session 7:
-/// `fresh_records = 0`, or a capture of a production that had caught up, got `resumed` while
-/// its own evidence said "state-updated NOT run").
-fn unproven_without_fresh_records(c: Classification, nothing_fresh: bool) -> Classification {
-    if !nothing_fresh || c.verdict != crate::verdict::Verdict::Resumed {
-        return c;
-    }
-    let rule = crate::verdict::BuiltinRule::ResumeUnproven;
-    let mut evidence = c.evidence;
-    evidence.push(
-        "no fresh records were seeded past the checkpoint's offsets (fresh_records = 0, or a records_file with nothing after them): the restart proved its offsets, but no batch could read rows, so no path of the query ran".to_string(),
-    );
-    Classification {
-        verdict: rule.verdict(),
-        rule: rule.id().to_string(),
-        evidence,
-        remedy: "Seed fresh records (fresh_records > 0 in [[topics]], or a capture with --fresh N while production holds records after the checkpoint's offsets): a restart proves its paths only on records it reads.".to_string(),
-        ..c
     }
 }
 

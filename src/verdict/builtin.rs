@@ -39,6 +39,9 @@ pub enum BuiltinRule {
     /// The resume was proved and rows were read, but a path the query has did not run before
     /// the end (`exercised.rs`).
     ResumeUnproven,
+    /// A resume proved where nothing fresh was seeded past the checkpoint's offsets
+    /// ([`TrialContext::nothing_fresh`](super::TrialContext::nothing_fresh)): no path could run.
+    NothingFreshSeeded,
     /// The trial timed out with no verdict.
     NoOutcomeBeforeTimeout,
     /// The driver ended without any Spark output.
@@ -92,7 +95,7 @@ struct RawTable {
 
 impl BuiltinRule {
     /// Every built-in rule, in the order of `builtin-rules.toml`.
-    pub const ALL: [BuiltinRule; 25] = [
+    pub const ALL: [BuiltinRule; 26] = [
         BuiltinRule::ProgressAfterRestart,
         BuiltinRule::ResumedAndReadRows,
         BuiltinRule::BatchIdsContinue,
@@ -103,6 +106,7 @@ impl BuiltinRule {
         BuiltinRule::QueryIdDiffers,
         BuiltinRule::ResumedWithoutReadingRows,
         BuiltinRule::ResumeUnproven,
+        BuiltinRule::NothingFreshSeeded,
         BuiltinRule::NoOutcomeBeforeTimeout,
         BuiltinRule::SparkDidNotStart,
         BuiltinRule::JobFailedBeforeSparkStarted,

@@ -487,6 +487,7 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             operator_ids: vec![0],
             require_input_rows: false,
             require_paths: false,
+            nothing_fresh: false,
             checkpoint_watermark_ms: None,
             job: None,
         }
@@ -678,6 +679,7 @@ mod complete_log_eof_tests {
             operator_ids: vec![0],
             require_input_rows: false,
             require_paths: false,
+            nothing_fresh: false,
             checkpoint_watermark_ms: None,
             job: None,
         }

@@ -36,6 +36,12 @@ pub struct TrialContext {
     /// (classify of a finished log): the paths are evidence only.
     #[serde(default)]
     pub require_paths: bool,
+    /// A live trial that seeded nothing past the checkpoint's offsets sets this (`fresh_records
+    /// = 0`, or a records file or capture with nothing after them): a `resumed` is then
+    /// `resume-unproven` ([`BuiltinRule::NothingFreshSeeded`](super::BuiltinRule::NothingFreshSeeded)):
+    /// the re-run of the pending batch proves the offsets, but no batch can read rows, so no
+    /// path of the query runs. `false` (classify of a finished log): a resume stands.
+    pub nothing_fresh: bool,
     /// The event-time watermark the checkpoint's query had reached, in ms since the epoch: the
     /// larger of `batchWatermarkMs` in the newest `offsets/N` (OffsetSeqMetadata) and
     /// `nextBatchWatermarkMs` in the newest `commits/N` (CommitMetadata, 2.4+). Above 0 proves
@@ -95,6 +101,7 @@ impl TrialContext {
             // Only a live trial knows it seeded fresh records; it sets this itself.
             require_input_rows: false,
             require_paths: false,
+            nothing_fresh: false,
             checkpoint_watermark_ms: inspection.watermark_ms(),
             // Only a trial knows the job it runs; it sets this itself.
             job: None,

@@ -565,6 +565,7 @@ mod tests {
             operator_ids: vec![0],
             require_input_rows: false,
             require_paths: false,
+            nothing_fresh: false,
             checkpoint_watermark_ms: None,
             job: None,
         }

@@ -62,6 +62,15 @@ impl Watcher {
             error_class,
         } = d;
         dedup_keep_order(&mut evidence);
+        // Nothing fresh seeded: the offsets are proved, no path of the query could run.
+        let (verdict, rule) = if verdict == Verdict::Resumed && self.ctx.nothing_fresh {
+            let row = BuiltinRule::NothingFreshSeeded;
+            evidence.push("no fresh records were seeded past the checkpoint's offsets (fresh_records = 0, or a records_file with nothing after them): the restart proved its offsets, but no batch could read rows, so no path of the query ran".to_string());
+            remedy = row.remedy().to_string();
+            (row.verdict(), row.id().to_string())
+        } else {
+            (verdict, rule)
+        };
         if matches!(
             verdict,
             Verdict::StateStoreError

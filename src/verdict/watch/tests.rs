@@ -14,6 +14,7 @@ fn ctx() -> TrialContext {
         operator_ids: vec![0],
         require_input_rows: false,
         require_paths: false,
+        nothing_fresh: false,
         checkpoint_watermark_ms: None,
         job: None,
     }
@@ -197,6 +198,7 @@ fn live_paths_ctx() -> TrialContext {
     TrialContext {
         require_input_rows: true,
         require_paths: true,
+        nothing_fresh: false,
         checkpoint_watermark_ms: crate::text::parse_utc_millis("2024-01-01T00:00:30.000Z"),
         ..ctx()
     }
@@ -322,6 +324,7 @@ fn a_stateless_query_is_resumed_once_its_sink_wrote() {
         operator_ids: vec![],
         require_input_rows: true,
         require_paths: true,
+        nothing_fresh: false,
         ..ctx()
     };
     let mut w = Watcher::new(ctx.clone());
@@ -699,6 +702,7 @@ fn so_far_is_what_the_log_proved_up_to_now_and_leaves_the_watch_going() {
     let c = TrialContext {
         require_input_rows: true,
         require_paths: true,
+        nothing_fresh: false,
         ..ctx()
     };
     let first = r#"26/11/30 13:10:20.000 INFO ProgressReporter: Streaming query made progress: {"id":"347f","runId":"f932","batchId":4,"numInputRows":2,"durationMs":{"addBatch":900},"stateOperators":[{"numRowsTotal":5,"numRowsUpdated":2,"numRowsRemoved":0}],"eventTime":{"watermark":"1970-01-01T00:00:00.000Z"},"sources":[{"description":"KafkaV2[Subscribe[t]]","startOffset":{"t":{"0":42}},"endOffset":{"t":{"0":44}},"numInputRows":2}],"sink":{"description":"console"}}"#;
@@ -729,4 +733,48 @@ fn so_far_is_what_the_log_proved_up_to_now_and_leaves_the_watch_going() {
     // The watch itself is untouched: still waiting, no verdict.
     assert!(w.verdict().is_none());
     assert!(w.waiting_for().is_some());
+}
+
+/// Breaker pass, session 7: with nothing fresh seeded a re-run of the pending batch gave
+/// `resumed` although no path of the query ran. A verdict rule now (`nothing-fresh-seeded`),
+/// applied by the watcher when the trial says so; moved from trial/run.rs (session 8).
+#[test]
+fn a_resume_with_nothing_fresh_seeded_is_unproven() {
+    let first = progress(
+        "ProgressReporter",
+        4,
+        "{\n      \"t\" : {\n        \"0\" : 42\n      }\n    }",
+    );
+    let log = format!("{START}\n{RESUMING}\n{first}");
+    let nothing_fresh = TrialContext {
+        nothing_fresh: true,
+        ..ctx()
+    };
+    let c = run(&log, nothing_fresh.clone(), Ended::Exited(Some(0)));
+    assert_eq!(
+        (c.verdict, c.rule.as_str()),
+        (Verdict::ResumeUnproven, "resume-unproven"),
+        "{c:?}"
+    );
+    assert!(
+        c.evidence.iter().any(|l| l.contains("no fresh records")),
+        "{c:?}"
+    );
+    assert_eq!(
+        c.start_offsets_match,
+        Some(true),
+        "the offsets proof is kept"
+    );
+    assert_eq!(c.remedy, BuiltinRule::NothingFreshSeeded.remedy());
+    // Fresh records seeded (a finished log), or another verdict: unchanged.
+    assert_eq!(
+        run(&log, ctx(), Ended::Exited(Some(0))).verdict,
+        Verdict::Resumed
+    );
+    let failed = run(
+        &format!("{START}\n{RESUMING}\n{STATE_FAILURE}"),
+        nothing_fresh,
+        Ended::Exited(Some(1)),
+    );
+    assert_eq!(failed.verdict, Verdict::StateStoreError, "{failed:?}");
 }
