@@ -538,7 +538,7 @@ fn a_file_url_is_a_local_checkpoint() {
 }
 
 /// Issue 11 §4 by URL, against the real test servers (MinIO, Azurite, fake-gcs-server, HDFS;
-/// see `remote.rs`): the scenario's `[checkpoint] path` is the URL, its topics those of the
+/// see `remote/mod.rs`): the scenario's `[checkpoint] path` is the URL, its topics those of the
 /// local inspection, the objects unchanged; an unreachable endpoint is exit 4, nothing written.
 #[tokio::test]
 async fn init_by_url_names_the_url_and_reads_only() {
