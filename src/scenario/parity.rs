@@ -214,5 +214,12 @@ mod tests {
         );
         let e = load_with("fresh = true", "\"{starting_offsets.other}\"").unwrap_err();
         assert!(e.contains("not in [[topics]]"), "{e}");
+        // An output topic takes {topic.NAME}, but the checkpoint has no offsets of it.
+        let e = load_with(
+            "fresh = true\n[[output_topics]]\nname = \"out\"",
+            "\"{starting_offsets.out}\"",
+        );
+        let e = e.unwrap_err();
+        assert!(e.contains("\"out\" is not an input topic"), "{e}");
     }
 }

@@ -198,6 +198,24 @@ pub fn holds_starting_offsets(arg: &str) -> bool {
     names(arg).any(|n| n == "starting_offsets" || n.starts_with(STARTING_OFFSETS_OF))
 }
 
+/// Checks that every `{starting_offsets.NAME}` of `arg` names an input topic (`inputs`, the
+/// `[[topics]]`): an `[[output_topics]]` name passes [`check`] (it takes `{topic.NAME}` too),
+/// but the checkpoint holds no offsets of a topic the job writes, so the fill would fail in
+/// every trial, after its broker started.
+pub fn check_starting_offsets_topics(arg: &str, inputs: &[&str]) -> Result<(), String> {
+    for name in names(arg) {
+        if let Some(topic) = name.strip_prefix(STARTING_OFFSETS_OF) {
+            if !inputs.contains(&topic) {
+                return Err(format!(
+                    "{arg:?} names {{{name}}}, but {topic:?} is not an input topic ([[topics]]: {}): the checkpoint has offsets only for the topics the query reads",
+                    inputs.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The `startingOffsets` value for `topic` (`None`: every topic): the JSON of those offsets,
 /// or `earliest` when there are none (no committed batch: a generation). `Err` when `topic` is
 /// not among the checkpoint's Kafka topics.

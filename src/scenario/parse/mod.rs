@@ -408,6 +408,7 @@ fn check_placeholders(
         .map(|t| t.name.as_str())
         .chain(outputs.iter().map(|t| t.name.as_str()))
         .collect();
+    let inputs: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
     let generate_args = match checkpoint {
         CheckpointSource::Generate { extra_args, .. } => extra_args.as_slice(),
         CheckpointSource::Path(_) | CheckpointSource::Remote(_) => &[],
@@ -419,11 +420,15 @@ fn check_placeholders(
     ] {
         for arg in args {
             placeholders::check(arg, &names).map_err(|m| format!("{key}: {m}"))?;
+            placeholders::check_starting_offsets_topics(arg, &inputs)
+                .map_err(|m| format!("{key}: {m}"))?;
         }
     }
     for (key, o) in &job.per_target {
         for arg in o.args.iter().chain(&o.restart_args).flatten() {
             placeholders::check(arg, &names)
+                .map_err(|m| format!("[job.per_target.{key:?}] args: {m}"))?;
+            placeholders::check_starting_offsets_topics(arg, &inputs)
                 .map_err(|m| format!("[job.per_target.{key:?}] args: {m}"))?;
         }
     }
