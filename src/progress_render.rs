@@ -22,7 +22,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rehearse::rehearsal::RehearsalEvent;
 use rehearse::report::ProgressMode;
-use rehearse::trial::TrialEvent;
+use rehearse::trial::{TrialEvent, TrialRole};
 
 /// How often spinners turn and elapsed times tick.
 const TICK: Duration = Duration::from_millis(120);
@@ -329,10 +329,33 @@ fn trial_line(event: TrialEvent) -> String {
         ),
         TrialEvent::VerdictReached {
             target,
+            role: TrialRole::Fresh,
+            classification,
+        } => {
+            // A fresh run's success is `started-fresh`: say so, or the line reads as a failure
+            // (new-user view, session 8).
+            let c = classification;
+            if rehearse::trial::ran_batch_zero(c.verdict, &c.rule, c.first_batch_after_restart) {
+                format!(
+                    "spark {target} (fresh run): {} (rule {}) — batch 0 ran on the new empty checkpoint, as a fresh run should; its start offsets are checked next",
+                    c.verdict, c.rule
+                )
+            } else {
+                format!(
+                    "spark {target} (fresh run): {} (rule {}) — the fresh run did not run its first batch: the remedy failed too",
+                    c.verdict, c.rule
+                )
+            }
+        }
+        TrialEvent::VerdictReached {
+            target,
+            role,
             classification,
         } => format!(
-            "spark {target}: {} (rule {})",
-            classification.verdict, classification.rule
+            "spark {target}{}: {} (rule {})",
+            if role == TrialRole::Control { " (control)" } else { "" },
+            classification.verdict,
+            classification.rule
         ),
     }
 }
@@ -414,5 +437,65 @@ mod tests {
              s/p/3.5.3: preparing its source checkpoint (from the cache, or generated: minutes)\n\
              [1/2] a  ok\n"
         );
+    }
+
+    /// A fresh run's `started-fresh` after batch 0 is its success and the line says so; the
+    /// control's line names it (new-user view, session 8: "spark 4.0.1: started-fresh" read as
+    /// a failure).
+    #[test]
+    fn verdict_lines_name_the_control_and_a_fresh_runs_expected_start() {
+        use rehearse::verdict::{BatchId, Classification, Verdict};
+        let line = |role, verdict, rule: &str, first| {
+            trial_line(TrialEvent::VerdictReached {
+                target: "4.0.1".into(),
+                role,
+                classification: Box::new(Classification {
+                    verdict,
+                    rule: rule.into(),
+                    evidence: Vec::new(),
+                    last_committed_batch: None,
+                    first_batch_after_restart: first,
+                    start_offsets_match: None,
+                    remedy: String::new(),
+                    resuming_at: None,
+                    error_class: None,
+                    excerpt: false,
+                    warnings: Vec::new(),
+                    exercised: None,
+                    several_runs: None,
+                }),
+            })
+        };
+        let ok = line(
+            TrialRole::Fresh,
+            Verdict::StartedFresh,
+            "new-query-started",
+            Some(BatchId(0)),
+        );
+        assert!(ok.starts_with("spark 4.0.1 (fresh run): started-fresh (rule new-query-started) — batch 0 ran on the new empty checkpoint, as a fresh run should"), "{ok}");
+        let failed = line(
+            TrialRole::Fresh,
+            Verdict::StartedFresh,
+            "new-query-started",
+            None,
+        );
+        assert!(failed.contains("did not run its first batch"), "{failed}");
+        let control = line(
+            TrialRole::Control,
+            Verdict::Resumed,
+            "progress-after-restart",
+            Some(BatchId(3)),
+        );
+        assert_eq!(
+            control,
+            "spark 4.0.1 (control): resumed (rule progress-after-restart)"
+        );
+        let target = line(
+            TrialRole::Target,
+            Verdict::Resumed,
+            "progress-after-restart",
+            Some(BatchId(3)),
+        );
+        assert_eq!(target, "spark 4.0.1: resumed (rule progress-after-restart)");
     }
 }

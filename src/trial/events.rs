@@ -48,6 +48,9 @@ pub enum TrialEvent {
     VerdictReached {
         /// Target version.
         target: String,
+        /// What the trial was for: a target, the control, or a fresh run (whose expected
+        /// verdict is `started-fresh`, not `resumed`).
+        role: super::TrialRole,
         /// The classification.
         classification: Box<Classification>,
     },

@@ -152,6 +152,7 @@ pub async fn run_trial_as(
     let changes = crate::sandbox::verify_source(&store, &sandbox.copy).await?;
     on_event(TrialEvent::VerdictReached {
         target: target.to_string(),
+        role,
         classification: Box::new(watched.classification.clone()),
     });
     let report = trial.report(sandbox, watched, notes, changes, &app.deps.report)?;
