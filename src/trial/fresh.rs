@@ -111,7 +111,11 @@ pub fn start_proof(checkpoint: &Path, expected: &KafkaOffsets, rows_expected: bo
             "the new checkpoint's offset log names no Kafka source: the query never planned a batch from Kafka".into(),
         );
     }
+    // Each source is checked on its own: merged, a second source reading the same topic from
+    // `earliest` would be hidden by the first (breaker pass, session 8: a union of two readers
+    // of one topic, one ignoring the placeholder, was `proven`).
     let mut found = KafkaOffsets::new();
+    let mut diffs = Vec::new();
     for s in &kafka {
         let rel = format!("sources/{}/0", s.index);
         let Some(initial) = &s.initial_offsets else {
@@ -123,28 +127,35 @@ pub fn start_proof(checkpoint: &Path, expected: &KafkaOffsets, rows_expected: bo
         proof
             .evidence
             .push(format!("{rel} line 2: {}", kafka_offsets_json(initial)));
-        found.extend(initial.iter().map(|(t, p)| (t.clone(), p.clone())));
-    }
-    proof.found = Some(kafka_offsets_json(&found));
-    if found != *expected {
-        let mut diffs = Vec::new();
-        for (topic, parts) in expected {
-            match found.get(topic) {
-                None => diffs.push(format!("{topic}: read by no Kafka source")),
-                Some(f) if f != parts => diffs.push(format!(
-                    "{topic}: started at {} instead of {}",
-                    kafka_offsets_json(&[(topic.clone(), f.clone())].into()),
-                    kafka_offsets_json(&[(topic.clone(), parts.clone())].into())
+        for (topic, parts) in initial {
+            let one = |p: &std::collections::BTreeMap<_, _>| {
+                kafka_offsets_json(&[(topic.clone(), p.clone())].into())
+            };
+            match expected.get(topic) {
+                None => diffs.push(format!(
+                    "source {} read {topic}, not a topic of the checkpoint",
+                    s.index
+                )),
+                Some(e) if e != parts => diffs.push(format!(
+                    "source {} started {topic} at {} instead of {}",
+                    s.index,
+                    one(parts),
+                    one(e)
                 )),
                 Some(_) => {}
             }
+            // Shown merged; a topic two sources started differently is already a difference.
+            found.entry(topic.clone()).or_insert_with(|| parts.clone());
         }
-        for topic in found.keys().filter(|t| !expected.contains_key(*t)) {
-            diffs.push(format!("{topic}: not a topic of the checkpoint"));
-        }
+    }
+    for topic in expected.keys().filter(|t| !found.contains_key(*t)) {
+        diffs.push(format!("{topic}: read by no Kafka source"));
+    }
+    proof.found = Some(kafka_offsets_json(&found));
+    if !diffs.is_empty() {
         proof.status = StartStatus::Elsewhere;
         proof.reason = Some(format!(
-            "the Kafka sources did not start where the checkpoint's last committed batch ended ({}): does the job give {{starting_offsets}} to .option(\"startingOffsets\", …)?",
+            "the Kafka sources did not start where the checkpoint's last committed batch ended ({}): does the job give {{starting_offsets}} to every Kafka source's .option(\"startingOffsets\", …)?",
             diffs.join("; ")
         ));
         return proof;
@@ -294,7 +305,7 @@ mod tests {
         let why = p.reason.unwrap();
         assert!(
             why.contains(
-                r#"events: started at {"events":{"0":8,"1":8}} instead of {"events":{"0":6,"1":6}}"#
+                r#"source 0 started events at {"events":{"0":8,"1":8}} instead of {"events":{"0":6,"1":6}}"#
             ),
             "{why}"
         );
@@ -306,6 +317,54 @@ mod tests {
         );
         assert_eq!(p.status, StartStatus::Elsewhere);
         assert!(p.reason.unwrap().contains("other: read by no Kafka source"));
+    }
+
+    /// Breaker pass, session 8: a job reading one topic through two Kafka sources, one given
+    /// `{starting_offsets}` and one left at `earliest`, was `proven` — the merged offsets kept
+    /// the last source's. Every source is checked on its own, in either order.
+    #[test]
+    fn a_second_source_of_the_same_topic_that_started_elsewhere_is_elsewhere() {
+        let expected = offsets(r#"{"events":{"0":8,"1":8}}"#);
+        for earliest_first in [false, true] {
+            let dir = fixture();
+            // A second source in the offset log, reading the same topic.
+            let log = dir.path().join("offsets/0");
+            let text = std::fs::read_to_string(&log).unwrap();
+            std::fs::write(
+                &log,
+                format!("{text}\n{{\"events\":{{\"0\":12,\"1\":12}}}}"),
+            )
+            .unwrap();
+            std::fs::create_dir_all(dir.path().join("sources/1")).unwrap();
+            let (at_earliest, at_placeholder) = if earliest_first {
+                ("0", "1")
+            } else {
+                ("1", "0")
+            };
+            std::fs::write(
+                dir.path().join(format!("sources/{at_earliest}/0")),
+                "\u{0}v1\n{\"events\":{\"0\":0,\"1\":0}}",
+            )
+            .unwrap();
+            std::fs::write(
+                dir.path().join(format!("sources/{at_placeholder}/0")),
+                "\u{0}v1\n{\"events\":{\"0\":8,\"1\":8}}",
+            )
+            .unwrap();
+            let p = start_proof(dir.path(), &expected, true);
+            assert_eq!(
+                p.status,
+                StartStatus::Elsewhere,
+                "earliest first {earliest_first}: {p:?}"
+            );
+            let why = p.reason.unwrap();
+            assert!(
+                why.contains(&format!(
+                    r#"source {at_earliest} started events at {{"events":{{"0":0,"1":0}}}} instead of {{"events":{{"0":8,"1":8}}}}"#
+                )),
+                "{why}"
+            );
+        }
     }
 
     #[test]
