@@ -5,12 +5,16 @@
 //!
 //! Rows are compared as multisets (row order ignored). A JSON row (a JSON file sink's line, a
 //! Kafka value that is a JSON object) is normalised first: the scenario's `volatile_columns`
-//! removed (top-level keys), keys sorted, and numbers written in one form per type: a JSON
-//! integer as an integer, a number with a fraction or exponent as the double it denotes, in the
-//! shortest form that reads back to it (`0.0020`, `0.002` and `2.0E-3` are one value — JDK 8–18's
-//! `Double.toString`, which Jackson's `writeNumber(double)` uses for Spark's JSON output, wrote
-//! some doubles longer than JDK 19+, JDK-4511638). An integer and a double are never one value:
-//! `1` and `1.0` differ, so an output column that changed type (a long turned double) shows.
+//! removed (top-level keys), keys sorted, and each number compared by its exact decimal value
+//! and its kind: a JSON integer as an integer; a number with a fraction or exponent as the
+//! exact decimal it writes, in one form (`0.0020`, `0.002` and `2.0E-3` are one value — JDK
+//! 8–18's `Double.toString`, which Jackson's `writeNumber(double)` uses for Spark's JSON output,
+//! wrote some doubles longer than JDK 19+, JDK-4511638), never rounded to a double (a
+//! `decimal(38,18)` that changed in its 18th digit differs; breaker pass, session 8). An
+//! integer and a fraction are never one value: `1` and `1.0` differ, so an output column that
+//! changed type (a long turned double) shows. A decimal column turned double shows only where
+//! the values print differently (`0.33` vs `0.3333333333333333`; `100.00` and `100.0` are one
+//! value).
 //! Any other row is compared as its text.
 //!
 //! | what either side shows                                   | status        |
@@ -287,18 +291,140 @@ fn normalise_json(text: &str, volatile: &[String]) -> Option<String> {
     if !trimmed.starts_with('{') {
         return None;
     }
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(trimmed) else {
+    // Numbers become marked strings of their exact value before parsing, so serde_json never
+    // rounds them to a double; they are written back unmarked.
+    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(&mark_numbers(trimmed)) else {
         return None;
     };
     for column in volatile {
         map.remove(column);
     }
-    // serde_json's map (no `preserve_order` feature) is a BTreeMap: keys come out sorted. A
-    // number is kept as parsed: an integer stays one (`1`), anything with a fraction or exponent
-    // is an f64 (read exactly: the `float_roundtrip` feature) written back in its shortest form
-    // (`1.0`) — the same double in two renderings compares equal, an integer never equals a
-    // double (session 7 made `1.0` = `1`, which hid a long column turned double; session 8).
-    serde_json::to_string(&Value::Object(map)).ok()
+    // serde_json's map (no `preserve_order` feature) is a BTreeMap: keys come out sorted.
+    serde_json::to_string(&Value::Object(map))
+        .ok()
+        .map(|json| unmark_numbers(&json))
+}
+
+/// The mark of a number turned string by [`mark_numbers`], as `serde_json` writes it back.
+const NUMBER_MARK: &str = "\\u0001#";
+
+/// `json` with every number (outside strings) replaced by the string `"\u0001#V"` (JSON's
+/// escape of U+0001: a control character may not appear raw in a JSON string), V the
+/// number's exact value in one form ([`exact_number`]). Text that is not JSON stays not JSON.
+fn mark_numbers(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + 16);
+    let mut chars = json.char_indices().peekable();
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some((at, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if c == '-' || c.is_ascii_digit() {
+            let mut end = at + c.len_utf8();
+            while let Some(&(i, d)) = chars.peek() {
+                if !(d.is_ascii_digit() || matches!(d, '.' | 'e' | 'E' | '+' | '-')) {
+                    break;
+                }
+                end = i + d.len_utf8();
+                chars.next();
+            }
+            out.push_str("\"\\u0001#");
+            out.push_str(&exact_number(&json[at..end]));
+            out.push('"');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Writes the marked numbers of normalised `json` back as numbers.
+fn unmark_numbers(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(at) = rest.find(&format!("\"{NUMBER_MARK}")) {
+        out.push_str(&rest[..at]);
+        let value = &rest[at + 1 + NUMBER_MARK.len()..];
+        let end = value.find('"').unwrap_or(value.len());
+        out.push_str(&value[..end]);
+        rest = value.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A JSON number token in one form per exact value and kind: an integer as written (`-0` as
+/// `0`); a number with a fraction or exponent as its exact decimal value, plain (`0.002`,
+/// `100.0`) when its point is within 30 digits, else `D.DDDE±N`, always with a fraction so it
+/// never reads as an integer. A token that is not a number is returned as written (the parse
+/// that follows then fails on it, and the row is compared as its text).
+fn exact_number(token: &str) -> String {
+    let (negative, body) = match token.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, token),
+    };
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()),
+        None => (body, Some(0)),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let well_formed = !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+        && (fraction.len() < mantissa.len())
+        && (!mantissa.contains('.') || !fraction.is_empty());
+    let Some(exponent) = exponent.filter(|_| well_formed) else {
+        return token.to_string();
+    };
+    let integer = !token.contains(['.', 'e', 'E']);
+    if integer {
+        let digits = whole.trim_start_matches('0');
+        return match (negative && !digits.is_empty(), digits.is_empty()) {
+            (_, true) => "0".into(),
+            (true, _) => format!("-{digits}"),
+            (false, _) => digits.into(),
+        };
+    }
+    // value = digits × 10^scale, digits without leading or trailing zeros.
+    let all = format!("{whole}{fraction}");
+    let digits = all.trim_start_matches('0');
+    let trailing = digits.len() - digits.trim_end_matches('0').len();
+    let digits = digits.trim_end_matches('0');
+    let sign = if negative { "-" } else { "" };
+    if digits.is_empty() {
+        return format!("{sign}0.0");
+    }
+    let scale = exponent
+        .saturating_sub(fraction.len() as i64)
+        .saturating_add(trailing as i64);
+    // Digits before the point.
+    let point = (digits.len() as i64).saturating_add(scale);
+    if (1..=30).contains(&point) {
+        let point = point as usize;
+        if point >= digits.len() {
+            format!("{sign}{digits}{}.0", "0".repeat(point - digits.len()))
+        } else {
+            format!("{sign}{}.{}", &digits[..point], &digits[point..])
+        }
+    } else if (-30..=0).contains(&point) {
+        format!(
+            "{sign}0.{}{digits}",
+            "0".repeat(point.unsigned_abs() as usize)
+        )
+    } else {
+        let rest = if digits.len() > 1 { &digits[1..] } else { "0" };
+        format!("{sign}{}.{rest}E{}", &digits[..1], point - 1)
+    }
 }
 
 #[cfg(test)]
@@ -344,6 +470,60 @@ mod tests {
                 "{same:?}"
             );
         }
+    }
+
+    /// Breaker pass, session 8: numbers were read as doubles, so two decimals differing past
+    /// the 17th digit, or two big integers, compared equal.
+    #[test]
+    fn numbers_are_compared_by_their_exact_value_never_rounded_to_a_double() {
+        for differ in [
+            [
+                r#"{"amt":1.000000000000000001}"#,
+                r#"{"amt":1.000000000000000002}"#,
+            ],
+            [
+                r#"{"amt":12345678901234567890123}"#,
+                r#"{"amt":12345678901234567890124}"#,
+            ],
+            [
+                r#"{"amt":1.2345678901234567890123E22}"#,
+                r#"{"amt":1.2345678901234567890124E22}"#,
+            ],
+            [r#"{"n":1}"#, r#"{"n":1.0}"#],
+            [r#"{"n":-0.0}"#, r#"{"n":0.0}"#],
+            [r#"{"n":[1,2]}"#, r#"{"n":[1,2.0]}"#],
+        ] {
+            assert_ne!(
+                normalise_row(differ[0], &[]),
+                normalise_row(differ[1], &[]),
+                "{differ:?}"
+            );
+        }
+        // Written back as numbers, in one form, strings untouched.
+        assert_eq!(
+            normalise_row(
+                r#"{"s":"1.50 -2e3 \"9\"","d":1.000000000000000001,"e":2.50E-40,"i":-0,"big":1.0E31,"z":0.000}"#,
+                &[]
+            ),
+            r#"{"big":1.0E31,"d":1.000000000000000001,"e":2.5E-40,"i":0,"s":"1.50 -2e3 \"9\"","z":0.0}"#
+        );
+        assert_eq!(exact_number("100.00"), "100.0");
+        assert_eq!(exact_number("1e2"), "100.0");
+        assert_eq!(exact_number("-12.3400e1"), "-123.4");
+        assert_eq!(exact_number("0.0020"), "0.002");
+        assert_eq!(
+            exact_number("1.5e-31"),
+            "0.00000000000000000000000000000015"
+        );
+        assert_eq!(exact_number("1.5e-32"), "1.5E-32");
+        assert_eq!(exact_number("12"), "12");
+        assert_eq!(
+            exact_number("1.2.3"),
+            "1.2.3",
+            "not a number: left as written"
+        );
+        // Not JSON after marking either: compared as its text.
+        assert_eq!(normalise_row(r#"{"a":1.2.3}"#, &[]), r#"{"a":1.2.3}"#);
     }
 
     #[test]
