@@ -209,6 +209,17 @@ pub fn fresh_report(
         evidence: Vec::new(),
         reason: Some("the new checkpoint was not read (the run ended before it)".into()),
     });
+    let mut start = start;
+    // A rebased copy: the proof is in the sandbox's offsets; production's startingOffsets are
+    // the checkpoint's own (breaker pass, session 8: `{"0":0,"1":4}` could be copied as the
+    // remedy for a checkpoint at 7,000,000,008).
+    if let Some(production) = inspection.starting_offsets() {
+        if production != start.expected {
+            start.evidence.push(format!(
+                "the sandbox copy was rebased, so these are the sandbox broker's offsets; in production the remedy starts at startingOffsets = {production} (the checkpoint's last committed batch)"
+            ));
+        }
+    }
     let parity = control.map(|(c, cc)| {
         let not_ok = if !ran {
             Some(format!(
@@ -492,6 +503,36 @@ mod tests {
             Ok("batch 2 started at the seeded end offsets"),
         );
         assert!(!fresh_report(&s, &ins, ran_trial(), &t, None).failed());
+    }
+
+    /// Breaker pass, session 8: after a rebase the proof is in the sandbox's offsets; the
+    /// production startingOffsets are named beside it, and only then.
+    #[test]
+    fn a_rebased_fresh_start_names_productions_starting_offsets() {
+        let s = scenario();
+        // The production checkpoint ends at 12/12; the (rebased) sandbox expected 8/8.
+        let ins = crate::checkpoint::inspect(fixture().path()).unwrap();
+        let t = collected(&["{\"n\":1}"], Ok("idle"));
+        let f = fresh_report(&s, &ins, ran_trial(), &t, None);
+        let line = f
+            .start
+            .evidence
+            .iter()
+            .find(|l| l.contains("rebased"))
+            .unwrap_or_else(|| panic!("{f:?}"));
+        assert!(
+            line.ends_with(r#"startingOffsets = {"events":{"0":12,"1":12}} (the checkpoint's last committed batch)"#),
+            "{line}"
+        );
+        let mut same = t.clone();
+        if let Some(start) = &mut same.start {
+            start.expected = r#"{"events":{"0":12,"1":12}}"#.into();
+        }
+        let f = fresh_report(&s, &ins, ran_trial(), &same, None);
+        assert!(
+            !f.start.evidence.iter().any(|l| l.contains("rebased")),
+            "{f:?}"
+        );
     }
 
     /// Parity of a fresh run: `differs` fails without state, is expected (reported, not
