@@ -63,7 +63,8 @@ impl std::fmt::Display for ParityStatus {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowSet {
     /// Where: `file sink output/data` or `output topic orders-enriched` (the same name on both
-    /// sides: sets are matched by it).
+    /// sides: sets are matched by it; an output topic by the name the scenario declares, the
+    /// topic a trial renamed it to in `how`).
     pub name: String,
     /// The rows as read: a JSON line, a CSV line, or `key=… value=…` of a Kafka record.
     pub rows: Vec<String>,
@@ -190,15 +191,18 @@ pub fn compare(
         }
         rows_seen += t.rows.len() + c.rows.len();
         let (only_t, only_c) = multiset_difference(&t.rows, &c.rows, volatile);
+        // How each side chose its rows: once when they agree, else both (the topics a target
+        // and its control read in a suite have names of their own).
+        let how = match (t.how.as_str(), c.how.as_str()) {
+            ("", "") => String::new(),
+            (h, "") | ("", h) => format!(", {h}"),
+            (a, b) if a == b => format!(", {a}"),
+            (a, b) => format!(", target: {a}; control: {b}"),
+        };
         parity.compared.push(format!(
-            "{name}: {} rows (target), {} (control){}",
+            "{name}: {} rows (target), {} (control){how}",
             t.rows.len(),
             c.rows.len(),
-            [t.how.as_str(), c.how.as_str()]
-                .iter()
-                .find(|h| !h.is_empty())
-                .map(|h| format!(", {h}"))
-                .unwrap_or_default()
         ));
         parity.rows_only_in_target += only_t.len() as u64;
         parity.rows_only_in_control += only_c.len() as u64;

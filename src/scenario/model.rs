@@ -100,8 +100,13 @@ pub const DEFAULT_TIME_STEP_MS: u64 = 1000;
 /// there are counted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputTopic {
-    /// Name (`{topic.NAME}` in job arguments).
+    /// Name (`{topic.NAME}` in job arguments): on a suite's shared broker renamed per group
+    /// and per trial (`<suite>.<shape>.<provider>.<source>.<name>.<target>`, the control's
+    /// `….<name>.control.<source>`).
     pub name: String,
+    /// The name the scenario file declares, never renamed: a control's and a target's rows of
+    /// one output topic are matched by it (`report::parity::compare` matches row sets by name).
+    pub declared: String,
     /// Partitions to create (default 1).
     pub partitions: u32,
     /// Topic configs passed at creation (`cleanup.policy`, `retention.ms`…), values as text.

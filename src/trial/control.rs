@@ -10,8 +10,9 @@
 
 use crate::checkpoint::Inspection;
 use crate::kafka::InputDigest;
+use crate::kafka::TopicRows;
 use crate::report::{Parity, RowSet, TrialReport};
-use crate::scenario::{CheckpointSource, Scenario};
+use crate::scenario::{CheckpointSource, OutputTopic, Scenario};
 use crate::verdict::Verdict;
 use crate::versions::SparkVersion;
 
@@ -198,6 +199,48 @@ fn compare_with_control(
         }
     }
     p
+}
+
+/// The row sets of a trial's output topics (`topics`, as this trial named them) from what was
+/// read back after the restart (`read`). Each set is named by the topic's declared name
+/// (`output topic orders-enriched`), never by the name the trial gave it on a suite's shared
+/// broker (`….orders-enriched.3_5_3` for a cell, `….orders-enriched.control.3_5_3` for its
+/// control): sets are matched by name, and the two sides of one topic must meet. The topic
+/// actually read is kept in the set's `how`.
+pub(super) fn output_topic_rows(
+    topics: &[OutputTopic],
+    read: Result<Vec<TopicRows>, String>,
+) -> Vec<RowSet> {
+    let declared = |topic: &str| {
+        topics
+            .iter()
+            .find(|o| o.name == topic)
+            .map_or(topic, |o| o.declared.as_str())
+            .to_string()
+    };
+    match read {
+        Ok(read) => read
+            .into_iter()
+            .map(|t| RowSet {
+                name: format!("output topic {}", declared(&t.topic)),
+                unreadable: (t.missing > 0)
+                    .then(|| format!("{} of its records could not be read back", t.missing)),
+                how: format!(
+                    "records of topic {} after the end offsets taken before the restart",
+                    t.topic
+                ),
+                rows: t.rows,
+            })
+            .collect(),
+        Err(e) => topics
+            .iter()
+            .map(|o| RowSet {
+                name: format!("output topic {}", o.declared),
+                unreadable: Some(format!("topic {} could not be read back: {e}", o.name)),
+                ..Default::default()
+            })
+            .collect(),
+    }
 }
 
 /// The first 12 hex digits of a digest.

@@ -650,22 +650,13 @@ async fn collect_rows(
         .iter()
         .map(|o| o.name.clone())
         .collect();
-    match crate::kafka::records_after(&r.kafka.host_bootstrap, &names, output_before).await {
-        Ok(topics) => rows.extend(topics.into_iter().map(|t| {
-            crate::report::RowSet {
-                name: format!("output topic {}", t.topic),
-                unreadable: (t.missing > 0)
-                    .then(|| format!("{} of its records could not be read back", t.missing)),
-                rows: t.rows,
-                how: "records after the end offsets taken before the restart".to_string(),
-            }
-        })),
-        Err(e) => rows.extend(names.iter().map(|n| crate::report::RowSet {
-            name: format!("output topic {n}"),
-            unreadable: Some(format!("could not be read back: {e}")),
-            ..Default::default()
-        })),
-    }
+    let read = crate::kafka::records_after(&r.kafka.host_bootstrap, &names, output_before)
+        .await
+        .map_err(|e| e.to_string());
+    rows.extend(super::control::output_topic_rows(
+        &scenario.output_topics,
+        read,
+    ));
     Collected {
         rows,
         digest: Some(digest),

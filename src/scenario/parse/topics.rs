@@ -159,6 +159,7 @@ pub(super) fn output_topics(
         }
         out.push(OutputTopic {
             name: t.name.clone(),
+            declared: t.name.clone(),
             partitions: t.partitions.unwrap_or(1),
             config,
         });

@@ -173,6 +173,7 @@ mod tests {
         let mut g = s.group_scenario(&s.groups(None)[0]);
         g.output_topics.push(crate::scenario::OutputTopic {
             name: "t.out".into(),
+            declared: "out".into(),
             partitions: 1,
             config: Default::default(),
         });
@@ -183,6 +184,10 @@ mod tests {
         });
         let c = control_scenario(&g);
         assert_eq!(c.output_topics[0].name, "t.out.control");
+        assert_eq!(
+            c.output_topics[0].declared, "out",
+            "the declared name stays"
+        );
         assert!(
             c.generation_job("3.5.3")
                 .args

@@ -14,3 +14,74 @@ fn on_a_shared_broker_each_trial_writes_output_topics_of_its_own() {
     let other = output_topics_of_trial(&s, "3.5.3");
     assert_ne!(other.output_topics[0].name, t.output_topics[0].name);
 }
+
+/// A suite cell and its group's control on the same version write one output topic under two
+/// names on the shared broker (`….orders-enriched.3_5_3` and `….orders-enriched.control.3_5_3`);
+/// the same rows on both sides are `same`, matched by the scenario's own topic name, each
+/// side's topic kept in what was compared. (The breaker pass: `differs`, 4 rows only in the
+/// target and 4 only in the control, for identical output.)
+#[test]
+fn a_cell_and_its_control_compare_an_output_topic_by_its_declared_name() {
+    use crate::report::{parity::compare, ParityStatus};
+    let dir = tempfile::tempdir().unwrap();
+    let shape =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kafka-out/orders.toml");
+    let text = format!(
+        "name = \"bk\"\nsources = [\"3.5.3\"]\ntargets = [\"3.5.3\"]\ncontrol = true\n[[shapes]]\nname = \"ko\"\nscenario = \"{}\"\n",
+        shape.display()
+    );
+    let suite = crate::scenario::suite::Suite::parse(&text, &dir.path().join("s.toml")).unwrap();
+    let group = suite.group_scenario(&suite.groups(None)[0]);
+    let cell = output_topics_of_trial(&group, "3.5.3");
+    let control =
+        output_topics_of_trial(&crate::scenario::suite::control_scenario(&group), "3.5.3");
+    let (t_topic, c_topic) = (
+        cell.output_topics[0].name.clone(),
+        control.output_topics[0].name.clone(),
+    );
+    assert_eq!(t_topic, "bk.ko.hdfs.3.5.3.orders-enriched.3_5_3");
+    assert_eq!(c_topic, "bk.ko.hdfs.3.5.3.orders-enriched.control.3_5_3");
+    let rows: Vec<String> = (0..4)
+        .map(|i| format!(r#"key=o{i} value={{"order":"o{i}","total":{i}}}"#))
+        .collect();
+    let read = |topic: &str, rows: Vec<String>| {
+        Ok(vec![crate::kafka::TopicRows {
+            topic: topic.to_string(),
+            rows,
+            missing: 0,
+        }])
+    };
+    let t =
+        crate::trial::control::output_topic_rows(&cell.output_topics, read(&t_topic, rows.clone()));
+    let c = crate::trial::control::output_topic_rows(&control.output_topics, read(&c_topic, rows));
+    assert_eq!(t[0].name, "output topic orders-enriched");
+    assert_eq!(c[0].name, t[0].name);
+    let p = compare(&t, &c, &[], "3.5.3", false);
+    assert_eq!(p.status, ParityStatus::Same, "{p:?}");
+    assert_eq!((p.rows_only_in_target, p.rows_only_in_control), (0, 0));
+    let line = &p.compared[0];
+    assert!(
+        line.starts_with("output topic orders-enriched: 4 rows (target), 4 (control)")
+            && line.contains(&format!("target: records of topic {t_topic} "))
+            && line.contains(&format!("control: records of topic {c_topic} ")),
+        "{line}"
+    );
+    // A real difference in that topic still shows, under the declared name.
+    let other = crate::trial::control::output_topic_rows(
+        &control.output_topics,
+        read(&c_topic, vec!["key=o9 value=x".into()]),
+    );
+    let p = compare(&t, &other, &[], "3.5.3", false);
+    assert_eq!(p.status, ParityStatus::Differs);
+    assert_eq!(
+        p.examples_only_in_control,
+        ["output topic orders-enriched: key=o9 value=x"]
+    );
+    // A broker that could not be read: each declared topic unreadable, naming the real one.
+    let e = crate::trial::control::output_topic_rows(&cell.output_topics, Err("timed out".into()));
+    assert_eq!(e[0].name, "output topic orders-enriched");
+    assert!(
+        e[0].unreadable.as_deref().unwrap().contains(&t_topic),
+        "{e:?}"
+    );
+}
