@@ -382,6 +382,19 @@ mod tests {
         );
         // Even rows that match are not called same when the runs were not comparable.
         assert_eq!(p.status, ParityStatus::NotChecked);
+        // A target whose broker stopped after its verdict (`parts::BrokerStopped`).
+        let broker_stopped = Collected {
+            read_all: Some(Err("the sandbox broker stopped under the trial after the verdict: the trial's Kafka broker (container k) ended: exit code 137 (signal 9)".into())),
+            ..ok.clone()
+        };
+        let p = parity_of(&s, &t, &broker_stopped, &c, &ok);
+        assert_eq!(p.status, ParityStatus::NotChecked);
+        assert!(
+            p.reason.as_deref().unwrap().starts_with(
+                "this target was stopped before it read every seeded record and settled: the sandbox broker stopped under the trial after the verdict"
+            ),
+            "{p:?}"
+        );
     }
 
     #[test]

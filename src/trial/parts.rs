@@ -4,41 +4,81 @@
 //! asks the runtime (`docker inspect`: `State.Running`, `State.ExitCode`, `State.OOMKilled`)
 //! and says `environment-error` with that as evidence ([`BuiltinRule::SandboxKafkaDied`],
 //! [`BuiltinRule::SparkOomKilled`], [`BuiltinRule::SparkKilled`], [`BuiltinRule::EngineLost`]).
-//! A `resumed` proved before the failure stands: the proof needed both parts working.
+//! A `resumed` proved before the failure stands: the proof needed both parts working. So does
+//! a verdict the watch had reached before it read on until every seeded record was read (a
+//! control runs): a part failing then ends the reading on, and the parity says why it is not
+//! checked ([`BrokerStopped::AfterVerdict`]; the trial does not [`judge`] such a verdict again).
 
 use std::future::Future;
 use std::time::Duration;
 
-use super::watch::SoFar;
+use super::watch::{AtVerdict, SoFar};
 use crate::runtime::{KafkaBroker, PartState, SparkDriver};
 use crate::verdict::{BuiltinRule, Classification, Verdict};
 
 /// How often the broker is asked whether it still runs while a restart is watched.
 const POLL: Duration = Duration::from_secs(2);
 
+/// How a watch ended when the broker stopped under it.
+#[derive(Debug)]
+pub(super) enum BrokerStopped {
+    /// Before the verdict: `environment-error` with the harness's evidence, what the watch had
+    /// proved kept after it.
+    BeforeVerdict(Classification),
+    /// After the verdict, while the watch read on until every seeded record was read (a
+    /// control runs): the verdict stands (it was reached with the broker working), and the
+    /// reading on did not finish — why, for the parity's `not-checked`.
+    AfterVerdict(AtVerdict, String),
+}
+
 /// Runs `watching` (the watch of a restart) until it ends, or until `kafka` stops running (or
 /// the engine stops answering): then `Err` with the harness's evidence, and the watch is
 /// dropped (a restart without its broker tests nothing; Spark's Kafka client would retry for
 /// minutes). What the watch had proved by then (`so_far`: the batches that ran, the paths they
 /// proved, the warnings) is kept after the harness's evidence; the verdict stays the
-/// harness's.
+/// harness's — unless the watch had reached its verdict and was only reading on
+/// ([`BrokerStopped::AfterVerdict`]).
 pub(super) async fn unless_broker_dies<T>(
     kafka: &KafkaBroker,
     watching: impl Future<Output = T>,
     so_far: &SoFar,
-) -> Result<T, Classification> {
+) -> Result<T, BrokerStopped> {
     let broker_down = async {
         loop {
             tokio::time::sleep(POLL).await;
             match kafka.state().await {
                 PartState::Running => continue,
-                state => return broker_died(kafka, &state),
+                state => return state,
             }
         }
     };
     tokio::select! {
         watched = watching => Ok(watched),
-        died = broker_down => Err(keep_proven(died, so_far.take())),
+        state = broker_down => Err(broker_stopped(&kafka.describe(), &state, so_far)),
+    }
+}
+
+/// What a broker (`kafka`, as evidence names it) found in `state` means for the watch that
+/// `so_far` describes: see [`BrokerStopped`].
+fn broker_stopped(kafka: &str, state: &PartState, so_far: &SoFar) -> BrokerStopped {
+    match so_far.verdict() {
+        Some(at) => {
+            let how = match state {
+                PartState::Unreachable(e) => format!(
+                    "the trial's Kafka broker ({kafka}) could not be inspected: the container engine answered: {e}"
+                ),
+                PartState::Exited { code, oom_killed } => format!(
+                    "the trial's Kafka broker ({kafka}) ended: {}",
+                    ended(*code, *oom_killed)
+                ),
+                PartState::Running => format!("the trial's Kafka broker ({kafka}) stopped"),
+            };
+            BrokerStopped::AfterVerdict(
+                at,
+                format!("the sandbox broker stopped under the trial after the verdict: {how}"),
+            )
+        }
+        None => BrokerStopped::BeforeVerdict(keep_proven(broker_died(kafka, state), so_far.take())),
     }
 }
 
@@ -63,21 +103,20 @@ fn keep_proven(
     with_log(harness, log)
 }
 
-/// The verdict for a broker found in `state` (not running) before the verdict.
-fn broker_died(kafka: &KafkaBroker, state: &PartState) -> Classification {
+/// The verdict for a broker (`kafka`, as evidence names it) found in `state` (not running)
+/// before the verdict.
+fn broker_died(kafka: &str, state: &PartState) -> Classification {
     let (rule, what) = match state {
         PartState::Unreachable(e) => (
             BuiltinRule::EngineLost,
             format!(
-                "the trial's Kafka broker ({}) could not be inspected: the container engine answered: {e}",
-                kafka.describe()
+                "the trial's Kafka broker ({kafka}) could not be inspected: the container engine answered: {e}"
             ),
         ),
         PartState::Exited { code, oom_killed } => (
             BuiltinRule::SandboxKafkaDied,
             format!(
-                "the trial's Kafka broker ({}) stopped before the verdict: {}",
-                kafka.describe(),
+                "the trial's Kafka broker ({kafka}) stopped before the verdict: {}",
                 ended(*code, *oom_killed)
             ),
         ),
@@ -150,7 +189,7 @@ pub(super) async fn judge(
         _ => match kafka.state().await {
             PartState::Running => return classification,
             state => {
-                let died = broker_died(kafka, &state);
+                let died = broker_died(&kafka.describe(), &state);
                 return with_log(died, classification);
             }
         },
@@ -283,5 +322,70 @@ mod tests {
         let alone = keep_proven(died(), None);
         assert_eq!(alone.evidence, ["broker stopped"]);
         assert_eq!(alone.exercised, None);
+    }
+
+    /// The breaker pass: a control's target proved `resumed`, the watch read on until every
+    /// seeded record was read, and the broker was killed then — the trial said
+    /// `environment-error` (`sandbox-kafka-died`, exit 11). The verdict stands; the reading on
+    /// ends with why (the parity is then `not-checked` saying it). The same for a fresh run
+    /// whose batch 0 ran. Before the verdict the broker's death is still the verdict.
+    #[test]
+    fn a_broker_stopping_after_the_verdict_keeps_the_verdict_and_ends_the_reading_on() {
+        use crate::verdict::BatchId;
+        let killed = PartState::Exited {
+            code: Some(137),
+            oom_killed: false,
+        };
+        let so_far = SoFar::default();
+        match broker_stopped("container k", &killed, &so_far) {
+            BrokerStopped::BeforeVerdict(c) => {
+                assert_eq!(
+                    (c.verdict, c.rule.as_str()),
+                    (Verdict::EnvironmentError, "sandbox-kafka-died")
+                );
+                assert_eq!(
+                    c.evidence[0],
+                    "the trial's Kafka broker (container k) stopped before the verdict: exit code 137 (signal 9)"
+                );
+            }
+            other => panic!("no verdict was reached: {other:?}"),
+        }
+        let resumed = Classification {
+            verdict: Verdict::Resumed,
+            rule: BuiltinRule::ProgressAfterRestart.id().to_string(),
+            evidence: vec!["batch 4 read 6 fresh rows from the committed offsets".into()],
+            first_batch_after_restart: Some(BatchId(4)),
+            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+        };
+        let fresh = Classification {
+            verdict: Verdict::StartedFresh,
+            rule: BuiltinRule::NewQueryRanBatchZero.id().to_string(),
+            first_batch_after_restart: Some(BatchId(0)),
+            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+        };
+        assert!(super::super::fresh::ran(&fresh));
+        for verdict in [resumed, fresh] {
+            let so_far = SoFar::default();
+            so_far.reached(AtVerdict {
+                classification: verdict.clone(),
+                executors: Default::default(),
+                at: tokio::time::Instant::now(),
+            });
+            match broker_stopped("container k", &killed, &so_far) {
+                BrokerStopped::AfterVerdict(at, why) => {
+                    let c = at.classification;
+                    assert_eq!(
+                        (c.verdict, &c.rule, &c.evidence),
+                        (verdict.verdict, &verdict.rule, &verdict.evidence),
+                        "the verdict stands"
+                    );
+                    assert_eq!(
+                        why,
+                        "the sandbox broker stopped under the trial after the verdict: the trial's Kafka broker (container k) ended: exit code 137 (signal 9)"
+                    );
+                }
+                other => panic!("the verdict was reached: {other:?}"),
+            }
+        }
     }
 }

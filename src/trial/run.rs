@@ -409,14 +409,24 @@ impl Trial<'_> {
         );
         // The trial's own parts failing (broker died, driver OOM-killed or killed, engine gone)
         // are the runtime's evidence, not the log's.
+        // A verdict reached before the watch read on (a control runs) stands whatever fails
+        // after it: the reading on ends, and the parity says why it is not checked.
         let (classification, executors, read_all) =
             match parts::unless_broker_dies(r.kafka, watching, &so_far).await {
+                Ok((c, executors, read_all)) if so_far.verdict().is_some() => {
+                    (c, executors, read_all)
+                }
                 Ok((c, executors, read_all)) => (
                     parts::judge(c, &spark, r.kafka, self.settings.spark_memory_mb).await,
                     executors,
                     read_all,
                 ),
-                Err(died) => (
+                Err(parts::BrokerStopped::AfterVerdict(at, why)) => (
+                    at.classification,
+                    at.executors,
+                    Some((Err(why), at.at.elapsed())),
+                ),
+                Err(parts::BrokerStopped::BeforeVerdict(died)) => (
                     died,
                     super::event_log::ExecutorLog::default(),
                     Some((

@@ -24,29 +24,63 @@ pub(super) type ReadTo<'a> = (
 );
 
 /// What a watch had proved when it was last asked: the watcher's [`Watcher::so_far`] and the
-/// batches it saw, updated at each progress report and at the verdict. A watch dropped because
-/// a part of the trial failed under it (`parts.rs`) leaves this behind, so the report keeps the
-/// batches and paths that ran before the failure.
+/// batches it saw, updated at each progress report and at the verdict; and, once the verdict is
+/// final and the watch reads on until every seeded record was read (`read_all.rs`), that verdict
+/// ([`AtVerdict`]). A watch dropped because a part of the trial failed under it (`parts.rs`)
+/// leaves this behind, so the report keeps the batches and paths that ran before the failure —
+/// and a verdict reached before it stands.
 #[derive(Debug, Default)]
-pub(super) struct SoFar(std::sync::Mutex<Option<(Classification, u64)>>);
+pub(super) struct SoFar(std::sync::Mutex<Slot>);
+
+/// What [`SoFar`] holds.
+#[derive(Debug, Default)]
+struct Slot {
+    /// The last classification and the batches seen.
+    proved: Option<(Classification, u64)>,
+    /// The final verdict, once the watch reads on after it.
+    verdict: Option<AtVerdict>,
+}
+
+/// A watch's final verdict, reached with every part of the trial working, and what it had when
+/// it went on reading until every seeded record was read (a control runs: `read_all.rs`).
+#[derive(Debug, Clone)]
+pub(super) struct AtVerdict {
+    /// The verdict (`resumed`; a fresh run's batch 0 on its empty checkpoint), as the watch
+    /// returns it.
+    pub classification: Classification,
+    /// The executors the event log announced until then.
+    pub executors: ExecutorLog,
+    /// When the watch began reading on (the time after it is not the verdict's).
+    pub at: tokio::time::Instant,
+}
 
 impl SoFar {
-    fn set(&self, classification: Classification, batches: Option<u64>) {
-        let mut slot = self
-            .0
+    fn slot(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.0
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let batches = batches.unwrap_or_else(|| slot.as_ref().map_or(0, |(_, b)| *b));
-        *slot = Some((classification, batches));
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn set(&self, classification: Classification, batches: Option<u64>) {
+        let mut slot = self.slot();
+        let batches = batches.unwrap_or_else(|| slot.proved.as_ref().map_or(0, |(_, b)| *b));
+        slot.proved = Some((classification, batches));
+    }
+
+    /// Records the final verdict as the watch starts reading on after it.
+    pub(super) fn reached(&self, verdict: AtVerdict) {
+        self.slot().verdict = Some(verdict);
     }
 
     /// The last classification and batch count, if the watch got as far as a progress report
     /// or a verdict.
     pub(super) fn take(&self) -> Option<(Classification, u64)> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        self.slot().proved.take()
+    }
+
+    /// The final verdict, if the watch had reached it and was reading on.
+    pub(super) fn verdict(&self) -> Option<AtVerdict> {
+        self.slot().verdict.clone()
     }
 }
 
@@ -109,6 +143,11 @@ pub(super) async fn watch(
     let drain = tokio::time::Instant::now();
     let read_all = match read_to {
         Some((seeded, ran)) if ran(&c) => {
+            so_far.reached(AtVerdict {
+                classification: c.clone(),
+                executors: executors.clone(),
+                at: drain,
+            });
             Some(super::read_all::until_read_all(&mut stream, deadline, seeded).await)
         }
         Some(_) => Some(Err(format!(
