@@ -12,7 +12,9 @@
 //!   through `spark-class`, which sizes daemons by `SPARK_DAEMON_MEMORY`.
 //! - The master logs `I have been elected leader! New state: ALIVE` (`Master.scala`) and a
 //!   worker `Successfully registered with master` (`Worker.scala`): the readiness markers, on
-//!   stderr through Spark's default log4j profile (also inside the JSON lines of 4.x).
+//!   stderr through the default log4j profile of 3.5+ (also inside the JSON lines of 4.x), on
+//!   stdout on 3.3.4 (new-user pass, session 8: a 3.3.4 master was never seen ready): waited
+//!   for on either stream.
 //! - Executors reach the driver at `spark.driver.host`; each worker's executor gets the
 //!   worker's `--host` as its host, which the event log's `SparkListenerExecutorAdded` names.
 
@@ -176,7 +178,7 @@ async fn start(
 ) -> Result<StandaloneCluster, RuntimeError> {
     let (repo, tag) = split_tag(image);
     let master = GenericImage::new(repo, tag)
-        .with_wait_for(WaitFor::message_on_stderr("I have been elected leader"))
+        .with_wait_for(WaitFor::message_on_either_std("I have been elected leader"))
         .with_network(ids.network.clone())
         .with_container_name(master_name(ids))
         .with_labels(labels(ids))
@@ -201,7 +203,7 @@ async fn start(
     let cap = (cap_mb * 1024 * 1024) as i64;
     let workers = (1..=cluster.workers).map(|i| {
         GenericImage::new(repo, tag)
-            .with_wait_for(WaitFor::message_on_stderr(
+            .with_wait_for(WaitFor::message_on_either_std(
                 "Successfully registered with master",
             ))
             .with_network(ids.network.clone())

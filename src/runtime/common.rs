@@ -222,6 +222,17 @@ pub enum RuntimeError {
         /// The tag.
         image: String,
     },
+    /// A container started but never logged the line that says it is ready, within its
+    /// startup timeout.
+    #[error("the {role} container from {image} started but never said it was ready: {message}\n(hint: its log tells why — run it by hand, e.g. `docker run --rm {image} …`, or rerun with --verbose; a slow machine may need fewer parallel jobs)")]
+    NotReady {
+        /// `kafka`, `spark master`, `spark worker`…
+        role: &'static str,
+        /// The tag.
+        image: String,
+        /// The runtime's message.
+        message: String,
+    },
     /// Starting a container failed (engine down, name clash, port taken…).
     #[error("failed to start the {role} container from {image}: {message}\n(hint: is dockerd running? `docker info`; scripts/setup-docker.sh starts one)")]
     Start {

@@ -54,6 +54,14 @@ pub(super) fn start_error(
         RuntimeError::ImageMissing {
             image: image.to_string(),
         }
+    } else if message.contains("startup timeout") {
+        // The engine answered and the container ran, but its readiness line never came: not
+        // a dockerd problem (new-user pass, session 8: a 3.3.4 master logging on stdout).
+        RuntimeError::NotReady {
+            role,
+            image: image.to_string(),
+            message,
+        }
     } else {
         RuntimeError::Start {
             role,
