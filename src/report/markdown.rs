@@ -93,7 +93,13 @@ pub fn write_markdown(report: &RunReport, out: &mut impl Write) -> io::Result<()
         .collect();
     if !kept.is_empty() {
         writeln!(out)?;
-        writeln!(out, "### Notes on passing targets")?;
+        // A target whose verdict passed but whose parity or fresh run failed is not "passing"
+        // (new-user pass, session 8: a parity `differs` sat under "Notes on passing targets").
+        if kept.iter().any(|t| t.checks_failed()) {
+            writeln!(out, "### Checks beside the verdict, and notes")?;
+        } else {
+            writeln!(out, "### Notes on passing targets")?;
+        }
         writeln!(out)?;
         for trial in kept {
             if let Some(f) = &trial.fresh {
@@ -239,7 +245,7 @@ fn write_table(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
             out,
             "| {} | {} | {} |{expected} {} | {} | {} |",
             escape(&trial.target_version),
-            if trial.passed() { "pass" } else { "**FAIL**" },
+            row_result(trial),
             code(trial.verdict.name()),
             text::batches(trial.last_committed_batch, trial.first_batch_after_restart),
             text::offsets_check(trial.start_offsets_match),
@@ -370,6 +376,29 @@ fn escape(s: &str) -> String {
 /// `41.3 s`.
 fn seconds(secs: f64) -> String {
     format!("{secs:.1} s")
+}
+
+/// The result column of a target's row: `pass`, `**FAIL**` for a failing verdict, or
+/// `**FAIL**` with the check that failed when the verdict passed (parity, the fresh run).
+fn row_result(trial: &TrialReport) -> String {
+    if !trial.passed() {
+        return "**FAIL**".into();
+    }
+    let mut failed = Vec::new();
+    if trial.parity_failed() {
+        failed.push("parity differs");
+    }
+    if trial.fresh_failed() {
+        failed.push("fresh run failed");
+    }
+    if trial.fresh_parity_failed() {
+        failed.push("fresh parity differs");
+    }
+    if failed.is_empty() {
+        "pass".into()
+    } else {
+        format!("**FAIL** ({})", failed.join(", "))
+    }
 }
 
 #[cfg(test)]

@@ -139,10 +139,13 @@ impl Parity {
                 self.control_version,
                 self.rows_only_in_target,
                 self.rows_only_in_control,
-                if self.may_differ {
-                    " (allowed: parity = \"may-differ\")"
-                } else {
-                    ""
+                // Why it is allowed: the scenario's `parity = "may-differ"`, or a fresh run
+                // over a checkpoint with state (new-user pass, session 8: the latter was
+                // shown as the setting the user never wrote).
+                match (self.may_differ, &self.reason) {
+                    (true, Some(why)) => format!(" (allowed: {why})"),
+                    (true, None) => " (allowed: parity = \"may-differ\")".to_string(),
+                    (false, _) => String::new(),
                 }
             ),
             ParityStatus::NotChecked => format!(
@@ -711,6 +714,14 @@ mod tests {
         assert!(terminal.contains("0 passed, 1 failed"), "{terminal}");
         let markdown = render(&|o| crate::report::write_markdown(&report, o));
         assert!(markdown.contains("**parity `differs`**"), "{markdown}");
+        // The row and the section say it failed (new-user pass, session 8: "| 4.0.1 | pass |"
+        // and the difference under "Notes on passing targets").
+        assert!(
+            markdown.contains("| **FAIL** (parity differs) | `resumed` |"),
+            "{markdown}"
+        );
+        assert!(!markdown.contains("| pass |"), "{markdown}");
+        assert!(!markdown.contains("Notes on passing targets"), "{markdown}");
         let junit = render(&|o| crate::report::write_junit(&report, o));
         assert!(junit.contains(r#"type="parity-differs""#), "{junit}");
         let same = crate::report::test_helpers::resumed_with_parity(ParityStatus::Same);

@@ -684,6 +684,7 @@ mod tests {
         crate::report::write_markdown(&report, &mut md).unwrap();
         let md = String::from_utf8(md).unwrap();
         assert!(md.contains("start elsewhere"), "{md}");
+        assert!(md.contains("| **FAIL** (fresh run failed) |"), "{md}");
         let mut xml = Vec::new();
         crate::report::write_junit(&report, &mut xml).unwrap();
         let xml = String::from_utf8(xml).unwrap();

@@ -568,6 +568,14 @@ mod tests {
                 .starts_with("expected: the checkpoint holds the state"),
             "{p:?}"
         );
+        // The summary gives that reason, not a setting the user never wrote (new-user pass,
+        // session 8: "(allowed: parity = \"may-differ\")").
+        let summary = p.summary();
+        assert!(
+            summary.contains("(allowed: expected: the checkpoint holds the state")
+                && !summary.contains("may-differ"),
+            "{summary}"
+        );
         let failed = TrialReport {
             verdict: Verdict::StateStoreError,
             rule: "state-schema-incompatible".into(),
