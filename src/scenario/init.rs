@@ -547,6 +547,13 @@ fn targets(t: &mut Lines, writer: &WriterVersion, given: &[SparkVersion]) {
     };
     let quoted: Vec<String> = chosen.iter().map(|v| toml_string(v.as_str())).collect();
     t.line(format!("targets = [{}]", quoted.join(", ")));
+    if writer.min.as_ref().map(|v| v.to_string()) != writer.max.clone() {
+        // --control needs the writer's one release; the checkpoint only shows a range.
+        t.line(format!(
+            "# control_version = \"X.Y.Z\"  # for --control: the release that wrote the checkpoint (the files show only {})",
+            writer.describe()
+        ));
+    }
     t.line("# timeout_seconds = 300    # per trial, from spark-submit to a verdict");
     t.line(format!(
         "# kafka_version = \"{}\"   # the sandbox's Kafka broker",
@@ -588,6 +595,13 @@ fn job(t: &mut Lines, i: &Inspection, spec: &InitSpec) {
     }
     t.line("]");
     t.line("# restart_args = []        # appended on the restart only: rehearse a changed query");
+    // `--fresh` needs the offsets passed on; the job's flag is the team's to name (new-user
+    // pass, session 8: README promised it, init wrote nothing).
+    t.line(
+        "# For --fresh (the job on a new empty checkpoint), give the job {starting_offsets} (the",
+    );
+    t.line("# startingOffsets JSON of the last committed batch) for its Kafka source's");
+    t.line("# .option(\"startingOffsets\", …), e.g. restart_args = [\"--starting-offsets\", \"{starting_offsets}\"]");
 }
 
 fn conf(t: &mut Lines, i: &Inspection) {
