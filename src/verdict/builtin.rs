@@ -40,7 +40,8 @@ pub enum BuiltinRule {
     /// the end (`exercised.rs`).
     ResumeUnproven,
     /// A resume proved where nothing fresh was seeded past the checkpoint's offsets
-    /// ([`TrialContext::nothing_fresh`](super::TrialContext::nothing_fresh)): no path could run.
+    /// ([`TrialContext::nothing_fresh`](super::TrialContext::nothing_fresh)): no path could run
+    /// on a new record (what ran, ran on the checkpoint's planned batch or on none).
     NothingFreshSeeded,
     /// The trial timed out with no verdict.
     NoOutcomeBeforeTimeout,

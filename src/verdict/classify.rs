@@ -7,9 +7,10 @@
 //! whole log knows that a live trial does not (see [`CompleteLog`]): a failure after a proven
 //! resume, and whether the log holds more than one run or query ([`SeveralRuns`]).
 
+use super::evidence::dedup_keep_order;
 use super::scan::parse_pretty_id;
 use super::watch::{Ended, Watcher};
-use super::{Classification, QueryRuns, SeveralRuns, TrialContext, Verdict};
+use super::{Classification, Exercised, QueryRuns, SeveralRuns, TrialContext, Verdict};
 
 /// Classifies a finished restart from its driver log lines (stderr and stdout, in any
 /// interleaving) and, optionally, the event log's lines. See [`CompleteLog`] for how a
@@ -400,17 +401,41 @@ fn is_failure(v: Verdict) -> bool {
 }
 
 /// Adds the paths later batches of the run showed to the resume's (see
-/// [`Exercised::merge_later`](super::Exercised::merge_later)).
-fn merge_paths(resumed: &mut Classification, later: &super::Exercised) {
-    match &mut resumed.exercised {
-        Some(e) => e.merge_later(later),
+/// [`Exercised::merge_later`]), and lists the merged paths in the evidence in place of the ones
+/// the verdict listed at its batch: evidence, `exercised` and the remedy
+/// ([`caveat_unproven_paths`]) then say the same (new-user pass, session 8: "state-updated NOT
+/// run" in the evidence beside `state_updated: ran, batch 5`).
+fn merge_paths(resumed: &mut Classification, later: &Exercised) {
+    let listed = resumed
+        .exercised
+        .as_ref()
+        .map(Exercised::evidence_lines)
+        .unwrap_or_default();
+    let merged = match &mut resumed.exercised {
+        Some(e) => {
+            e.merge_later(later);
+            e
+        }
         None => {
             let mut e = later.clone();
             // Only the first batch after the restart proves the state was read.
             e.state_loaded = None;
-            resumed.exercised = Some(e);
+            resumed.exercised.insert(e)
         }
-    }
+    };
+    relist_paths(&mut resumed.evidence, &listed, merged.evidence_lines());
+}
+
+/// Replaces the path lines `listed` in `evidence` by `merged`, where the first of them stood
+/// (at the end when none was listed).
+fn relist_paths(evidence: &mut Vec<String>, listed: &[String], merged: Vec<String>) {
+    let at = evidence
+        .iter()
+        .position(|l| listed.contains(l))
+        .unwrap_or(evidence.len());
+    evidence.retain(|l| !listed.contains(l));
+    evidence.splice(at..at, merged);
+    dedup_keep_order(evidence);
 }
 
 /// A log is judged on what it shows (no gate: it cannot be made to run longer), but its

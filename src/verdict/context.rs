@@ -39,8 +39,9 @@ pub struct TrialContext {
     /// A live trial that seeded nothing past the checkpoint's offsets sets this (`fresh_records
     /// = 0`, or a records file or capture with nothing after them): a `resumed` is then
     /// `resume-unproven` ([`BuiltinRule::NothingFreshSeeded`](super::BuiltinRule::NothingFreshSeeded)):
-    /// the re-run of the pending batch proves the offsets, but no batch can read rows, so no
-    /// path of the query runs. `false` (classify of a finished log): a resume stands.
+    /// the re-run of the pending batch proves the offsets, but no batch can read a new record,
+    /// so no path of the query is proved on one; why a path did not run then says no fresh
+    /// records were seeded (`exercised.rs`). `false` (classify of a finished log): a resume stands.
     pub nothing_fresh: bool,
     /// The event-time watermark the checkpoint's query had reached, in ms since the epoch: the
     /// larger of `batchWatermarkMs` in the newest `offsets/N` (OffsetSeqMetadata) and

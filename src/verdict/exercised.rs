@@ -115,6 +115,32 @@ impl Exercised {
         }
     }
 
+    /// The evidence lines a verdict lists for these paths, in this order: the
+    /// [`summary`](Exercised::summary) (`exercised paths: …`), each present path's proof
+    /// (`state-updated: batch 5: numRowsUpdated 20`), then what is not measured. Every verdict
+    /// that lists the paths lists them by this, so `rehearse classify`, which merges later
+    /// batches' paths after its verdict ([`merge_later`](Exercised::merge_later)), can replace
+    /// the lines it listed with the merged ones: the evidence never says `NOT run` beside an
+    /// `exercised` that says ran (new-user pass, session 8).
+    pub fn evidence_lines(&self) -> Vec<String> {
+        let mut lines = vec![format!("exercised paths: {}", self.summary())];
+        for (name, p) in self.paths() {
+            if let Some(p) = p {
+                lines.push(format!("{name}: {}", p.evidence));
+            }
+        }
+        lines.extend(self.not_measured.iter().cloned());
+        lines
+    }
+
+    /// The present paths that ran, by name.
+    pub fn ran(&self) -> Vec<&'static str> {
+        self.paths()
+            .into_iter()
+            .filter_map(|(name, p)| p.filter(|p| p.ran).map(|_| name))
+            .collect()
+    }
+
     /// One line: `state-loaded ✓ state-updated ✓ sink-wrote ✗` (present paths only).
     pub fn summary(&self) -> String {
         let parts: Vec<String> = self
@@ -153,6 +179,9 @@ pub(crate) struct PathTracker {
     /// RocksDB stores' "Loading checkpoint files for version V" lines seen before the first
     /// batch (`store_load.rs`): (version, operator, the line), bounded.
     store_loads: Vec<(u64, u64, String)>,
+    /// Nothing fresh was seeded (`TrialContext::nothing_fresh`): a path that did not run is
+    /// said to have had no record to run on, not blamed on fresh records that do not exist.
+    nothing_fresh: bool,
 }
 
 /// Store load lines kept (a store per operator and partition; the first batch's are enough).
@@ -171,6 +200,13 @@ impl PathTracker {
             checkpoint_watermark_ms,
             ..PathTracker::default()
         }
+    }
+
+    /// The same tracker for a trial that seeded nothing past the checkpoint's offsets
+    /// (`TrialContext::nothing_fresh`): why a path did not run says so.
+    pub fn nothing_fresh(mut self, nothing_fresh: bool) -> PathTracker {
+        self.nothing_fresh = nothing_fresh;
+        self
     }
 
     /// A RocksDB store of `operator` read `version` from the checkpoint's files
@@ -358,6 +394,14 @@ impl PathTracker {
             .as_ref()
             .map(|b| b.1.clone())
             .unwrap_or_default();
+        // Why a path did not run: the fresh records did not reach it, or there were none.
+        let why = |fresh_missed: String, none_seeded: &str| {
+            if self.nothing_fresh {
+                format!("{none_seeded}: no fresh records were seeded past the checkpoint's offsets, so no batch after the restart had a new record to run it on")
+            } else {
+                fresh_missed
+            }
+        };
         let mut not_measured = Vec::new();
         if self.sink_measured == Some(false) {
             not_measured.push(
@@ -372,22 +416,34 @@ impl PathTracker {
             }),
             state_updated: has_state.then(|| {
                 self.state_updated.clone().unwrap_or_else(|| {
-                    not_yet("no batch after the restart put a row into state (numRowsUpdated 0): the fresh records reached no stateful operator (filtered, or dropped as late)".into())
+                    not_yet(why(
+                        "no batch after the restart put a row into state (numRowsUpdated 0): the fresh records reached no stateful operator (filtered, or dropped as late)".into(),
+                        "no batch after the restart put a row into state (numRowsUpdated 0)",
+                    ))
                 })
             }),
             watermark_advanced: (has_state && has_watermark).then(|| {
                 self.watermark_advanced.clone().unwrap_or_else(|| {
-                    not_yet(format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it ({{timestamp_ms}} with time_step_ms, kafka_timestamp = true)"))
+                    not_yet(why(
+                        format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it ({{timestamp_ms}} with time_step_ms, kafka_timestamp = true)"),
+                        &format!("eventTime.watermark never moved past {watermark_text}"),
+                    ))
                 })
             }),
             state_evicted: (has_state && has_watermark).then(|| {
                 self.state_evicted.clone().unwrap_or_else(|| {
-                    not_yet("no batch after the restart removed a state row (numRowsRemoved 0): no window closed, event time did not pass the watermark by the query's delay and window; seed records with {timestamp_ms} and a time_step_ms large enough (or the state is not keyed by event time and is never evicted)".into())
+                    not_yet(why(
+                        "no batch after the restart removed a state row (numRowsRemoved 0): no window closed, event time did not pass the watermark by the query's delay and window; seed records with {timestamp_ms} and a time_step_ms large enough (or the state is not keyed by event time and is never evicted)".into(),
+                        "no batch after the restart removed a state row (numRowsRemoved 0)",
+                    ))
                 })
             }),
             sink_wrote: (self.sink_measured == Some(true)).then(|| {
                 self.sink_wrote.clone().unwrap_or_else(|| {
-                    not_yet("no batch after the restart wrote a row to the sink (sink.numOutputRows 0): in append mode a window is written once the watermark closes it".into())
+                    not_yet(why(
+                        "no batch after the restart wrote a row to the sink (sink.numOutputRows 0): in append mode a window is written once the watermark closes it".into(),
+                        "no batch after the restart wrote a row to the sink (sink.numOutputRows 0)",
+                    ))
                 })
             }),
             not_measured,

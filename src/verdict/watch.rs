@@ -155,7 +155,8 @@ impl Watcher {
             open: None,
             skipping: false,
             facts: Facts {
-                paths: PathTracker::new(!ctx.operator_ids.is_empty(), ctx.checkpoint_watermark_ms),
+                paths: PathTracker::new(!ctx.operator_ids.is_empty(), ctx.checkpoint_watermark_ms)
+                    .nothing_fresh(ctx.nothing_fresh),
                 ..Facts::default()
             },
             ctx,

@@ -133,17 +133,8 @@ impl Watcher {
         let proof = self.facts.awaiting_paths.clone()?;
         let e = self.facts.paths.exercised();
         let mut ev = proof.evidence;
-        ev.push(format!("exercised paths: {}", e.summary()));
-        let mut names = Vec::new();
-        for (name, p) in e.paths() {
-            if let Some(p) = p {
-                ev.push(format!("{name}: {}", p.evidence));
-                if !p.ran {
-                    names.push(name);
-                }
-            }
-        }
-        ev.extend(e.not_measured.iter().cloned());
+        ev.extend(e.evidence_lines());
+        let names: Vec<&str> = e.not_run().into_iter().map(|(name, _)| name).collect();
         ev.extend(self.facts.unmatched_top.clone().unwrap_or_default());
         ev.extend(end.recent.iter().cloned());
         ev.push(format!(

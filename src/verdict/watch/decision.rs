@@ -39,6 +39,36 @@ impl Watcher {
         self.decide(Decision::judged(j, ev));
     }
 
+    /// Why a `resumed` with nothing fresh seeded is `resume-unproven`, in terms of the paths
+    /// the evidence lists just before: the ones that ran (a re-run of the batch the checkpoint
+    /// had planned can load and evict state) ran without a fresh record, the others could not
+    /// run. Never "no path ran" beside a path listed as ran (new-user pass, session 8).
+    fn nothing_fresh_evidence(&self) -> String {
+        let mut text = "no fresh records were seeded past the checkpoint's offsets (fresh_records = 0, or a records_file with nothing after them): the restart proved its offsets, but no batch after it had a new record to read".to_owned();
+        let paths = self
+            .facts
+            .paths
+            .saw_a_batch()
+            .then(|| self.facts.paths.exercised());
+        let (ran, not_run) = paths.as_ref().map_or_else(Default::default, |e| {
+            let not_run: Vec<&str> = e.not_run().into_iter().map(|(name, _)| name).collect();
+            (e.ran(), not_run)
+        });
+        if !ran.is_empty() {
+            text.push_str(&format!(
+                "; {} ran without one (on the records of the batch the checkpoint had planned, or on none), which proves nothing of how the query treats new records",
+                ran.join(", ")
+            ));
+        }
+        if !not_run.is_empty() {
+            text.push_str(&format!("; {} could not run", not_run.join(", ")));
+        }
+        if ran.is_empty() && not_run.is_empty() {
+            text.push_str("; no path of the query beyond its offsets was seen to run");
+        }
+        text
+    }
+
     pub(super) fn run_facts(&self) -> RunFacts {
         RunFacts {
             driver_started: self.facts.driver_started,
@@ -62,10 +92,10 @@ impl Watcher {
             error_class,
         } = d;
         dedup_keep_order(&mut evidence);
-        // Nothing fresh seeded: the offsets are proved, no path of the query could run.
+        // Nothing fresh seeded: the offsets are proved, no path could run on a fresh record.
         let (verdict, rule) = if verdict == Verdict::Resumed && self.ctx.nothing_fresh {
             let row = BuiltinRule::NothingFreshSeeded;
-            evidence.push("no fresh records were seeded past the checkpoint's offsets (fresh_records = 0, or a records_file with nothing after them): the restart proved its offsets, but no batch could read rows, so no path of the query ran".to_string());
+            evidence.push(self.nothing_fresh_evidence());
             remedy = row.remedy().to_string();
             (row.verdict(), row.id().to_string())
         } else {

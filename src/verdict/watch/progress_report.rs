@@ -165,13 +165,7 @@ impl Watcher {
         } = proof;
         let e = self.facts.paths.exercised();
         if self.facts.paths.saw_a_batch() {
-            ev.push(format!("exercised paths: {}", e.summary()));
-            for (name, p) in e.paths() {
-                if let Some(p) = p {
-                    ev.push(format!("{name}: {}", p.evidence));
-                }
-            }
-            ev.extend(e.not_measured.iter().cloned());
+            ev.extend(e.evidence_lines());
         }
         let d = Decision::builtin(rule, ev).offsets_match(offsets_match);
         let d = if read_later {

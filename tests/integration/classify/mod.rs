@@ -17,7 +17,8 @@
 //!
 //! Split by concept (session 8): `corpus.rs` (the corpus against its manifests), `cli.rs`
 //! (`rehearse classify` as a user runs it), `encodings.rs` (logs as tooling rewrites them),
-//! `excerpts.rs` (pasted failure texts); the helpers stay here.
+//! `excerpts.rs` (pasted failure texts), `paths.rs` (the exercised paths as evidence, `exercised`
+//! and remedy say them); the helpers stay here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ mod cli;
 mod corpus;
 mod encodings;
 mod excerpts;
+mod paths;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/cases");
 
