@@ -102,22 +102,10 @@ pub fn parity_of(
     compare_with_control(scenario, not_resumed, t, control, c)
 }
 
-/// The parity of a fresh run (`t`) against the control: its own precondition (`not_ok`: why
-/// its output is no evidence — it did not run its first batch, or its start is not proven),
-/// then the same checks and comparison as a target's.
-pub fn parity_of_fresh(
-    scenario: &Scenario,
-    not_ok: Option<String>,
-    t: &Collected,
-    control: &TrialReport,
-    c: &Collected,
-) -> Parity {
-    compare_with_control(scenario, not_ok, t, control, c)
-}
-
 /// [`parity_of`] once the compared run's own precondition is known (`not_ok`: why it is not
-/// comparable, if it is not).
-fn compare_with_control(
+/// comparable, if it is not) — also the parity of a fresh run, whose precondition is its own
+/// (it ran its first batch, its start is proven), then the same checks and comparison.
+pub(crate) fn compare_with_control(
     scenario: &Scenario,
     not_ok: Option<String>,
     t: &Collected,

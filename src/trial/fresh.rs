@@ -23,7 +23,7 @@
 
 use std::path::Path;
 
-use super::control::{parity_of_fresh, Collected};
+use super::control::{compare_with_control, Collected};
 use crate::checkpoint::{kafka_offsets_json, Inspection, KafkaOffsets, SourceKind};
 use crate::report::{FreshReport, StartProof, StartStatus, TrialReport};
 use crate::sandbox::SandboxError;
@@ -234,7 +234,7 @@ pub fn fresh_report(
         } else {
             None
         };
-        let mut p = parity_of_fresh(scenario, not_ok, t, c, cc);
+        let mut p = compare_with_control(scenario, not_ok, t, c, cc);
         if p.status == crate::report::ParityStatus::Differs && !inspection.operators.is_empty() {
             p.may_differ = true;
             let why = format!(

@@ -42,7 +42,7 @@ mod watch;
 
 pub use baseline::bare_restart_seconds;
 pub use broker::{seed, start_ready_kafka, Broker};
-pub use control::{control_version, parity_of, parity_of_fresh, Collected, TrialRole};
+pub use control::{control_version, parity_of, Collected, TrialRole};
 pub use error::TrialError;
 pub use events::TrialEvent;
 pub use fresh::{fresh_report, ran_batch_zero, start_proof, COPY_ASIDE};
