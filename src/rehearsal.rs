@@ -276,41 +276,23 @@ pub async fn run_scenario(
     // source version; every target is then compared with it.
     let control = match &control_version {
         Some(version) => {
-            on_event(RehearsalEvent::TrialStarted {
-                target: format!("{version} (the control: the unchanged job on the source version)"),
-            });
-            let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-            Some(
-                trial::run_trial_as(
-                    scenario,
-                    &source.path,
-                    &source.inspection,
-                    version,
-                    settings,
-                    Broker::Own,
-                    (trial::TrialRole::Control, true),
-                    &mut on_trial,
-                )
-                .await?,
-            )
+            let shown = format!("{version} (the control: the unchanged job on the source version)");
+            let role = (trial::TrialRole::Control, true);
+            Some(one_trial(scenario, &source, version, settings, role, shown, on_event).await?)
         }
         None => None,
     };
     let mut trials = Vec::new();
     for target in &scenario.targets {
-        on_event(RehearsalEvent::TrialStarted {
-            target: target.clone(),
-        });
-        let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-        let (mut report, collected) = trial::run_trial_as(
+        let role = (trial::TrialRole::Target, control.is_some());
+        let (mut report, collected) = one_trial(
             scenario,
-            &source.path,
-            &source.inspection,
+            &source,
             target,
             settings,
-            Broker::Own,
-            (trial::TrialRole::Target, control.is_some()),
-            &mut on_trial,
+            role,
+            target.clone(),
+            on_event,
         )
         .await?;
         if let Some((control, c)) = &control {
@@ -318,23 +300,12 @@ pub async fn run_scenario(
         }
         if scenario.parity.fresh.contains(target) {
             // The remedy (issue 13 §4): the target's job on a new empty checkpoint.
-            on_event(RehearsalEvent::TrialStarted {
-                target: format!(
-                    "{target} (fresh: its job on a new empty checkpoint with {{starting_offsets}})"
-                ),
-            });
-            let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-            let (fresh, f) = trial::run_trial_as(
-                scenario,
-                &source.path,
-                &source.inspection,
-                target,
-                settings,
-                Broker::Own,
-                (trial::TrialRole::Fresh, control.is_some()),
-                &mut on_trial,
-            )
-            .await?;
+            let shown = format!(
+                "{target} (fresh: its job on a new empty checkpoint with {{starting_offsets}})"
+            );
+            let role = (trial::TrialRole::Fresh, control.is_some());
+            let (fresh, f) =
+                one_trial(scenario, &source, target, settings, role, shown, on_event).await?;
             let control = control.as_ref().map(|(r, c)| (r, c));
             report.fresh = Some(Box::new(trial::fresh_report(
                 scenario,
@@ -379,6 +350,32 @@ fn fresh_possible(scenario: &Scenario, inspection: &Inspection) -> Result<(), Re
         ),
     }
     .into())
+}
+
+/// One trial of `role` on `version` against `source`, on a broker of its own, announced as
+/// `shown`: the control, a target, or a target's fresh run.
+async fn one_trial(
+    scenario: &Scenario,
+    source: &SourceCheckpoint,
+    version: &str,
+    settings: &TrialSettings,
+    role: (trial::TrialRole, bool),
+    shown: String,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<(crate::report::TrialReport, trial::Collected), TrialError> {
+    on_event(RehearsalEvent::TrialStarted { target: shown });
+    let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
+    trial::run_trial_as(
+        scenario,
+        &source.path,
+        &source.inspection,
+        version,
+        settings,
+        Broker::Own,
+        role,
+        &mut on_trial,
+    )
+    .await
 }
 
 /// The Spark versions `scenario` needs ready: its targets, then the generating version if it
