@@ -444,7 +444,7 @@ mod tests {
     /// a failure).
     #[test]
     fn verdict_lines_name_the_control_and_a_fresh_runs_expected_start() {
-        use rehearse::verdict::{BatchId, Classification, Verdict};
+        use rehearse::verdict::{BatchId, BuiltinRule, Classification, Verdict};
         let line = |role, verdict, rule: &str, first| {
             trial_line(TrialEvent::VerdictReached {
                 target: "4.0.1".into(),
@@ -452,17 +452,8 @@ mod tests {
                 classification: Box::new(Classification {
                     verdict,
                     rule: rule.into(),
-                    evidence: Vec::new(),
-                    last_committed_batch: None,
                     first_batch_after_restart: first,
-                    start_offsets_match: None,
-                    remedy: String::new(),
-                    resuming_at: None,
-                    error_class: None,
-                    excerpt: false,
-                    warnings: Vec::new(),
-                    exercised: None,
-                    several_runs: None,
+                    ..Classification::of_builtin(BuiltinRule::NoRuleMatched, Vec::new())
                 }),
             })
         };

@@ -122,7 +122,7 @@ fn broker_died(kafka: &str, state: &PartState) -> Classification {
         ),
         PartState::Running => (BuiltinRule::SandboxKafkaDied, String::new()),
     };
-    harness_verdict(rule, vec![what])
+    Classification::of_builtin(rule, vec![what])
 }
 
 /// `exit code 137 (SIGKILL), OOMKilled` for evidence.
@@ -194,27 +194,7 @@ pub(super) async fn judge(
             }
         },
     };
-    with_log(harness_verdict(rule, vec![what]), classification)
-}
-
-/// `rule`'s verdict and remedy with `evidence`, nothing known of the log (the watch was
-/// stopped before it said anything certain).
-fn harness_verdict(rule: BuiltinRule, evidence: Vec<String>) -> Classification {
-    Classification {
-        verdict: rule.verdict(),
-        rule: rule.id().to_string(),
-        evidence,
-        last_committed_batch: None,
-        first_batch_after_restart: None,
-        start_offsets_match: None,
-        remedy: rule.remedy().to_string(),
-        resuming_at: None,
-        error_class: None,
-        excerpt: false,
-        warnings: Vec::new(),
-        exercised: None,
-        several_runs: None,
-    }
+    with_log(Classification::of_builtin(rule, vec![what]), classification)
 }
 
 /// `harness` with what the log said after it: the evidence lines and batch facts of `log`,
@@ -263,10 +243,13 @@ mod tests {
             verdict: Verdict::UnclassifiedFailure,
             rule: "no-rule-matched".into(),
             evidence: vec!["ConfigException: No resolvable bootstrap urls".into()],
-            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+            ..Classification::of_builtin(BuiltinRule::NoRuleMatched, Vec::new())
         };
         let c = with_log(
-            harness_verdict(BuiltinRule::SandboxKafkaDied, vec!["broker stopped".into()]),
+            Classification::of_builtin(
+                BuiltinRule::SandboxKafkaDied,
+                vec!["broker stopped".into()],
+            ),
             log,
         );
         assert_eq!(c.verdict, Verdict::EnvironmentError);
@@ -300,9 +283,11 @@ mod tests {
                 state_evicted: proof(false, "no batch removed a row"),
                 ..Exercised::default()
             }),
-            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+            ..Classification::of_builtin(BuiltinRule::NoRuleMatched, Vec::new())
         };
-        let died = || harness_verdict(BuiltinRule::SandboxKafkaDied, vec!["broker stopped".into()]);
+        let died = || {
+            Classification::of_builtin(BuiltinRule::SandboxKafkaDied, vec!["broker stopped".into()])
+        };
         let kept = keep_proven(died(), Some((log.clone(), 2)));
         assert_eq!(
             (kept.verdict, kept.rule.as_str()),
@@ -355,13 +340,13 @@ mod tests {
             rule: BuiltinRule::ProgressAfterRestart.id().to_string(),
             evidence: vec!["batch 4 read 6 fresh rows from the committed offsets".into()],
             first_batch_after_restart: Some(BatchId(4)),
-            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+            ..Classification::of_builtin(BuiltinRule::NoRuleMatched, Vec::new())
         };
         let fresh = Classification {
             verdict: Verdict::StartedFresh,
             rule: BuiltinRule::NewQueryRanBatchZero.id().to_string(),
             first_batch_after_restart: Some(BatchId(0)),
-            ..harness_verdict(BuiltinRule::NoRuleMatched, Vec::new())
+            ..Classification::of_builtin(BuiltinRule::NoRuleMatched, Vec::new())
         };
         assert!(super::super::fresh::ran(&fresh));
         for verdict in [resumed, fresh] {

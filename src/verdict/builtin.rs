@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::Verdict;
+use super::{Classification, Verdict};
 
 /// The built-in rule table compiled into the binary (`src/verdict/builtin-rules.toml`).
 pub const BUILTIN_RULES_TOML: &str = include_str!("builtin-rules.toml");
@@ -92,6 +92,28 @@ struct Row {
 #[serde(deny_unknown_fields)]
 struct RawTable {
     rule: Vec<Row>,
+}
+
+impl Classification {
+    /// `rule`'s verdict, id and remedy with `evidence`, and nothing known of a log: no batch
+    /// facts, warnings or paths (a verdict the harness gives itself, or a test's start).
+    pub fn of_builtin(rule: BuiltinRule, evidence: Vec<String>) -> Classification {
+        Classification {
+            verdict: rule.verdict(),
+            rule: rule.id().to_string(),
+            evidence,
+            last_committed_batch: None,
+            first_batch_after_restart: None,
+            start_offsets_match: None,
+            remedy: rule.remedy().to_string(),
+            resuming_at: None,
+            error_class: None,
+            excerpt: false,
+            warnings: Vec::new(),
+            exercised: None,
+            several_runs: None,
+        }
+    }
 }
 
 impl BuiltinRule {
