@@ -359,7 +359,8 @@ fn mark_numbers(json: &str) -> String {
 fn unmark_numbers(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     let mut rest = json;
-    while let Some(at) = rest.find(&format!("\"{NUMBER_MARK}")) {
+    let needle = format!("\"{NUMBER_MARK}");
+    while let Some(at) = rest.find(&needle) {
         out.push_str(&rest[..at]);
         let value = &rest[at + 1 + NUMBER_MARK.len()..];
         let end = value.find('"').unwrap_or(value.len());
