@@ -28,6 +28,19 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
         say!("error: nothing to build\n(hint: name images with --spark VERSION and/or --kafka VERSION)");
         return Ok(Outcome::Usage);
     }
+    // Every Spark version is checked against the Spark-line table before the first build starts
+    // (Kafka's builds come first): `9.9.9` parses as a version, so the recipe would run a
+    // download that cannot succeed — and a typo would cost a Kafka build before it is named.
+    for v in &args.spark {
+        if let Err(err) = images::spark_version(v) {
+            say!("error: {err}");
+            return Ok(Outcome::Usage);
+        }
+        if let Err(why) = rehearse::versions::SparkVersion::known_release(v) {
+            say!("error: --spark {v}: {why}");
+            return Ok(Outcome::Usage);
+        }
+    }
     let builds = args
         .kafka
         .iter()

@@ -60,6 +60,28 @@ fn images_build_rejects_nonsense_versions() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid version '3.5;rm'"));
 }
 
+/// A well-formed version of no Spark line the table knows (`9.9.9`), or a patch past its line's last, is
+/// refused before any build starts — Kafka's, which is built first, included (issue 25 §6).
+#[test]
+fn images_build_refuses_unknown_spark_releases_before_building_anything() {
+    for v in ["9.9.9", "4.9.9", "4.0.99"] {
+        let out = Command::cargo_bin("rehearse")
+            .expect("binary")
+            .args(["images", "build", "--kafka", "3.9.1", "--spark", v])
+            .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+            .output()
+            .expect("run rehearse images build");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(Outcome::Usage.code()), "{v}: {err}");
+        assert!(err.contains(&format!("--spark {v}:")), "{v}: {err}");
+        assert!(err.contains("spark-lines.toml"), "{v}: {err}");
+        assert!(
+            !err.contains("rehearse/kafka"),
+            "{v}: a build started: {err}"
+        );
+    }
+}
+
 #[test]
 fn spark_353_image_runs_spark_submit() {
     if !need_docker("spark_353_image_runs_spark_submit") {
