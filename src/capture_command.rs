@@ -123,25 +123,42 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// `[kafka.mirror]` keys and the capture flags that set them: the one map both rewrites below use.
+const MIRROR_KEY_FLAGS: [(&str, &str); 4] = [
+    ("bootstrap_servers", "--bootstrap-servers"),
+    ("properties", "--properties"),
+    ("history", "--history"),
+    ("fresh", "--fresh"),
+];
+
 /// A `[kafka.mirror]` settings error's text with capture's flags (breaker pass, session 7: its
-/// hint said `fresh = 1000`, the scenario key, to a user of `--fresh`).
+/// hint said `fresh = 1000`, the scenario key, to a user of `--fresh`). Each `[kafka.mirror] KEY
+/// = V` becomes `--FLAG V` and a hint's bare `KEY = V` too, once: rewriting the prefix and the key
+/// one after the other had printed `----fresh 2000001` and `--bootstrap_servers` (issue 25 §7).
 fn as_capture_flags(message: &str) -> String {
-    message
-        .replace("[kafka.mirror] history and fresh", "--history and --fresh")
-        .replace("[kafka.mirror] ", "--")
-        .replace("fresh = ", "--fresh ")
-        .replace("history = ", "--history ")
+    let mut out = message.replace("[kafka.mirror] history and fresh", "--history and --fresh");
+    for (key, flag) in MIRROR_KEY_FLAGS {
+        out = out
+            .replace(&format!("[kafka.mirror] {key} = "), &format!("{flag} "))
+            .replace(&format!("[kafka.mirror] {key}"), flag);
+    }
+    for (key, flag) in MIRROR_KEY_FLAGS {
+        out = out.replace(&format!("({key} = "), &format!("({flag} "));
+        out = out.replace(&format!(" {key} = "), &format!(" {flag} "));
+    }
+    out.replace("[kafka.mirror] ", "rehearse capture: ")
 }
 
 /// A `[kafka.mirror]` error's text with capture's option names.
 fn as_capture(message: &str) -> String {
+    let (key, flag) = MIRROR_KEY_FLAGS[0];
     message
         .replace(
             "[kafka.mirror] properties (none given)",
             "--properties (none given)",
         )
         .replace("[kafka.mirror] ", "rehearse capture: ")
-        .replace("bootstrap_servers", "--bootstrap-servers")
+        .replace(key, flag)
 }
 
 fn write_topic(mirror: &Mirror, topic: &str, path: &Path) -> std::io::Result<()> {
@@ -227,6 +244,34 @@ mod tests {
             t,
             "rehearse capture: cannot reach the production cluster p:9 (hint: check --bootstrap-servers and …)"
         );
+    }
+
+    /// The settings errors of `[kafka.mirror]` as capture prints them: each key once as its
+    /// flag (it printed `----fresh 2000001` and `--bootstrap_servers = "x"`).
+    #[test]
+    fn a_settings_error_names_each_flag_once() {
+        let cases = [
+            (
+                "[kafka.mirror] fresh = 2000001 is more than 2000000 records per partition\n(hint: a rehearsal needs the records around the checkpoint, not the whole topic)",
+                "--fresh 2000001 is more than 2000000 records per partition\n(hint: a rehearsal needs the records around the checkpoint, not the whole topic)",
+            ),
+            (
+                "[kafka.mirror] bootstrap_servers = \"x\" is not host:port[,host:port…]\n(hint: the production cluster's bootstrap servers, as its clients' bootstrap.servers)",
+                "--bootstrap-servers \"x\" is not host:port[,host:port…]\n(hint: the production cluster's bootstrap servers, as its clients' bootstrap.servers)",
+            ),
+            (
+                "[kafka.mirror] history and fresh are both 0: nothing would be copied\n(hint: fresh = 1000 copies the next records the restart reads)",
+                "--history and --fresh are both 0: nothing would be copied\n(hint: --fresh 1000 copies the next records the restart reads)",
+            ),
+            (
+                "[kafka.mirror] properties: no such file",
+                "--properties: no such file",
+            ),
+        ];
+        for (message, shown) in cases {
+            assert_eq!(as_capture_flags(message), shown);
+            assert!(!as_capture_flags(message).contains("----"));
+        }
     }
 
     #[test]
