@@ -84,7 +84,7 @@ pub fn state_file_warnings(before: &[Operator], after: &[Operator]) -> Vec<Warni
                 list_operators(before)
             )),
             Some(b) => {
-                if let (Some(bn), Some(an)) = (&b.name, &a.name) {
+                if let (Some(bn), Some(an)) = (spark_name(b), spark_name(a)) {
                     if bn != an {
                         operators.push(format!(
                             "state/{}/_metadata/metadata: operator {bn} before the restart, {an} after it",
@@ -157,6 +157,21 @@ fn list_operators(ops: &[Operator]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The operator's name as Spark writes it in operator metadata, so two sides compare like with
+/// like: the name Spark wrote (4.0+), or for a stream-stream join known only by its `left-…`
+/// stores (Spark before 4.0 writes no operator metadata; rehearse's inferred name is `join`) the
+/// name Spark 4.0+ writes for it, `symmetricHashJoin` (`StreamingSymmetricHashJoinExec.shortName`,
+/// sql/core, 4.0.1; seen in the 4.0.1 and 4.2.0 atlas fixtures). Comparing the inferred `join`
+/// with the written `symmetricHashJoin` raised `stateful-operators-changed` on every unchanged
+/// 3.5 → 4.0 join (issue 26 §1).
+fn spark_name(op: &Operator) -> Option<&str> {
+    match op.operator_metadata.as_ref() {
+        Some(m) => m.metadata.operator_name.as_deref(),
+        None if op.stores.iter().any(|s| s.starts_with("left-")) => Some("symmetricHashJoin"),
+        None => None,
+    }
 }
 
 /// A StructType JSON with every field name and metadata removed: the types and nullability
@@ -307,10 +322,74 @@ mod tests {
         );
         let mut renamed = dedup.clone();
         renamed.name = Some("stateStoreSave".into());
+        renamed
+            .operator_metadata
+            .as_mut()
+            .expect("metadata")
+            .metadata
+            .operator_name = Some("stateStoreSave".into());
         let w = state_file_warnings(&before, &[renamed]);
         assert_eq!(
             w[0].evidence,
             ["state/0/_metadata/metadata: operator dedupe before the restart, stateStoreSave after it"]
+        );
+    }
+
+    /// A 3.5 join (no operator metadata: rehearse infers `join` from its `left-…` stores)
+    /// restarted on 4.0.1, which writes `symmetricHashJoin` for the same operator (the real
+    /// metadata of the 4.0.1 inner-join atlas fixture): no warning. The same 3.5 join replaced
+    /// by an aggregation still warns; so does a written name changing (issue 26 §1).
+    #[test]
+    fn an_unchanged_join_upgraded_from_3_5_to_4_0_is_no_warning() {
+        let real = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/checkpoints/atlas/inner-join-rocksdb-4.0.1/state/0/_metadata/metadata"
+        ))
+        .expect("fixture");
+        let meta = OperatorMetadataFile {
+            file: "state/0/_metadata/metadata".into(),
+            metadata: parse_operator_metadata(&real).expect("real 4.0.1 operator metadata"),
+        };
+        assert_eq!(
+            meta.metadata.operator_name.as_deref(),
+            Some("symmetricHashJoin")
+        );
+        let stores: Vec<String> = [
+            "left-keyToNumValues",
+            "left-keyWithIndexToValue",
+            "right-keyToNumValues",
+            "right-keyWithIndexToValue",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut before = operator(0, None, None);
+        before.stores = stores.clone();
+        before.name = Some("join".into());
+        let mut after = operator(0, None, None);
+        after.stores = stores;
+        after.name = meta.metadata.operator_name.clone();
+        after.operator_metadata = Some(meta.clone());
+        assert!(
+            state_file_warnings(&[before.clone()], &[after.clone()]).is_empty(),
+            "{:?}",
+            state_file_warnings(&[before.clone()], &[after.clone()])
+        );
+        // 3.5 → 3.5: both inferred.
+        assert!(state_file_warnings(&[before.clone()], &[before.clone()]).is_empty());
+        // The join replaced by an aggregation (4.0 writes stateStoreSave): still a warning.
+        let mut agg = after.clone();
+        agg.name = Some("stateStoreSave".into());
+        agg.operator_metadata
+            .as_mut()
+            .expect("metadata")
+            .metadata
+            .operator_name = Some("stateStoreSave".into());
+        let w = state_file_warnings(&[before], &[agg]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "stateful-operators-changed");
+        assert_eq!(
+            w[0].evidence,
+            ["state/0/_metadata/metadata: operator symmetricHashJoin before the restart, stateStoreSave after it"]
         );
     }
 
