@@ -140,11 +140,9 @@ fn as_capture_flags(message: &str) -> String {
     for (key, flag) in MIRROR_KEY_FLAGS {
         out = out
             .replace(&format!("[kafka.mirror] {key} = "), &format!("{flag} "))
-            .replace(&format!("[kafka.mirror] {key}"), flag);
-    }
-    for (key, flag) in MIRROR_KEY_FLAGS {
-        out = out.replace(&format!("({key} = "), &format!("({flag} "));
-        out = out.replace(&format!(" {key} = "), &format!(" {flag} "));
+            .replace(&format!("[kafka.mirror] {key}"), flag)
+            .replace(&format!("({key} = "), &format!("({flag} "))
+            .replace(&format!(" {key} = "), &format!(" {flag} "));
     }
     out.replace("[kafka.mirror] ", "rehearse capture: ")
 }
