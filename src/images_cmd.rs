@@ -33,7 +33,7 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
     // download that cannot succeed — and a typo would cost a Kafka build before it is named.
     for v in &args.spark {
         if let Err(err) = images::spark_version(v) {
-            say!("error: {err}");
+            say!("error: --spark {v}: {err}");
             return Ok(Outcome::Usage);
         }
         if let Err(why) = rehearse::versions::SparkVersion::known_release(v) {

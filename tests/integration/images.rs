@@ -58,6 +58,7 @@ fn images_build_rejects_nonsense_versions() {
         .expect("run rehearse images build");
     assert_eq!(out.status.code(), Some(Outcome::Usage.code()), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid version '3.5;rm'"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--spark 3.5;rm:"));
 }
 
 /// A well-formed version of no Spark line the table knows (`9.9.9`), or a patch past its line's last, is
