@@ -107,3 +107,51 @@ fn imports_follow_the_layers() {
         wrong.join("\n")
     );
 }
+
+/// scripts/test runs tests in phases by name: `e2e_…` tests (they start containers or a host
+/// Spark) two at a time after every other test, `e2e_alone_…` tests one at a time at the end.
+/// A test that asks for a Docker engine (`docker_available()`, `need_docker(`) but is not named
+/// `e2e_…` would run among the quick tests; one in faults.rs (it stops the engine, kills
+/// containers or rehearse, fills a disk) not named `e2e_alone_…` would break a neighbour.
+#[test]
+fn tests_that_start_containers_are_named_for_their_test_phase() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration");
+    let mut wrong = Vec::new();
+    for entry in walkdir::WalkDir::new(&root).into_iter().flatten() {
+        let path = entry.path();
+        // This file names the markers it looks for.
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("architecture.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let starts: Vec<usize> = text
+            .match_indices("#[test]")
+            .chain(text.match_indices("#[tokio::test"))
+            .map(|(i, _)| i)
+            .collect();
+        let mut starts = starts;
+        starts.sort_unstable();
+        for (k, &start) in starts.iter().enumerate() {
+            let body = &text[start..starts.get(k + 1).copied().unwrap_or(text.len())];
+            let Some(name) = body
+                .split("fn ")
+                .nth(1)
+                .and_then(|rest| rest.split(['(', '<']).next())
+            else {
+                continue;
+            };
+            let needs_docker = body.contains("docker_available()") || body.contains("need_docker(");
+            let alone = path.ends_with("faults.rs");
+            let rel = path.strip_prefix(&root).unwrap().display();
+            if needs_docker && !name.starts_with("e2e_") {
+                wrong.push(format!("{rel}: {name} needs Docker: name it e2e_…"));
+            }
+            if needs_docker && alone && !name.starts_with("e2e_alone_") {
+                wrong.push(format!(
+                    "{rel}: {name} breaks neighbours: name it e2e_alone_…"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -11,20 +11,6 @@ use std::time::{Duration, Instant};
 
 use crate::run::{cache_dir, docker_available, scenario, source_checkpoint};
 
-/// The shared source checkpoint, found (or generated) once for this module's tests: finding it
-/// runs a rehearsal (`run::source_checkpoint`), a Spark start each test need not repeat.
-fn shared_source() -> PathBuf {
-    static SOURCE: std::sync::OnceLock<(tempfile::TempDir, PathBuf)> = std::sync::OnceLock::new();
-    SOURCE
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let source = source_checkpoint(dir.path());
-            (dir, source)
-        })
-        .1
-        .clone()
-}
-
 /// A scenario restarting `source` on 4.0.1 named `name` (its containers carry it as the label
 /// `org.rehearse.scenario`, which the tests filter on).
 fn cluster_scenario(dir: &Path, source: &Path, name: &str) -> PathBuf {
@@ -104,7 +90,7 @@ fn e2e_standalone_two_workers_resume_like_local_and_report_their_executors() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = shared_source();
+    let source = source_checkpoint();
     let s = cluster_scenario(tmp.path(), &source, "e2e-cluster");
     let (report, code, stderr) = run(
         &s,
@@ -154,7 +140,7 @@ fn e2e_a_worker_killed_mid_restart_is_executors_lost_never_resumed() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = shared_source();
+    let source = source_checkpoint();
     let s = cluster_scenario(tmp.path(), &source, "e2e-cluster-fault");
     let sandboxes = tmp.path().join("sandboxes");
     std::fs::create_dir(&sandboxes).unwrap();
@@ -252,12 +238,12 @@ fn trial_network(pid: &str) -> String {
 }
 
 #[test]
-fn e2e_the_cluster_is_swept_on_sigterm_and_by_gc() {
+fn e2e_alone_the_cluster_is_swept_on_sigterm_and_by_gc() {
     if !docker_available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = shared_source();
+    let source = source_checkpoint();
     let s = cluster_scenario(tmp.path(), &source, "e2e-cluster-sweep");
 
     // SIGTERM (a cancelled CI job): the run removes its master, worker, driver, broker and
@@ -373,7 +359,7 @@ fn e2e_master_pass_through_submits_to_an_existing_standalone_cluster() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = shared_source();
+    let source = source_checkpoint();
     let s = cluster_scenario(tmp.path(), &source, "e2e-cluster-master");
     // The "existing" cluster: a master and a worker on the host's network, the shared
     // directory mounted at the same path in the worker.

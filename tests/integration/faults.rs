@@ -50,7 +50,7 @@ struct Setup {
 impl Setup {
     fn new() -> Setup {
         let dir = tempfile::tempdir().unwrap();
-        let source = source_checkpoint(dir.path());
+        let source = source_checkpoint();
         let scenario = scenario(
             dir.path(),
             &format!("[checkpoint]\npath = \"{}\"\n", source.display()),
@@ -252,7 +252,7 @@ fn assert_environment_error(t: &Trial, rule: &str, evidence: &str, stderr: &str)
 /// that no longer resolves (the log alone said `unclassified-failure`, 45 s later). The
 /// trial watches its broker and says `environment-error` at once, with the container's exit.
 #[test]
-fn kafka_container_killed_mid_trial_is_an_environment_error_with_its_exit_code() {
+fn e2e_alone_kafka_container_killed_mid_trial_is_an_environment_error_with_its_exit_code() {
     if !docker_available() {
         return;
     }
@@ -277,7 +277,7 @@ fn kafka_container_killed_mid_trial_is_an_environment_error_with_its_exit_code()
 /// kernel kills the driver and Docker records `State.OOMKilled`; the verdict says OOM from that
 /// flag, not from a guess at the log.
 #[test]
-fn spark_container_oom_killed_is_an_environment_error_saying_oom() {
+fn e2e_alone_spark_container_oom_killed_is_an_environment_error_saying_oom() {
     if !docker_available() {
         return;
     }
@@ -300,7 +300,7 @@ fn spark_container_oom_killed_is_an_environment_error_saying_oom() {
 /// sandbox — under `--report-dir`, found through the registry rehearse keeps of its sandboxes,
 /// not only in the temp dir — and `gc --sandboxes` removes it.
 #[test]
-fn rehearse_sigkilled_mid_trial_then_gc_removes_containers_network_and_sandbox() {
+fn e2e_alone_rehearse_sigkilled_mid_trial_then_gc_removes_containers_network_and_sandbox() {
     if !docker_available() {
         return;
     }
@@ -361,7 +361,7 @@ fn rehearse_sigkilled_mid_trial_then_gc_removes_containers_network_and_sandbox()
 /// environment's fault, not the input's), the source byte-identical and no partial sandbox
 /// left. (Before the free-space check it failed half-way with "No space left on device".)
 #[test]
-fn a_full_disk_under_the_sandbox_is_a_clear_environment_error_and_nothing_is_lost() {
+fn e2e_alone_a_full_disk_under_the_sandbox_is_a_clear_environment_error_and_nothing_is_lost() {
     if !docker_available() || !root_available("mounting a small tmpfs") {
         return;
     }
@@ -542,7 +542,7 @@ fn dockerd_pid() -> Option<i32> {
 /// the report is still written with the source checked; once the engine is back, `rehearse
 /// gc` removes the containers and network the trial could not.
 #[test]
-fn docker_engine_stopped_mid_trial_is_an_environment_error_and_gc_cleans_up_after_it() {
+fn e2e_alone_docker_engine_stopped_mid_trial_is_an_environment_error_and_gc_cleans_up_after_it() {
     if !docker_available() || !root_available("stopping and starting dockerd") {
         return;
     }

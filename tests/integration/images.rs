@@ -84,8 +84,8 @@ fn images_build_refuses_unknown_spark_releases_before_building_anything() {
 }
 
 #[test]
-fn spark_353_image_runs_spark_submit() {
-    if !need_docker("spark_353_image_runs_spark_submit") {
+fn e2e_spark_353_image_runs_spark_submit() {
+    if !need_docker("e2e_spark_353_image_runs_spark_submit") {
         return;
     }
     let tag = rehearse::images::spark_image("3.5.3");
@@ -128,8 +128,8 @@ fn spark_353_image_runs_spark_submit() {
 }
 
 #[test]
-fn spark_image_runs_as_another_user() {
-    if !need_docker("spark_image_runs_as_another_user") {
+fn e2e_spark_image_runs_as_another_user() {
+    if !need_docker("e2e_spark_image_runs_as_another_user") {
         return;
     }
     let tag = rehearse::images::spark_image("3.5.3");

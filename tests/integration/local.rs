@@ -170,7 +170,7 @@ fn run_until_kafka_ready(
 }
 
 #[test]
-fn local_runtime_resumes_a_3_5_checkpoint_with_matching_offsets() {
+fn e2e_local_runtime_resumes_a_3_5_checkpoint_with_matching_offsets() {
     let tmp = tempfile::tempdir().unwrap();
     let source = fixture();
     let before = hash_tree(&source);
@@ -268,7 +268,7 @@ fn local_runtime_refuses_a_spark_the_host_python_cannot_run() {
 }
 
 #[test]
-fn local_runtime_ctrl_c_or_sigterm_stops_the_broker_and_gc_sweeps_orphans() {
+fn e2e_alone_local_runtime_ctrl_c_or_sigterm_stops_the_broker_and_gc_sweeps_orphans() {
     // Ctrl-C (SIGINT): the run kills its own process groups and exits 130.
     let tmp = tempfile::tempdir().unwrap();
     let (child, seen, rest) = run_until_kafka_ready(tmp.path());
@@ -342,7 +342,7 @@ fn local_runtime_ctrl_c_or_sigterm_stops_the_broker_and_gc_sweeps_orphans() {
 /// outside the temp dir gets nothing killed or deleted, and says what it skipped; a sandbox a
 /// SIGKILLed rehearsal left is named, and deleted with `--sandboxes`.
 #[test]
-fn gc_skips_recycled_pids_and_planted_dirs_and_offers_killed_sandboxes() {
+fn e2e_alone_gc_skips_recycled_pids_and_planted_dirs_and_offers_killed_sandboxes() {
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let elsewhere = tempfile::tempdir().unwrap();

@@ -36,7 +36,7 @@ fn e2e_unchanged_upgrade_with_a_control_writes_the_same_rows() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = source_checkpoint(tmp.path());
+    let source = source_checkpoint();
     let before = hash_tree(&source);
     let s = scenario(
         tmp.path(),

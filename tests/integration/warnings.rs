@@ -15,7 +15,7 @@ fn e2e_windowed_count_regrouped_by_a_same_type_column_resumes_with_a_warning() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = source_checkpoint(tmp.path());
+    let source = source_checkpoint();
     let path = format!("[checkpoint]\npath = \"{}\"\n", source.display());
     for target in ["3.5.3", "4.0.1"] {
         let s = scenario(

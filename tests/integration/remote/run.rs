@@ -11,7 +11,7 @@ use super::*;
 /// removed; no secret is in stdout, stderr, the JUnit and Markdown reports or the kept
 /// sandbox's logs.
 #[tokio::test]
-async fn run_by_url_resumes_on_every_server_and_leaves_the_source_unchanged() {
+async fn e2e_run_by_url_resumes_on_every_server_and_leaves_the_source_unchanged() {
     let Some(s) = servers("run_by_url") else {
         return;
     };
@@ -19,7 +19,7 @@ async fn run_by_url_resumes_on_every_server_and_leaves_the_source_unchanged() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let source = crate::run::source_checkpoint(tmp.path());
+    let source = crate::run::source_checkpoint();
     let prefix = unique("run");
     let secrets = [
         s["S3_SECRET_ACCESS_KEY"].clone(),
