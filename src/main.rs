@@ -41,6 +41,22 @@ fn main() {
             io::stderr(),
             "error: this is a bug in rehearse; please report it with the command and input above"
         );
+        // `exit` runs no destructor: remove what this process started (containers, the local
+        // runtime's processes) as Ctrl-C does, on a thread of its own (the panicking one may be
+        // a runtime worker), at most a minute. A panic after Kafka started left it running
+        // until `rehearse gc` (issue 25 §4).
+        let _ = std::thread::spawn(|| {
+            if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                rt.block_on(async {
+                    let sweep = rehearse::rehearsal::sweep_after_interrupt();
+                    let _ = tokio::time::timeout(std::time::Duration::from_secs(60), sweep).await;
+                });
+            }
+        })
+        .join();
         std::process::exit(Outcome::Internal.code());
     }));
     let cli = Cli::parse();

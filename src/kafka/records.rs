@@ -36,12 +36,43 @@ use crate::scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME
 
 /// Checks, before any trial starts, that every `records_file` fits the topic as `inspection`'s
 /// checkpoint has it: a line's `partition` below the checkpoint's partition count (the scenario's
-/// `partitions` was checked at load; a checkpoint may name fewer). The error names the line.
+/// `partitions` was checked at load; a checkpoint may name fewer), and, for a file with
+/// production offsets, its first record in a partition at most
+/// [`MAX_FILLER_RECORDS`](crate::scenario::MAX_FILLER_RECORDS) offsets past the checkpoint's:
+/// seeding fills the offsets between with one filler record each (an offset of i64::MAX once
+/// made it allocate 8 GiB and abort after Kafka had started; issue 25 §4). The error names the
+/// line.
 pub fn check_records_fit(inspection: &Inspection, topics: &[Topic]) -> Result<(), KafkaError> {
     let counts = inspection.kafka_partition_counts();
+    let required = inspection.required_kafka_offsets();
     for t in topics {
-        if let (RecordSource::File(_), Some(n)) = (&t.records, counts.get(&t.name)) {
+        let RecordSource::File(file) = &t.records else {
+            continue;
+        };
+        if let Some(n) = counts.get(&t.name) {
             TopicRecords::new(&t.name, &t.records, *n, 0, t.time_step_ms, false)?;
+        }
+        for (&partition, &needed) in required.get(&t.name).into_iter().flatten() {
+            let first = file
+                .records
+                .iter()
+                .filter(|r| r.partition == Some(partition))
+                .filter_map(|r| r.offset.map(|o| (o, r.line)))
+                .min();
+            let Some((first, line)) = first else {
+                continue;
+            };
+            let filler = i128::from(first) - i128::from(needed.max(0));
+            if filler > i128::from(crate::scenario::MAX_FILLER_RECORDS) {
+                return Err(KafkaError::Records {
+                    topic: t.name.clone(),
+                    message: format!(
+                        "{}:{line}: the first record of partition {partition} is at offset {first}, {filler} offsets past the checkpoint's offset {needed}: seeding would produce that many filler records, more than {}\n(hint: a capture of this checkpoint's topic holds records from its offsets on; capture again with `rehearse capture`, or remove the offsets)",
+                        file.path.display(),
+                        crate::scenario::MAX_FILLER_RECORDS
+                    ),
+                });
+            }
         }
     }
     Ok(())
@@ -360,6 +391,47 @@ mod tests {
         assert!(r.by_partition[2].contains(&3), "explicit partition kept");
         let rec = r.record(2, 7);
         assert_eq!(rec.key.as_deref(), Some(&b"abc"[..]));
+    }
+
+    /// Breaker pass (issue 25 §4): a records file offset of i64::MAX passed every check and
+    /// seeding aborted allocating filler for it after Kafka had started.
+    #[test]
+    fn a_records_file_far_past_the_checkpoints_offset_is_refused_before_any_trial() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("offsets")).unwrap();
+        std::fs::create_dir_all(root.join("commits")).unwrap();
+        std::fs::write(
+            root.join("metadata"),
+            r#"{"id":"5f0e6fa4-2a0c-4e38-9a4e-0d3f1c2b7a11"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("offsets/0"),
+            "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1,\"conf\":{}}\n{\"events\":{\"0\":15}}",
+        )
+        .unwrap();
+        std::fs::write(root.join("commits/0"), "v1\n{\"nextBatchWatermarkMs\":0}").unwrap();
+        let inspection = crate::checkpoint::inspect(root).unwrap();
+        let topic = |text: &str| Topic {
+            name: "events".into(),
+            partitions: 1,
+            records: file(text),
+            fresh_records: 1,
+            fill_to_checkpoint: true,
+            time_step_ms: 1000,
+            kafka_timestamp: false,
+        };
+        let near = topic("{\"value\":\"a\",\"partition\":0,\"offset\":15}\n");
+        check_records_fit(&inspection, &[near]).unwrap();
+        let far = topic("{\"value\":\"a\",\"partition\":0,\"offset\":9223372036854775807}\n");
+        let err = check_records_fit(&inspection, &[far]).unwrap_err();
+        assert!(matches!(err, KafkaError::Records { .. }), "{err}");
+        let said = err.to_string();
+        assert!(
+            said.contains("r.jsonl:1") && said.contains("filler records") && said.contains("hint"),
+            "{said}"
+        );
     }
 
     /// Breaker pass, session 7: a capture made after production lost the records at the

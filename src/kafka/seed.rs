@@ -457,28 +457,56 @@ pub enum Slot {
 /// filler on up to `fill_to` (the checkpoint's offset in the sandbox) when production ends
 /// before it (its data-loss evidence decides the verdict). `offsets` ascend. Pure: the offset
 /// alignment a restart depends on, tested without a broker.
-pub fn mirror_slots(offsets: &[i64], base: i64, end: u64, fill_to: u64) -> Vec<Slot> {
-    let mut out = Vec::new();
-    let mut pos = end;
-    for (i, o) in offsets.iter().enumerate() {
-        let Some(at) = o.checked_sub(base).and_then(|s| u64::try_from(s).ok()) else {
-            continue;
-        };
-        if at < pos {
-            continue;
-        }
-        while pos < at {
-            out.push(Slot::Filler);
-            pos += 1;
-        }
-        out.push(Slot::Mirrored(i));
-        pos += 1;
+///
+/// An iterator, one slot at a time: the count of filler slots comes from the offsets (a user's
+/// `records_file` among them), so it is never allocated (an offset of i64::MAX once made seeding
+/// allocate 8 GiB and abort; issue 25 §4 — the load checks bound it as well).
+pub fn mirror_slots(offsets: &[i64], base: i64, end: u64, fill_to: u64) -> MirrorSlots<'_> {
+    MirrorSlots {
+        offsets,
+        base,
+        pos: end,
+        fill_to,
+        next: 0,
     }
-    while pos < fill_to {
-        out.push(Slot::Filler);
-        pos += 1;
+}
+
+/// The slots [`mirror_slots`] yields, computed as they are taken.
+#[derive(Debug, Clone)]
+pub struct MirrorSlots<'a> {
+    offsets: &'a [i64],
+    base: i64,
+    /// The sandbox offset of the next slot.
+    pos: u64,
+    fill_to: u64,
+    /// The index of the next offset not yet placed.
+    next: usize,
+}
+
+impl Iterator for MirrorSlots<'_> {
+    type Item = Slot;
+
+    fn next(&mut self) -> Option<Slot> {
+        while let Some(&o) = self.offsets.get(self.next) {
+            let at = o.checked_sub(self.base).and_then(|s| u64::try_from(s).ok());
+            match at {
+                // Below the base or below what the sandbox already holds: dropped.
+                Some(at) if at >= self.pos => {
+                    self.pos += 1;
+                    if self.pos > at {
+                        self.next += 1;
+                        return Some(Slot::Mirrored(self.next - 1));
+                    }
+                    return Some(Slot::Filler);
+                }
+                _ => self.next += 1,
+            }
+        }
+        (self.pos < self.fill_to).then(|| {
+            self.pos += 1;
+            Slot::Filler
+        })
     }
-    out
 }
 
 /// A mirror to seed from, with the bases a rebase subtracted (production offset − base =
@@ -688,20 +716,27 @@ mod tests {
     fn mirrored_records_land_at_their_production_offsets_less_the_base() {
         use Slot::{Filler as F, Mirrored as M};
         let fill = |n: usize| vec![F; n];
+        let slots = |o: &[i64], base, end, fill_to| -> Vec<Slot> {
+            mirror_slots(o, base, end, fill_to).collect()
+        };
         // [20, 25) after 20 fillers; fill_to below the range's end adds nothing.
         let want: Vec<Slot> = fill(20).into_iter().chain((0..5).map(M)).collect();
-        assert_eq!(mirror_slots(&[20, 21, 22, 23, 24], 0, 0, 22), want);
+        assert_eq!(slots(&[20, 21, 22, 23, 24], 0, 0, 22), want);
         // A gap in the log (a transaction marker at 22) gets a filler: 23 stays at 23.
         let want: Vec<Slot> = fill(20).into_iter().chain([M(0), M(1), F, M(2)]).collect();
-        assert_eq!(mirror_slots(&[20, 21, 23], 0, 0, 0), want);
+        assert_eq!(slots(&[20, 21, 23], 0, 0, 0), want);
         // Rebased by 98: 100 goes to 2; records below the base are dropped.
-        assert_eq!(mirror_slots(&[100, 101], 98, 0, 0), [F, F, M(0), M(1)]);
-        assert_eq!(mirror_slots(&[96, 97, 98, 99], 98, 0, 0), [M(2), M(3)]);
+        assert_eq!(slots(&[100, 101], 98, 0, 0), [F, F, M(0), M(1)]);
+        assert_eq!(slots(&[96, 97, 98, 99], 98, 0, 0), [M(2), M(3)]);
         // A broker already holding offsets 0..3 (a suite's): only what lies past them.
-        assert_eq!(mirror_slots(&[0, 1, 2, 3, 4], 0, 3, 0), [M(3), M(4)]);
+        assert_eq!(slots(&[0, 1, 2, 3, 4], 0, 3, 0), [M(3), M(4)]);
         // Production ends before the checkpoint's offset 6 (data loss): filler up to it.
-        assert_eq!(mirror_slots(&[2, 3], 0, 0, 6), [F, F, M(0), M(1), F, F]);
-        assert_eq!(mirror_slots(&[], 0, 0, 3), [F, F, F]);
+        assert_eq!(slots(&[2, 3], 0, 0, 6), [F, F, M(0), M(1), F, F]);
+        assert_eq!(slots(&[], 0, 0, 3), [F, F, F]);
+        // An offset of i64::MAX (a user's records_file) is yielded lazily: nothing allocated.
+        let mut far = mirror_slots(&[i64::MAX], 0, 0, 0);
+        assert_eq!(far.by_ref().take(3).collect::<Vec<_>>(), [F, F, F]);
+        assert_eq!(far.next(), Some(F));
     }
 
     #[test]

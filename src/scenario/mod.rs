@@ -44,4 +44,4 @@ pub use parse::{check_release, check_timeout, check_version, cluster_shape, MAX_
 pub use placeholders::{
     check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,
 };
-pub use records::{FileRecord, RecordsFile, MAX_RECORDS_FILE_BYTES};
+pub use records::{FileRecord, RecordsFile, MAX_FILLER_RECORDS, MAX_RECORDS_FILE_BYTES};

@@ -40,6 +40,12 @@ pub const MAX_RECORDS_FILE_BYTES: u64 = 512 * 1024 * 1024;
 /// after Kafka had started (`MessageSizeTooLarge`, exit 4; breaker pass).
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 
+/// Most filler records seeding produces into one partition around a `records_file`'s records
+/// (in the gaps between its offsets, or from the checkpoint's offset to its first record): the
+/// default `rebase_threshold` (`scenario::DEFAULT_REBASE_THRESHOLD`), the count above which
+/// rehearse rebases offsets instead of producing filler up to them.
+pub const MAX_FILLER_RECORDS: u64 = super::model::DEFAULT_REBASE_THRESHOLD;
+
 /// Longest line read as JSON: a 1 MiB record in base64 with its keys fits well under it; a
 /// longer line is refused before parsing (a 200 MB line took 1.8 GB of memory to parse).
 const MAX_LINE_BYTES: usize = 4 << 20;
@@ -170,6 +176,34 @@ fn check_offsets(records: &[FileRecord], path: &Path) -> Result<(), String> {
             return Err(at(format!(
                 "partition {partition} offset {offset} is also line {earlier}'s\n(hint: one record per offset; remove the repeated line)"
             )));
+        }
+    }
+    // Seeding fills the offsets between a partition's records with template filler, one record
+    // per offset: a gap of 10^12 passed this check once and seeding died allocating 8 GiB after
+    // Kafka had started (breaker pass, issue 25 §4).
+    let mut spans: std::collections::BTreeMap<u32, (i64, i64, u64, usize)> = Default::default();
+    for r in records {
+        let (Some(offset), Some(partition)) = (r.offset, r.partition) else {
+            continue;
+        };
+        let e = spans
+            .entry(partition)
+            .or_insert((offset, offset, 0, r.line));
+        if offset < e.0 {
+            e.0 = offset;
+        }
+        if offset > e.1 {
+            (e.1, e.3) = (offset, r.line);
+        }
+        e.2 += 1;
+    }
+    for (partition, (low, high, count, line)) in spans {
+        let filler = (i128::from(high) - i128::from(low) + 1).saturating_sub(i128::from(count));
+        if filler > i128::from(MAX_FILLER_RECORDS) {
+            return Err(format!(
+                "records_file {}:{line}: partition {partition} spans offsets {low} to {high} with {count} record(s): seeding would produce {filler} filler records in its gaps, more than {MAX_FILLER_RECORDS}\n(hint: a capture holds the records around the checkpoint's offsets; remove the lines far from them)",
+                path.display()
+            ));
         }
     }
     Ok(())
@@ -489,6 +523,31 @@ mod tests {
         let err =
             RecordsFile::parse(b"{\"value\":\"\xff\"}\n", Path::new("r.jsonl"), None).unwrap_err();
         assert!(err.contains("r.jsonl:1: the line is not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_partition_whose_gaps_need_more_filler_than_seeding_produces_is_refused_at_load() {
+        // Breaker pass (issue 25 §4): a gap of 10^12 and an offset of i64::MAX passed the load
+        // check and seeding aborted allocating after Kafka had started.
+        for text in [
+            "{\"value\":\"a\",\"partition\":0,\"offset\":0}\n{\"value\":\"b\",\"partition\":0,\"offset\":1000000000000}\n",
+            "{\"value\":\"a\",\"partition\":1,\"offset\":9223372036854775807}\n{\"value\":\"b\",\"partition\":1,\"offset\":0}\n",
+        ] {
+            let err = parse(text, Some(2)).unwrap_err();
+            assert!(
+                err.contains("r.jsonl:") && err.contains("filler records") && err.contains("hint"),
+                "{err}"
+            );
+        }
+        // A gap of exactly the bound is seeded; one more is not.
+        let at = |o: u64| format!("{{\"value\":\"a\",\"partition\":0,\"offset\":{o}}}\n");
+        let edge = format!("{}{}", at(0), at(MAX_FILLER_RECORDS + 1));
+        assert!(parse(&edge, Some(1)).is_ok());
+        let over = format!("{}{}", at(0), at(MAX_FILLER_RECORDS + 2));
+        assert!(parse(&over, Some(1)).is_err());
+        // Gaps are per partition: two partitions far apart from each other are fine.
+        let apart = "{\"value\":\"a\",\"partition\":0,\"offset\":5}\n{\"value\":\"b\",\"partition\":1,\"offset\":900000000000}\n";
+        assert!(parse(apart, Some(2)).is_ok());
     }
 
     #[test]
