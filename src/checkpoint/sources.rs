@@ -362,6 +362,37 @@ impl Inspector {
                 format!("Kafka offset of {topic}-{p} went back from {before} to {after} at batch {id}: the topic was recreated or the offset log was edited"),
             );
         }
+        // A restart reads the latest offset file and the one before it
+        // (MicroBatchExecution.populateStartOffsets: `offsetLog.get(latestBatchId - 1)`), and
+        // `OffsetSeq.toStreamProgress` asserts each names as many sources as the query has
+        // ("There are [n] sources in the checkpoint offsets and now there are [m] sources
+        // requested by the query. Cannot continue.", Spark 2.4–4.x): a latest file with no
+        // source, or a count that differs between those two, cannot be restarted by any query.
+        let counts: Vec<(u64, usize)> = offsets
+            .iter()
+            .filter_map(|(&id, parsed)| parsed.ok().map(|log| (id, log.sources().len())))
+            .collect();
+        match counts.as_slice() {
+            [.., (id, 0)] => {
+                self.finding(
+                    Severity::Error,
+                    "offset-file-without-source",
+                    Some(&format!("offsets/{id}")),
+                    format!("offsets/{id} names no source: a query has at least one, so Spark refuses to restart from it (OffsetSeq.toStreamProgress: \"There are [0] sources in the checkpoint offsets and now there are [n] sources requested by the query\")"),
+                );
+                return required;
+            }
+            [.., (before_id, before), (id, after)] if before != after && before_id + 1 == *id => {
+                self.finding(
+                    Severity::Error,
+                    "source-count-changed",
+                    Some(&format!("offsets/{id}")),
+                    format!("offsets/{before_id} names {before} source(s) and offsets/{id} names {after}: a restart reads both (MicroBatchExecution.populateStartOffsets) and Spark refuses the one whose count differs from the query's (OffsetSeq.toStreamProgress: \"There are [n] sources in the checkpoint offsets and now there are [m] sources requested by the query\")"),
+                );
+                return required;
+            }
+            _ => {}
+        }
         if let Some((id, before, after)) = count_changed {
             self.finding(
                 Severity::Info,
@@ -392,5 +423,75 @@ impl Inspector {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod source_count_tests {
+    use super::Severity;
+
+    const META: &str = r#"{"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{}}"#;
+    const KAFKA: &str = r#"{"events":{"0":5}}"#;
+
+    /// A checkpoint whose offset files have these source lines, batches 0…, all committed.
+    fn findings(files: &[&[&str]]) -> Vec<(String, Severity)> {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("offsets")).unwrap();
+        std::fs::create_dir_all(root.join("commits")).unwrap();
+        std::fs::write(
+            root.join("metadata"),
+            r#"{"id":"5f0e6fa4-2a0c-4e38-9a4e-0d3f1c2b7a11"}"#,
+        )
+        .unwrap();
+        for (id, lines) in files.iter().enumerate() {
+            let mut text = format!("v1\n{META}");
+            for l in *lines {
+                text.push('\n');
+                text.push_str(l);
+            }
+            std::fs::write(root.join(format!("offsets/{id}")), text).unwrap();
+            std::fs::write(
+                root.join(format!("commits/{id}")),
+                "v1\n{\"nextBatchWatermarkMs\":0}",
+            )
+            .unwrap();
+        }
+        let inspection = crate::checkpoint::inspect(root).unwrap();
+        inspection
+            .findings
+            .iter()
+            .map(|f| (f.code.to_string(), f.severity))
+            .collect()
+    }
+
+    fn has(found: &[(String, Severity)], code: &str, severity: Severity) -> bool {
+        found.iter().any(|(c, s)| c == code && *s == severity)
+    }
+
+    /// Breaker pass (issue 25 §6): a latest offset file with no source line, or with two where
+    /// the one before names one, was an info note and `inspect` exited 0; Spark refuses both
+    /// restarts (OffsetSeq.toStreamProgress).
+    #[test]
+    fn an_offset_file_spark_cannot_restart_from_is_an_error() {
+        let none = findings(&[&[KAFKA], &[]]);
+        assert!(
+            has(&none, "offset-file-without-source", Severity::Error),
+            "{none:?}"
+        );
+        let two = findings(&[&[KAFKA], &[KAFKA, KAFKA]]);
+        assert!(
+            has(&two, "source-count-changed", Severity::Error),
+            "{two:?}"
+        );
+        // A change long before the two files a restart reads is history: a note.
+        let old = findings(&[&[KAFKA], &[KAFKA, KAFKA], &[KAFKA, KAFKA], &[KAFKA, KAFKA]]);
+        assert!(has(&old, "source-count-changed", Severity::Info), "{old:?}");
+        // Two sources throughout (a union of two streams): nothing to say.
+        let union = findings(&[&[KAFKA, KAFKA], &[KAFKA, KAFKA]]);
+        assert!(
+            !union.iter().any(|(c, _)| c.starts_with("source-count")),
+            "{union:?}"
+        );
     }
 }
