@@ -5,18 +5,19 @@
 //! and CI replay. Keys, values and header values are written as UTF-8 text when they are, else
 //! base64; each line keeps its partition, offset and Kafka timestamp, so a replay puts each
 //! record back at its production offset (less the sandbox's rebase base).
-//! An existing `<topic>.jsonl` is refused unless `--force`. Where production no longer holds
+//! An existing `<topic>.jsonl` is refused unless `--force`, which replaces it (a link is replaced,
+//! never written through; a FIFO, device or directory there is refused: `userfile::write`). Where production no longer holds
 //! the checkpoint's offsets the files are still written and the command says so and exits with
 //! `kafka-data-loss`'s code: that is what a restart in production would meet, and what a run
 //! replaying the files gets (`kafka::records_file_loss`).
 
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 use base64::Engine as _;
 use rehearse::exit::{HasErrorKind, Outcome};
 use rehearse::kafka::{Mirror, Mirrored};
+use rehearse::userfile::{self, Existing, WriteError};
 use rehearse::verdict::Verdict;
 use serde_json::{json, Map, Value};
 
@@ -56,20 +57,40 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         say!("error: {err}");
         return Ok(Outcome::BadInput);
     }
-    if !args.force {
-        let taken: Vec<String> = checkpointed
-            .keys()
-            .map(|t| args.out_dir.join(format!("{t}.jsonl")))
-            .filter(|p| p.exists())
-            .map(|p| p.display().to_string())
-            .collect();
-        if !taken.is_empty() {
+    let existing = if args.force {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    };
+    // Every output checked before the cluster is asked (the rule `write_topic` applies again):
+    // a topic name that is no Kafka name (the file name comes from the checkpoint), a FIFO,
+    // device or directory at the path, an existing file (or link, dangling or not) without
+    // --force.
+    let mut taken = Vec::new();
+    for topic in checkpointed.keys() {
+        if let Err(message) = rehearse::scenario::check_topic_name(topic) {
             say!(
-                "error: rehearse capture would replace {}\n  hint: pass --force to replace it, or choose another --out-dir",
-                taken.join(", ")
+                "error: checkpoint {}: {message}, so it cannot name a records file\n  hint: capture writes DIR/<topic>.jsonl for each Kafka topic of the checkpoint; check the checkpoint's offset log",
+                args.checkpoint.display()
             );
             return Ok(Outcome::BadInput);
         }
+        let path = args.out_dir.join(format!("{topic}.jsonl"));
+        match userfile::check_writable(&path, RECORDS_FILE, existing) {
+            Ok(()) => {}
+            Err(WriteError::Exists { .. }) => taken.push(path.display().to_string()),
+            Err(err) => {
+                say!("error: {err}");
+                return Ok(Outcome::BadInput);
+            }
+        }
+    }
+    if !taken.is_empty() {
+        say!(
+            "error: rehearse capture would replace {}\n  hint: pass --force to replace it, or choose another --out-dir",
+            taken.join(", ")
+        );
+        return Ok(Outcome::BadInput);
     }
     let mirror = match rehearse::kafka::read_mirror(&config, &checkpointed) {
         Ok(m) => m,
@@ -84,8 +105,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))?;
     for topic in checkpointed.keys() {
         let path = args.out_dir.join(format!("{topic}.jsonl"));
-        write_topic(&mirror, topic, &path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write_topic(&mirror, topic, &path, existing)?;
         let n: usize = mirror
             .partitions
             .iter()
@@ -159,15 +179,26 @@ fn as_capture(message: &str) -> String {
         .replace(key, flag)
 }
 
-fn write_topic(mirror: &Mirror, topic: &str, path: &Path) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for p in mirror.partitions.iter().filter(|p| p.topic == topic) {
-        for r in &p.records {
-            serde_json::to_writer(&mut out, &line(r, p.partition))?;
-            out.write_all(b"\n")?;
+/// What a capture's output is called in messages.
+const RECORDS_FILE: &str = "records file";
+
+/// Writes `topic`'s records to `path` as a `records_file`, by the output rule
+/// ([`userfile::write_with`]: never through a link, never into a FIFO, renamed into place).
+fn write_topic(
+    mirror: &Mirror,
+    topic: &str,
+    path: &Path,
+    existing: Existing,
+) -> Result<(), WriteError> {
+    userfile::write_with(path, RECORDS_FILE, existing, |out| {
+        for p in mirror.partitions.iter().filter(|p| p.topic == topic) {
+            for r in &p.records {
+                serde_json::to_writer(&mut *out, &line(r, p.partition))?;
+                out.write_all(b"\n")?;
+            }
         }
-    }
-    out.flush()
+        Ok(())
+    })
 }
 
 /// Whether `r` has two headers of one name (Kafka allows it; a JSON object does not).
@@ -270,6 +301,58 @@ mod tests {
             assert_eq!(as_capture_flags(message), shown);
             assert!(!as_capture_flags(message).contains("----"));
         }
+    }
+
+    /// Issue 25 §2: `capture --force` wrote through a symlinked `<topic>.jsonl` into a file
+    /// outside `--out-dir` and blocked on a FIFO there. The writer replaces the link (the file
+    /// outside keeps its bytes), refuses a FIFO at once, and without `--force` keeps a file.
+    #[test]
+    fn the_records_file_writer_replaces_links_and_refuses_fifos() {
+        let mirror = Mirror {
+            bootstrap: "p:9092".into(),
+            partitions: vec![rehearse::kafka::PartitionMirror {
+                topic: "orders".into(),
+                partition: 0,
+                checkpointed: 1,
+                log_start: 0,
+                log_end: 1,
+                records: vec![Mirrored {
+                    offset: 0,
+                    key: None,
+                    value: Some(b"v".to_vec()),
+                    headers: Vec::new(),
+                    timestamp_ms: None,
+                }],
+            }],
+            data_loss: Vec::new(),
+        };
+        let out = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let path = out.path().join("orders.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = write_topic(&mirror, "orders", &path, Existing::Refuse).unwrap_err();
+        assert!(matches!(e, WriteError::Exists { .. }), "{e}");
+        write_topic(&mirror, "orders", &path, Existing::Replace).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"offset\":0,\"partition\":0,\"value\":\"v\"}\n"
+        );
+        let fifo = out.path().join("fifo.jsonl");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let started = std::time::Instant::now();
+        let e = write_topic(&mirror, "orders", &fifo, Existing::Replace).unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert!(
+            matches!(e, WriteError::NotRegular { .. }) && e.to_string().contains("fifo.jsonl"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -319,37 +319,25 @@ fn spec(
     })
 }
 
-/// Writes the file: created new unless `--force` replaces an existing one. A replacement is
-/// written beside it and renamed over it, so it never writes through a hard link into another
-/// file (the breaker pass: `ln ck/commits/0 out.toml; rehearse init ck … -o out.toml --force`
-/// overwrote the checkpoint's commit file).
+/// Writes the file by the output rule (`userfile::write`): created new unless `--force`
+/// replaces an existing one, written beside it and renamed over it, so it never writes through
+/// a hard link into another file (the breaker pass: `ln ck/commits/0 out.toml; rehearse init ck
+/// … -o out.toml --force` overwrote the checkpoint's commit file) nor through a symbolic link.
 fn write_file(path: &Path, replace: bool, text: &str) -> Result<(), Refusal> {
-    let result = if replace {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => std::path::PathBuf::from("."),
-        };
-        tempfile::NamedTempFile::new_in(&dir)
-            .and_then(|mut f| {
-                f.write_all(text.as_bytes())?;
-                f.flush()?;
-                Ok(f)
-            })
-            .and_then(|f| f.persist(path).map(|_| ()).map_err(|e| e.error))
+    use rehearse::userfile::{self, Existing, WriteError};
+    let existing = if replace {
+        Existing::Replace
     } else {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.flush()))
+        Existing::Refuse
     };
-    result.map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
-            "pass --force to replace it, or choose another --output"
-        } else {
-            "choose an --output in a directory this user can write"
+    userfile::write(path, "--output", existing, text.as_bytes()).map_err(|e| {
+        let hint = match e {
+            WriteError::Exists { .. } => "pass --force to replace it, or choose another --output",
+            _ => "choose an --output in a directory this user can write",
         };
-        (format!("cannot write {}: {e}", path.display()), hint)
+        // The message without the rule's generic hint: init's own follows.
+        let text = e.to_string();
+        (text.lines().next().unwrap_or_default().to_string(), hint)
     })
 }
 

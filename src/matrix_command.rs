@@ -294,20 +294,21 @@ fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
 }
 
 fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result<()> {
-    let write_file =
-        |path: &Path, what: &str, f: &dyn Fn(&mut std::fs::File) -> std::io::Result<()>| {
-            let mut file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {what} report {}", path.display()))?;
-            f(&mut file).with_context(|| format!("cannot write {what} report {}", path.display()))
-        };
+    use rehearse::userfile::{write_with, Existing};
     if let Some(p) = &output.junit {
-        write_file(p, "JUnit", &|f| reports::write_junit(report, f))?;
+        write_with(p, "JUnit report", Existing::Replace, |mut f| {
+            reports::write_junit(report, &mut f)
+        })?;
     }
     if let Some(p) = &output.markdown {
-        write_file(p, "Markdown", &|f| reports::write_markdown(report, f))?;
+        write_with(p, "Markdown report", Existing::Replace, |mut f| {
+            reports::write_markdown(report, &mut f)
+        })?;
     }
     if let Some(p) = &output.html {
-        write_file(p, "HTML", &|f| reports::write_html(report, f))?;
+        write_with(p, "HTML report", Existing::Replace, |mut f| {
+            reports::write_html(report, &mut f)
+        })?;
     }
     let mut out = std::io::stdout().lock();
     let written = if output.json {

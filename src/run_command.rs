@@ -11,6 +11,7 @@ use rehearse::report::ProgressMode;
 use rehearse::report::{self, RunReport};
 use rehearse::scenario::Scenario;
 use rehearse::trial::TrialSettings;
+use rehearse::userfile::{self, Existing};
 
 use crate::cli::RunArgs;
 use crate::progress_render::Progress;
@@ -161,15 +162,19 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> anyhow::Result<()> {
         report::write(report::ReportFormat::Terminal(style), report, &mut out)?;
     }
     crate::write_stdout(|stdout| stdout.write_all(&out))?;
-    if let Some(path) = &args.junit {
-        let mut f = std::fs::File::create(path)
-            .with_context(|| format!("cannot write JUnit report {}", path.display()))?;
-        report::write(report::ReportFormat::Junit, report, &mut f)?;
-    }
-    if let Some(path) = &args.markdown {
-        let mut f = std::fs::File::create(path)
-            .with_context(|| format!("cannot write Markdown report {}", path.display()))?;
-        report::write(report::ReportFormat::Markdown, report, &mut f)?;
+    for (path, what, format) in [
+        (&args.junit, "JUnit report", report::ReportFormat::Junit),
+        (
+            &args.markdown,
+            "Markdown report",
+            report::ReportFormat::Markdown,
+        ),
+    ] {
+        if let Some(path) = path {
+            userfile::write_with(path, what, Existing::Replace, |mut out| {
+                report::write(format, report, &mut out)
+            })?;
+        }
     }
     Ok(())
 }
@@ -237,13 +242,9 @@ pub fn check_outputs(
     }
     for (flag, path) in files {
         let Some(path) = path else { continue };
-        if path.is_dir() {
-            anyhow::bail!(
-                "{flag} {} is a directory: give the file to write, e.g. {flag} {}",
-                path.display(),
-                path.join("report").display()
-            );
-        }
+        // The output rule's own check (a directory, FIFO, socket or device refused; a link is
+        // replaced, not followed), here before anything runs and again when written.
+        userfile::check_writable(path, flag, Existing::Replace)?;
         let parent = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),

@@ -11,12 +11,19 @@
 //! file that grows while read cannot exhaust memory. Text must be UTF-8: UTF-16 (what PowerShell's
 //! `>` and Notepad's "Unicode" write) gets its own message with the fix, "save it as UTF-8".
 //!
+//! Writing a file the user named — a report (`--junit`, `--markdown`, `--html`), a capture's
+//! `<topic>.jsonl`, init's scenario — goes through [`write`] and [`write_with`], the one rule for
+//! outputs: an existing FIFO, socket, device or directory at the path is refused (writing to it
+//! would block or go nowhere), a symbolic link is never written through but replaced, and the
+//! content goes to a temporary file in the same directory renamed over the path once complete
+//! (a hard link to another file is never written into, and a failed write leaves the old file).
+//!
 //! (`checkpoint/loader.rs` reads checkpoint files and `verdict/input.rs` streams logs line by
 //! line, each with the same checks and bounds of their own; a checkpoint is not "a file the
 //! user named" but a directory Spark wrote.)
 
 use std::fs::{File, Metadata};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -274,6 +281,159 @@ pub fn read_text(path: &Path, what: &str, max: u64) -> Result<String, UserFileEr
     })
 }
 
+/// What [`write`] does with a regular file (or a link) already at the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse it ([`WriteError::Exists`]): `init` and `capture` without `--force`.
+    Refuse,
+    /// Replace it (the link itself, not what it points at): reports, `--force`.
+    Replace,
+}
+
+/// Why an output file could not be written. Each message names the file, what is wrong and
+/// the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// Something is at the path and [`Existing::Refuse`] was asked.
+    #[error("{what} {} already exists\n(hint: pass --force to replace it, or choose another path)", path.display())]
+    Exists {
+        /// What the file is (`JUnit report`, `records file`, …).
+        what: String,
+        /// The path.
+        path: PathBuf,
+    },
+    /// A directory at the path.
+    #[error("{what} {} is a directory, not a file\n(hint: name a file to write, e.g. {}/report)", path.display(), path.display())]
+    Directory {
+        /// What the file is.
+        what: String,
+        /// The path.
+        path: PathBuf,
+    },
+    /// A FIFO, socket or device at the path.
+    #[error("{what} {} is a {kind}; rehearse writes only regular files (writing to a pipe or device would block or go nowhere)\n(hint: remove it, or choose another path)", path.display())]
+    NotRegular {
+        /// What the file is.
+        what: String,
+        /// The path.
+        path: PathBuf,
+        /// `FIFO (named pipe)`, `socket`, `character device`, `block device`.
+        kind: &'static str,
+    },
+    /// Creating, writing or renaming failed (permissions, a missing directory, a full disk).
+    #[error("cannot write {what} {}: {source}\n(hint: check that its directory exists and this user can write there)", path.display())]
+    Io {
+        /// What the file is.
+        what: String,
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Checks what is at `path` before anything is written (see [`write_with`]): nothing, a regular
+/// file or a link (refused under [`Existing::Refuse`]); a directory, FIFO, socket or device is
+/// refused always. Never follows a link and never opens anything. `capture` calls it for every
+/// output before it reads a record.
+///
+/// # Errors
+/// [`WriteError`] naming the path.
+pub fn check_writable(path: &Path, what: &str, existing: Existing) -> Result<(), WriteError> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(WriteError::Io {
+                what: what.into(),
+                path: path.into(),
+                source,
+            })
+        }
+        Ok(meta) => meta,
+    };
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Err(WriteError::Directory {
+            what: what.into(),
+            path: path.into(),
+        });
+    }
+    if !(t.is_file() || t.is_symlink()) {
+        return Err(WriteError::NotRegular {
+            what: what.into(),
+            path: path.into(),
+            kind: special_kind(&meta),
+        });
+    }
+    match existing {
+        Existing::Refuse => Err(WriteError::Exists {
+            what: what.into(),
+            path: path.into(),
+        }),
+        Existing::Replace => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `path` by the output rule of the module doc; `what` names the file in
+/// errors (`"JUnit report"`).
+///
+/// # Errors
+/// [`WriteError`] naming the path; the file at `path` is then as it was.
+pub fn write(path: &Path, what: &str, existing: Existing, bytes: &[u8]) -> Result<(), WriteError> {
+    write_with(path, what, existing, |out| out.write_all(bytes))
+}
+
+/// [`write`] for streamed output: `fill` writes the content into a buffered writer on the
+/// temporary file, which is renamed over `path` only when `fill` returns `Ok`. The new file
+/// gets the mode a plain create would (0666 less the umask).
+///
+/// # Errors
+/// [`WriteError`] naming the path: what [`check_writable`] refuses, or an I/O error of `fill`,
+/// the temporary file or the rename; the file at `path` is then as it was.
+pub fn write_with(
+    path: &Path,
+    what: &str,
+    existing: Existing,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    use std::os::unix::fs::PermissionsExt;
+    check_writable(path, what, existing)?;
+    let io = |source| WriteError::Io {
+        what: what.into(),
+        path: path.into(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.as_deref().unwrap_or("rehearse")))
+        .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(io)?;
+    let mut out = std::io::BufWriter::new(temp);
+    fill(&mut out).map_err(io)?;
+    let temp = out.into_inner().map_err(|e| io(e.into_error()))?;
+    temp.as_file().sync_all().map_err(io)?;
+    let persisted = match existing {
+        // Atomic: a file (or link) created at the path meanwhile is not replaced.
+        Existing::Refuse => temp.persist_noclobber(path),
+        // rename(2) replaces a link itself, never what it points at.
+        Existing::Replace => temp.persist(path),
+    };
+    match persisted {
+        Ok(_) => Ok(()),
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(WriteError::Exists {
+            what: what.into(),
+            path: path.into(),
+        }),
+        Err(e) => Err(io(e.error)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +442,98 @@ mod tests {
         let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
         // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// Issue 25 §2: outputs never follow a link or block. A link (to a file outside, or to
+    /// nothing) is replaced by the file and its target untouched; a FIFO, a device and a
+    /// directory are refused at once, naming the path and the kind; `Refuse` keeps an existing
+    /// file (or link) as it was; a failed fill leaves the old content and no temporary file.
+    #[test]
+    fn write_replaces_links_refuses_fifos_devices_and_directories() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("victim");
+        std::fs::write(&target, "precious").unwrap();
+        let link = dir.path().join("report.md");
+        symlink(&target, &link).unwrap();
+        write(&link, "Markdown report", Existing::Replace, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+        assert!(!std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
+
+        let dangling = dir.path().join("t.jsonl");
+        symlink(outside.path().join("created"), &dangling).unwrap();
+        let e = write(&dangling, "records file", Existing::Refuse, b"x").unwrap_err();
+        assert!(matches!(e, WriteError::Exists { .. }), "{e}");
+        write(&dangling, "records file", Existing::Replace, b"x").unwrap();
+        assert!(!outside.path().join("created").exists());
+
+        let fifo = dir.path().join("pipe.md");
+        mkfifo(&fifo);
+        let started = std::time::Instant::now();
+        let e = write(&fifo, "Markdown report", Existing::Replace, b"x").unwrap_err();
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let text = e.to_string();
+        assert!(
+            matches!(e, WriteError::NotRegular { .. })
+                && text.contains("pipe.md")
+                && text.contains("FIFO")
+                && text.contains("hint:"),
+            "{text}"
+        );
+        let e = write(
+            Path::new("/dev/null"),
+            "HTML report",
+            Existing::Replace,
+            b"x",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("character device"), "{e}");
+        let e = write(dir.path(), "JUnit report", Existing::Replace, b"x").unwrap_err();
+        assert!(matches!(e, WriteError::Directory { .. }), "{e}");
+
+        let kept = dir.path().join("scenario.toml");
+        std::fs::write(&kept, "old").unwrap();
+        let e = write(&kept, "--output", Existing::Refuse, b"new").unwrap_err();
+        assert!(e.to_string().contains("already exists"), "{e}");
+        let e = write_with(&kept, "--output", Existing::Replace, |out| {
+            out.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("disk full"), "{e}");
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "old");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    /// A hard link to another file is replaced, not written into, and a new file gets the mode
+    /// a plain create gives (not the 0600 of a temporary file).
+    #[test]
+    fn write_never_writes_into_a_hard_link_and_keeps_the_usual_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("commits-0");
+        std::fs::write(&other, "v1").unwrap();
+        let out = dir.path().join("out.toml");
+        std::fs::hard_link(&other, &out).unwrap();
+        write(&out, "--output", Existing::Replace, b"scenario").unwrap();
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "v1");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "scenario");
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).unwrap();
+        let fresh = dir.path().join("fresh.md");
+        write(&fresh, "Markdown report", Existing::Refuse, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&fresh), mode(&plain));
     }
 
     /// Issue 17: a jar over [`MAX_JOB_BYTES`] was refused by the generation's cache key, which

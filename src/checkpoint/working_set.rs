@@ -660,9 +660,22 @@ pub fn rocksdb_refs(metadata: &[u8]) -> Result<Vec<String>, String> {
             let name = item
                 .get(field)
                 .and_then(|n| n.as_str())
-                .filter(|n| !n.is_empty() && !n.contains('/') && *n != "..")
                 .ok_or(format!("an entry of {key} has no usable {field}"))?;
-            refs.push(format!("{sub}/{name}"));
+            // A name from a checkpoint file is untrusted like a listing's: one plain name (the
+            // store's one rule), never a path of its own.
+            if name.contains('/') {
+                return Err(format!(
+                    "{field} {name:?} in {key} is a path, not a file name"
+                ));
+            }
+            let path = format!("{sub}/{name}");
+            crate::store::safe_relative(&path).map_err(|e| {
+                format!(
+                    "{field} {name:?} in {key} is not a plain file name: {}",
+                    e.reason
+                )
+            })?;
+            refs.push(path);
         }
     }
     Ok(refs)

@@ -507,6 +507,10 @@ async fn copy_remote(
     options: &CopyOptions,
 ) -> Result<CopySummary, SandboxError> {
     let listing = source.list().await?;
+    // `list` refused unsafe names already; checked again here, where the paths are joined onto
+    // `dest`, so that no other source of a listing can skip the one rule.
+    store::safe_listing(listing.iter().map(|f| f.path.as_str()))
+        .map_err(|name| source.location().unsafe_name(name))?;
     let (chosen, why_full) = {
         let (listing, inspection, targets, options, store) = (
             listing.clone(),
@@ -727,6 +731,42 @@ mod tests {
             assert_eq!(ranged, source, "{rel:?}");
             let written = blake3::hash(&fs::read(a.path().join(&rel)).unwrap());
             assert_eq!(written.to_hex().to_string(), source, "{rel:?}");
+        }
+    }
+
+    /// Issue 25 §1: an S3 key `ck/offsets/../../../PWNED` was joined onto the staging
+    /// directory and its bytes written outside it. Through the real copy over a fake S3
+    /// endpoint: refused as an unsafe name, nothing created outside, nothing in the copy.
+    #[tokio::test]
+    async fn a_remote_listing_leading_out_of_the_copy_creates_nothing() {
+        let src = fixture_copy("tests/fixtures/checkpoints/3.5.3/file-agg");
+        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("stage/checkpoint");
+        fs::create_dir_all(&dest).unwrap();
+        for keys in [
+            &["ck/metadata", "ck/offsets/../../../PWNED"][..],
+            &["ck/metadata", "ck/offsets/0", "ck/offsets/0/x"][..],
+        ] {
+            let endpoint =
+                store::test_server::s3_serving(keys, b"42 bytes the hostile server sent us");
+            let remote = store::test_server::s3_at(&endpoint, "s3://bkt/ck").await;
+            let options = CopyOptions {
+                full_copy: true,
+                parallel: 1,
+            };
+            let err = copy_checkpoint(&remote, &inspection, &dest, &options)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SandboxError::Store(store::StoreError::UnsafeName { .. })
+                ),
+                "{keys:?}: {err:?}"
+            );
+            assert!(!tmp.path().join("PWNED").exists(), "{keys:?}");
+            assert_eq!(fs::read_dir(&dest).unwrap().count(), 0, "{keys:?}");
         }
     }
 

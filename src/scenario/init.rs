@@ -32,13 +32,9 @@ pub const PINNED_WORTH_PASSING: &[&str] = &[
 /// (the newest patch of each, from `src/versions/spark-lines.toml`).
 pub const DEFAULT_LINES: usize = 2;
 
-/// A Kafka topic name as Kafka and the scenario parser take it: ASCII letters, digits, `.`,
-/// `_`, `-` (Kafka's `Topic.validate`, the rule of `scenario/parse/topics.rs`).
+/// A Kafka topic name as Kafka and the scenario parser take it ([`super::check_topic_name`]).
 fn valid_topic_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    super::check_topic_name(name).is_ok()
 }
 
 /// The job of the scenario, with its path as it is to be written.

@@ -40,7 +40,10 @@ pub use model::{
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
 pub use parity::{parity_settings, ParitySettings};
-pub use parse::{check_release, check_timeout, check_version, cluster_shape, MAX_TIMEOUT_SECONDS};
+pub use parse::{
+    check_release, check_timeout, check_topic_name, check_version, cluster_shape,
+    MAX_TIMEOUT_SECONDS,
+};
 pub use placeholders::{
     check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,
 };

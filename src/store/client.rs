@@ -144,9 +144,12 @@ impl CheckpointStore {
     }
 
     /// Every file under the location, recursively, sorted by path. Directories are not listed
-    /// (object stores have none); local symbolic links are neither followed nor listed.
+    /// (object stores have none); local symbolic links are neither followed nor listed. Every
+    /// remote path is a plain relative path ([`super::safe_listing`]).
     ///
     /// # Errors
+    /// [`StoreError::UnsafeName`] when a remote listing names a path that is not a plain
+    /// relative path below the location (`..`, `//`, NUL, a file that is also a directory, …);
     /// [`StoreError::NothingThere`] when no file is under the location (a wrong prefix, an
     /// empty or missing directory); [`StoreError::MissingBucket`] when the bucket, container or
     /// filesystem does not exist; credential, permission and network errors as in
@@ -178,12 +181,17 @@ impl CheckpointStore {
                     let Some(rel) = entry.path().strip_prefix(prefix.as_str()) else {
                         continue;
                     };
-                    let rel = rel.trim_start_matches('/');
                     if rel.is_empty() {
                         continue;
                     }
+                    // Kept as listed (a key `p//x` under `p/` is `/x`, refused below), never
+                    // trimmed into another name.
                     files.push(object_info(rel, entry.metadata()));
                 }
+                // Every name a server sends is untrusted: refused before any consumer (the
+                // copy, inspect, the end check) joins one onto a directory.
+                super::location::safe_listing(files.iter().map(|f| f.path.as_str()))
+                    .map_err(|name| self.location.unsafe_name(name))?;
                 files
             }
         };

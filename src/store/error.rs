@@ -147,6 +147,19 @@ pub enum StoreError {
         /// The underlying error, redacted.
         cause: Cause,
     },
+    /// A listing named a path that is not a plain relative path below the location (`..`, an
+    /// absolute path, an empty or `.` segment, NUL, a backslash, a name too long for a local
+    /// filesystem, a file that is also a directory): refused before anything is created, since
+    /// joined onto a local directory it could lead out of it (issue 25 §1).
+    #[error("the listing of {url} names {key:?}, which is not a plain relative path below the checkpoint: {reason}; nothing was copied\n(hint: Spark never writes such a name; remove or rename that object (or file) in the store, or check that the endpoint serves this checkpoint)")]
+    UnsafeName {
+        /// The location listed.
+        url: String,
+        /// The path as listed (shown escaped).
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A local file or directory could not be read.
     #[error("failed to {operation} {path}")]
     Io {
@@ -165,7 +178,7 @@ impl StoreError {
     ///
     /// | variant | kind |
     /// |---|---|
-    /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound | BadInput |
+    /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
     /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, Other, Io | Environment |
     pub fn kind(&self) -> StoreErrorKind {
         match self {
@@ -173,7 +186,8 @@ impl StoreError {
             | Self::MissingBucket { .. }
             | Self::NothingThere { .. }
             | Self::IsAFile { .. }
-            | Self::NotFound { .. } => StoreErrorKind::BadInput,
+            | Self::NotFound { .. }
+            | Self::UnsafeName { .. } => StoreErrorKind::BadInput,
             Self::NotAStore { .. } | Self::TimedOut { .. } => StoreErrorKind::Environment,
             Self::Config { .. }
             | Self::BadCredentials { .. }

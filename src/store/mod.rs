@@ -29,8 +29,10 @@ mod env;
 mod error;
 mod location;
 mod platforms;
+#[cfg(test)]
+pub(crate) mod test_server;
 
 pub use client::{CheckpointStore, ObjectInfo, ObjectStream, READ_CHUNK};
 pub use env::StoreEnv;
 pub use error::{Cause, Redactor, StoreError, StoreErrorKind};
-pub use location::CheckpointLocation;
+pub use location::{safe_listing, safe_relative, CheckpointLocation, UnsafeName, NAME_MAX};

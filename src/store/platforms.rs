@@ -252,6 +252,20 @@ pub(super) fn azure_data_lake(
     })
 }
 
+/// Bytes a query value keeps as they are: RFC 3986's unreserved characters.
+const QUERY_VALUE: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// `value` percent-encoded for one query parameter: opendal's WebHDFS backend appends
+/// `&user.name={user}` as given, so `HADOOP_USER_NAME='a&op=DELETE'` would add a parameter
+/// (issue 25 §6).
+fn query_value(value: &str) -> String {
+    percent_encoding::utf8_percent_encode(value, QUERY_VALUE).to_string()
+}
+
 /// HDFS through WebHDFS: `REHEARSE_WEBHDFS_URL`, else the NameNode host with the HTTP port
 /// (`webhdfs://`'s own, else `REHEARSE_WEBHDFS_PORT`, else 9870); simple auth as
 /// `HADOOP_USER_NAME`.
@@ -285,7 +299,7 @@ pub(super) fn webhdfs(
     };
     let mut b = services::Webhdfs::default().root("/").endpoint(&endpoint);
     if let Some(user) = env.get("HADOOP_USER_NAME") {
-        b = b.user_name(user);
+        b = b.user_name(&query_value(user));
     }
     let op = Operator::new(b)
         .map_err(|e| config_error(url, redactor, e))?

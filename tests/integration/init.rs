@@ -337,6 +337,36 @@ fn force_never_writes_through_a_hard_link() {
     );
 }
 
+/// Issue 25 §2: `--force` onto a symbolic link to a file outside replaces the link and leaves
+/// the file as it was; without `--force` a dangling link is an existing output, not a way to
+/// create the file it names.
+#[test]
+fn force_replaces_a_symlink_and_never_writes_through_it() {
+    let dir = workdir();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("ln.toml")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("created"), dir.path().join("dl.toml")).unwrap();
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    let ckpt = ckpt.to_str().unwrap();
+    run_in(
+        dir.path(),
+        &[ckpt, "--job", "job.py", "-o", "ln.toml", "--force"],
+    )
+    .code(0);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+    let written = dir.path().join("ln.toml");
+    assert!(!fs::symlink_metadata(&written)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(Scenario::load(&written).is_ok());
+    let out = run_in(dir.path(), &[ckpt, "--job", "job.py", "-o", "dl.toml"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(!outside.path().join("created").exists(), "{}", out.stderr);
+}
+
 #[test]
 fn a_jar_job_needs_its_main_class() {
     let dir = workdir();

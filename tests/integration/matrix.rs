@@ -332,21 +332,28 @@ fn merge_joins_shards_lists_differences_first_and_exits_1() {
     );
 }
 
+/// `a.json` and `b.json` in `dir`: shards 1/2 and 2/2 of one suite, each cell resumed.
+fn two_shards(dir: &Path) -> (PathBuf, PathBuf) {
+    (
+        shard_report(
+            dir,
+            "a.json",
+            "1/2",
+            &[("3.5.3", "3.5.3", "resumed", "resumed")],
+        ),
+        shard_report(
+            dir,
+            "b.json",
+            "2/2",
+            &[("4.0.1", "4.0.1", "resumed", "resumed")],
+        ),
+    )
+}
+
 #[test]
 fn merge_refuses_an_output_that_is_an_input_mixed_splits_and_a_fifo() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = shard_report(
-        tmp.path(),
-        "a.json",
-        "1/2",
-        &[("3.5.3", "3.5.3", "resumed", "resumed")],
-    );
-    let b = shard_report(
-        tmp.path(),
-        "b.json",
-        "2/2",
-        &[("4.0.1", "4.0.1", "resumed", "resumed")],
-    );
+    let (a, b) = two_shards(tmp.path());
     let before = std::fs::read(&a).unwrap();
     for flag in ["--junit", "--html", "--markdown"] {
         let (code, _, stderr) = rehearse(&[
@@ -432,6 +439,87 @@ fn merge_refuses_an_output_that_is_an_input_mixed_splits_and_a_fifo() {
     let (code, _, stderr) = rehearse(&["matrix", "merge", &fifo.display().to_string()]);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("FIFO"), "{stderr}");
+}
+
+/// Issue 25 §2: `matrix merge --markdown <fifo>` blocked forever, and a report path that is a
+/// symbolic link was written through into the file it points at. Now a FIFO or a directory is
+/// refused at once naming the path and the kind (before any input is read), and a link is
+/// replaced by the report, its target untouched. `run` checks its report paths by the same
+/// rule before it loads the scenario.
+#[test]
+fn merge_outputs_never_follow_a_link_or_block_on_a_fifo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_shards(tmp.path());
+    let within = |args: &[&str]| {
+        let mut cmd = assert_cmd::Command::cargo_bin("rehearse").unwrap();
+        cmd.timeout(std::time::Duration::from_secs(30))
+            .args(args)
+            .env("REHEARSE_CACHE_DIR", repo().join("target/rehearse-cache"));
+        let out = cmd.output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let fifo = tmp.path().join("merged.md");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let fifo_s = fifo.display().to_string();
+    for (command, flag) in [
+        (
+            &["matrix", "merge", a.as_str(), b.as_str()][..],
+            "--markdown",
+        ),
+        (&["matrix", "merge", a.as_str(), b.as_str()][..], "--html"),
+        (&["run", "no-such-scenario.toml"][..], "--junit"),
+    ] {
+        let args: Vec<&str> = command
+            .iter()
+            .copied()
+            .chain([flag, fifo_s.as_str()])
+            .collect();
+        let (code, stderr) = within(&args);
+        assert_eq!(code, 3, "{args:?} (-1: killed by the timeout): {stderr}");
+        assert!(
+            stderr.contains("merged.md") && stderr.contains("FIFO") && stderr.contains(flag),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (code, stderr) = within(&[
+        "matrix",
+        "merge",
+        &a,
+        &b,
+        "--junit",
+        &tmp.path().display().to_string(),
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("is a directory"), "{stderr}");
+
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.html");
+    std::fs::write(&victim, "precious").unwrap();
+    let link = tmp.path().join("merged.html");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let (code, stderr) = within(&[
+        "matrix",
+        "merge",
+        &a,
+        &b,
+        "--html",
+        &link.display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(!std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&link).unwrap().contains("<html"));
 }
 
 #[test]

@@ -322,3 +322,33 @@ fn leftovers_are_never_chosen() {
         assert!(!f.contains(e), "{e}");
     }
 }
+
+/// Issue 25 §1: a name in a RocksDB zip's `metadata` is untrusted like a listing's: `..`, a
+/// path, a NUL or a backslash is refused with the field named, a plain name passes.
+#[test]
+fn rocksdb_metadata_names_are_plain_file_names() {
+    let meta = |name: &str| {
+        format!(
+            "v1\n{}",
+            serde_json::json!({"sstFiles": [{"dfsSstFileName": name}]})
+        )
+    };
+    assert_eq!(
+        rocksdb_refs(meta("000008-2d8c.sst").as_bytes()).unwrap(),
+        vec!["SSTs/000008-2d8c.sst".to_string()]
+    );
+    for (name, why) in [
+        ("..", "`..` segment"),
+        (".", "`.` segment"),
+        ("../../x", "is a path"),
+        ("a\0b", "NUL"),
+        ("a\\b", "backslash"),
+        ("", "empty"),
+    ] {
+        let err = rocksdb_refs(meta(name).as_bytes()).unwrap_err();
+        assert!(
+            err.contains("dfsSstFileName") && err.contains(why),
+            "{name:?}: {err}"
+        );
+    }
+}

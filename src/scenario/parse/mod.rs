@@ -32,6 +32,7 @@ mod tests;
 mod topics;
 
 use job_table::{checkpoint_unnamed, dependencies, job, per_target};
+pub use topics::check_topic_name;
 use topics::{output_topics, topics};
 
 /// A Spark version as written (`3.5.3`, no pre-release suffix: [`SparkVersion::release`], the

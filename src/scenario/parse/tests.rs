@@ -242,3 +242,16 @@ fn the_kafka_out_example_loads_with_its_records_file() {
         .iter()
         .all(|r| r.key.is_some() && r.timestamp_ms.is_some()));
 }
+
+/// Kafka refuses `.` and `..` as topic names (`Topic.validate`); capture's `<topic>.jsonl`
+/// names come from a checkpoint, so a topic from one is checked by this rule (issue 25 §1):
+/// a path or `..` never names a file.
+#[test]
+fn topic_names_are_kafkas_never_a_path() {
+    for bad in ["", ".", "..", "../x", "a/b", "a\\b", "a b"] {
+        assert!(super::check_topic_name(bad).is_err(), "{bad:?}");
+    }
+    for good in ["orders", "a.b-c_d", "..."] {
+        assert!(super::check_topic_name(good).is_ok(), "{good:?}");
+    }
+}

@@ -16,9 +16,17 @@ pub(super) fn topics(specs: &[TopicSpec], dir: &Relative) -> Result<Vec<Topic>, 
     specs.iter().map(|t| topic(t, dir)).collect()
 }
 
-/// A valid Kafka topic name: letters, digits, `.`, `_`, `-` (Kafka's `Topic.validate`).
-pub(super) fn check_topic_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
+/// A valid Kafka topic name: letters, digits, `.`, `_`, `-`, not `.` or `..` (Kafka's
+/// `Topic.validate`). The one rule: scenarios, `init`, and `capture`, whose `<topic>.jsonl` file
+/// names come from a checkpoint's offsets (so a topic is never a path).
+///
+/// # Errors
+/// The message naming the topic.
+pub fn check_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)))
     {
         return Err(format!(
             "topic name {name:?} is not a valid Kafka topic name"

@@ -1,74 +1,6 @@
 use super::*;
 
-/// A throwaway HTTP/1.1 server on 127.0.0.1 for protocol cases no real store produces:
-/// `answer(method, path?query)` gives the status line and headers (without the blank line)
-/// and the body; `trickle` sends the body a byte every 100 ms.
-fn serve(
-    answer: impl Fn(&str, &str) -> (String, Vec<u8>) + Send + Sync + 'static,
-    trickle: bool,
-) -> String {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let answer = std::sync::Arc::new(answer);
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { return };
-            let answer = answer.clone();
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(conn.try_clone().unwrap());
-                let mut line = String::new();
-                if reader.read_line(&mut line).is_err() {
-                    return;
-                }
-                let mut parts = line.split_whitespace();
-                let (method, target) = (
-                    parts.next().unwrap_or("").to_string(),
-                    parts.next().unwrap_or("").to_string(),
-                );
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                        break;
-                    }
-                }
-                let (head, body) = answer(&method, &target);
-                let head = format!(
-                    "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = conn.write_all(head.as_bytes());
-                if method == "HEAD" {
-                    return;
-                }
-                if trickle {
-                    for b in body {
-                        if conn.write_all(&[b]).is_err() {
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(100));
-                    }
-                } else {
-                    let _ = conn.write_all(&body);
-                }
-            });
-        }
-    });
-    format!("http://{addr}")
-}
-
-async fn s3_at(endpoint: &str, url: &str) -> CheckpointStore {
-    let location = CheckpointLocation::parse(url).unwrap();
-    let env = env(&[
-        ("AWS_ENDPOINT_URL", endpoint),
-        ("AWS_ALLOW_HTTP", "true"),
-        ("AWS_REGION", "us-east-1"),
-        ("AWS_ACCESS_KEY_ID", "rehearse-test"),
-        ("AWS_SECRET_ACCESS_KEY", "rehearse-test-secret"),
-        ("REHEARSE_STORE_TIMEOUT_SECONDS", "1"),
-    ]);
-    CheckpointStore::open(location, &env).await.unwrap()
-}
+use crate::store::test_server::{s3_at, s3_serving, serve};
 
 const EMPTY_LISTING: &str = r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>ck/metadata/</Prefix><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated></ListBucketResult>"#;
 
@@ -377,5 +309,120 @@ async fn hdfs_urls_derive_the_webhdfs_endpoint() {
         )
         .await,
         "https://knox:8443/gateway"
+    );
+}
+
+/// Issue 25 §1: keys with `..` segments were joined onto the staging directory and written
+/// outside it. Every hostile listing is refused at the listing, naming the key and the URL, as
+/// bad input: `..`, an empty segment, a `.` segment, a backslash, a name too long for a local
+/// filesystem, and a file that is also a directory. A plain listing still lists.
+#[tokio::test]
+async fn hostile_listings_are_refused_naming_the_key_and_the_url() {
+    let long = format!("ck/{}", "n".repeat(256));
+    let cases: [(&[&str], &str, &str); 7] = [
+        (
+            &["ck/metadata", "ck/offsets/../../../PWNED"],
+            "\"offsets/../../../PWNED\"",
+            "`..` segment",
+        ),
+        (&["ck/../PWNED"], "\"../PWNED\"", "`..` segment"),
+        (&["ck/offsets//0"], "\"offsets//0\"", "empty segment"),
+        (&["ck/./metadata"], "\"./metadata\"", "`.` segment"),
+        (
+            &["ck/offsets\\..\\x"],
+            "\"offsets\\\\..\\\\x\"",
+            "backslash",
+        ),
+        (&[long.as_str()], "256 bytes", "255 bytes"),
+        (
+            &["ck/offsets/0", "ck/offsets/0.crc", "ck/offsets/0/x"],
+            "\"offsets/0\"",
+            "offsets/0/x",
+        ),
+    ];
+    for (keys, named, reason) in cases {
+        let endpoint = s3_serving(keys, b"x");
+        let err = s3_at(&endpoint, "s3://bkt/ck")
+            .await
+            .list()
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::UnsafeName { .. }),
+            "{keys:?}: {err:?}"
+        );
+        assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput);
+        let text = err.to_string();
+        assert!(
+            text.contains("s3://bkt/ck") && text.contains(named) && text.contains(reason),
+            "{keys:?}: {text}"
+        );
+    }
+    let endpoint = s3_serving(&["ck/metadata", "ck/offsets/0", "ck/offsets/.0.crc"], b"x");
+    let listed = s3_at(&endpoint, "s3://bkt/ck").await.list().await.unwrap();
+    let paths: Vec<&str> = listed.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["metadata", "offsets/.0.crc", "offsets/0"]);
+}
+
+/// Issue 25 §1 and §6 on WebHDFS: a name `../../PWNED` in a LISTSTATUS answer is refused like
+/// an S3 key, and `HADOOP_USER_NAME` reaches the query percent-encoded (it went in as is, so
+/// `alice&op=DELETE` added a parameter).
+#[tokio::test]
+async fn webhdfs_names_are_checked_and_the_user_name_is_percent_encoded() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let log = seen.clone();
+    let status = |suffix: &str, kind: &str| {
+        format!(
+            r#"{{"accessTime":0,"blockSize":134217728,"childrenNum":0,"fileId":16386,"group":"g","length":1,"modificationTime":1700000000000,"owner":"u","pathSuffix":"{suffix}","permission":"644","replication":1,"storagePolicy":0,"type":"{kind}"}}"#
+        )
+    };
+    let statuses = format!(
+        r#"{{"FileStatus":[{},{}]}}"#,
+        status("metadata", "FILE"),
+        status("../../PWNED", "FILE")
+    );
+    // opendal asks LISTSTATUS_BATCH where the server offers it, else LISTSTATUS.
+    let batch = format!(
+        r#"{{"DirectoryListing":{{"partialListing":{{"FileStatuses":{statuses}}},"remainingEntries":0}}}}"#
+    );
+    let listing = format!(r#"{{"FileStatuses":{statuses}}}"#);
+    let root = format!(r#"{{"FileStatus":{}}}"#, status("", "DIRECTORY"));
+    let endpoint = serve(
+        move |_, target| {
+            log.lock().unwrap().push(target.to_string());
+            let body = if target.contains("op=LISTSTATUS_BATCH") {
+                batch.clone()
+            } else if target.contains("op=LISTSTATUS") {
+                listing.clone()
+            } else {
+                root.clone()
+            };
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json".into(),
+                body.into_bytes(),
+            )
+        },
+        false,
+    );
+    let vars = [
+        ("REHEARSE_WEBHDFS_URL", endpoint.as_str()),
+        ("HADOOP_USER_NAME", "alice&op=DELETE x"),
+        ("REHEARSE_STORE_TIMEOUT_SECONDS", "2"),
+    ];
+    let location = CheckpointLocation::parse("hdfs://nn:8020/ck").unwrap();
+    let store = CheckpointStore::open(location, &env(&vars)).await.unwrap();
+    let err = store.list().await.unwrap_err();
+    assert!(matches!(err, StoreError::UnsafeName { .. }), "{err:?}");
+    assert!(err.to_string().contains("\"../../PWNED\""), "{err}");
+    let targets = seen.lock().unwrap().clone();
+    assert!(
+        targets
+            .iter()
+            .any(|t| t.contains("user.name=alice%26op%3DDELETE%20x")),
+        "{targets:?}"
+    );
+    assert!(
+        targets.iter().all(|t| !t.contains("&op=DELETE")),
+        "{targets:?}"
     );
 }
