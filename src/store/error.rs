@@ -91,6 +91,19 @@ pub enum StoreError {
         /// The deadline.
         seconds: u64,
     },
+    /// A listing that does not end: the server sent a name twice (a continuation token sent back
+    /// unchanged), more names than any checkpoint holds, or kept listing past the whole
+    /// listing's deadline (the per-request deadline never fires on a server that answers each
+    /// page promptly).
+    #[error("the listing of {url} from {endpoint} does not end: {why}\n(hint: the server repeats its pages or lists without end; check the endpoint (a proxy or an S3-compatible server with a pagination bug answers like this); a checkpoint holds far fewer files)")]
+    ListingRunsAway {
+        /// The location.
+        url: String,
+        /// The endpoint asked.
+        endpoint: String,
+        /// What gave it away.
+        why: String,
+    },
     /// One object or file named under the location does not exist.
     #[error("no such file: {url}")]
     NotFound {
@@ -179,7 +192,7 @@ impl StoreError {
     /// | variant | kind |
     /// |---|---|
     /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
-    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, Other, Io | Environment |
+    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, ListingRunsAway, Other, Io | Environment |
     pub fn kind(&self) -> StoreErrorKind {
         match self {
             Self::BadLocation { .. }
@@ -188,7 +201,9 @@ impl StoreError {
             | Self::IsAFile { .. }
             | Self::NotFound { .. }
             | Self::UnsafeName { .. } => StoreErrorKind::BadInput,
-            Self::NotAStore { .. } | Self::TimedOut { .. } => StoreErrorKind::Environment,
+            Self::NotAStore { .. } | Self::TimedOut { .. } | Self::ListingRunsAway { .. } => {
+                StoreErrorKind::Environment
+            }
             Self::Config { .. }
             | Self::BadCredentials { .. }
             | Self::AccessDenied { .. }

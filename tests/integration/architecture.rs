@@ -11,7 +11,7 @@ const LAYERS: &[(&str, u32, &[&str])] = &[
     ("text", 0, &[]),
     ("cache", 0, &[]),
     ("versions", 0, &[]),
-    ("store", 0, &["text"]),
+    ("store", 0, &["text", "userfile"]),
     ("userfile", 0, &[]),
     ("checkpoint", 1, &[]),
     ("verdict", 2, &[]),

@@ -426,3 +426,98 @@ async fn webhdfs_names_are_checked_and_the_user_name_is_percent_encoded() {
         "{targets:?}"
     );
 }
+
+/// Issue 25 §5: an S3 endpoint answering every ListObjectsV2 page at once, truncated, with the
+/// same continuation token, was followed forever (the per-request deadline never fired).
+#[tokio::test]
+async fn a_listing_that_repeats_its_continuation_token_ends_with_an_error() {
+    let page = r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>ck/</Prefix><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated><NextContinuationToken>same</NextContinuationToken><Contents><Key>ck/metadata</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>&quot;e1&quot;</ETag><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents></ListBucketResult>"#;
+    let endpoint = serve(
+        move |_, _| {
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                page.as_bytes().to_vec(),
+            )
+        },
+        false,
+    );
+    let store = s3_at(&endpoint, "s3://bkt/ck").await;
+    let err = tokio::time::timeout(Duration::from_secs(30), store.list())
+        .await
+        .expect("the listing ends")
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ListingRunsAway { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("s3://bkt/ck")
+            && text.contains("\"ck/metadata\" twice")
+            && text.contains("hint"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_listing_guard_ends_on_a_repeat_a_count_or_the_deadline() {
+    let mut g = ListingGuard::new(Duration::from_secs(60), 2);
+    g.admit("a").unwrap();
+    assert!(g.admit("a").unwrap_err().contains("twice"));
+    g.admit("b").unwrap();
+    assert!(g.admit("c").unwrap_err().contains("more than 2 names"));
+    let mut late = ListingGuard::new(Duration::ZERO, 10);
+    assert!(late
+        .admit("a")
+        .unwrap_err()
+        .contains("still listing after 0 s"));
+}
+
+/// Issue 25 §5: `GOOGLE_APPLICATION_CREDENTIALS` naming a FIFO blocked the credential chain
+/// forever, and `/dev/zero` was read to 4.2 GB before "no credentials found".
+#[tokio::test]
+async fn a_credential_file_that_is_no_regular_file_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("key.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, vec![b' '; (MAX_CREDENTIAL_FILE_BYTES + 1) as usize]).unwrap();
+    let fifo = fifo.display().to_string();
+    let big = big.display().to_string();
+    for (var, path, said) in [
+        ("GOOGLE_APPLICATION_CREDENTIALS", fifo.as_str(), "FIFO"),
+        (
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "/dev/zero",
+            "character device",
+        ),
+        (
+            "AWS_SHARED_CREDENTIALS_FILE",
+            big.as_str(),
+            "over rehearse's limit",
+        ),
+    ] {
+        let url = if var.starts_with("AWS") {
+            "s3://bkt/ck"
+        } else {
+            "gs://bkt/ck"
+        };
+        let env = StoreEnv::from_vars([(var, path), ("AWS_REGION", "us-east-1")]);
+        let opened = tokio::time::timeout(
+            Duration::from_secs(20),
+            CheckpointStore::open(CheckpointLocation::parse(url).unwrap(), &env),
+        )
+        .await
+        .expect("refused at once, not blocked");
+        let err = opened.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, StoreError::Config { .. })
+                && text.contains(var)
+                && text.contains(path)
+                && text.contains(said),
+            "{var}={path}: {text}"
+        );
+    }
+}
