@@ -143,6 +143,8 @@ pub(crate) fn add_conf(scenario: &mut Scenario, conf: &[String]) -> anyhow::Resu
         let Some((k, v)) = kv.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
             anyhow::bail!("--conf {kv}: give KEY=VALUE, e.g. --conf spark.executor.instances=2");
         };
+        rehearse::scenario::check_conf(k, v)
+            .map_err(|m| anyhow::anyhow!("--conf {}: {m}", k.trim()))?;
         scenario.conf.insert(k.trim().to_string(), v.to_string());
     }
     Ok(())

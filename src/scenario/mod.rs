@@ -41,7 +41,7 @@ pub use model::{
 };
 pub use parity::{parity_settings, ParitySettings};
 pub use parse::{
-    check_release, check_timeout, check_topic_name, check_version, cluster_shape,
+    check_conf, check_release, check_timeout, check_topic_name, check_version, cluster_shape,
     MAX_TIMEOUT_SECONDS,
 };
 pub use placeholders::{

@@ -588,6 +588,13 @@ fn a_bad_master_or_conf_on_matrix_is_bad_input_before_anything_starts() {
         stderr.contains("--conf spark.x: give KEY=VALUE"),
         "{stderr}"
     );
+    // Issue 25 §6: a cluster-mode driver was submitted and judged on spark-submit's log.
+    let (code, _, stderr) = rehearse(&["matrix", &s, "--conf", "spark.submit.deployMode=cluster"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("--conf spark.submit.deployMode") && stderr.contains("client mode"),
+        "{stderr}"
+    );
     let (code, _, stderr) = rehearse(&[
         "matrix",
         &s,

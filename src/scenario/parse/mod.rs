@@ -49,6 +49,25 @@ pub fn check_release(v: &str) -> Result<(), String> {
     SparkVersion::known_release(v).map(|_| ())
 }
 
+/// A Spark conf entry of `[job.conf]` or `--conf KEY=VALUE`, checked at load: rehearse runs the
+/// driver itself in client mode — it reads the driver's log for the verdict and the sandbox
+/// checkpoint from the driver's side — so `spark.submit.deployMode` other than `client` is
+/// refused (with `cluster` the driver would run where rehearse cannot watch it, and the
+/// restart be judged on spark-submit's own log; breaker pass, issue 25 §6).
+pub fn check_conf(key: &str, value: &str) -> Result<(), String> {
+    if key.trim().is_empty() {
+        return Err(format!(
+            "the Spark conf entry {key:?} = {value:?} has no key: give KEY=VALUE, e.g. spark.executor.instances=2"
+        ));
+    }
+    if key.trim() == "spark.submit.deployMode" && value.trim() != "client" {
+        return Err(format!(
+            "spark.submit.deployMode = {value:?}: rehearse runs the restarted driver in client mode (it reads the driver's log and the sandbox checkpoint), so only \"client\" is taken\n(hint: drop the setting; to run on your cluster use --master URL, which submits in client mode)"
+        ));
+    }
+    Ok(())
+}
+
 /// Most seconds a trial may be given (`timeout_seconds`): one day. A restart that has not
 /// resumed in a day will not, and a larger value (up to `u64::MAX`) would overflow the
 /// trial's clock with containers running.
@@ -90,6 +109,9 @@ impl Scenario {
         let job = job(&file.job, &dir).map_err(invalid)?;
         check_checkpoint_dir(&checkpoint).map_err(invalid)?;
         check_targets(&file.targets).map_err(invalid)?;
+        for (key, value) in &file.job.conf {
+            check_conf(key, value).map_err(|m| invalid(format!("[job.conf]: {m}")))?;
+        }
         check_timeout(
             file.timeout_seconds,
             &format!("the default of {DEFAULT_TIMEOUT_SECONDS}"),

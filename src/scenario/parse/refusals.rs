@@ -299,3 +299,28 @@ fn a_utf16_scenario_gets_the_save_as_utf8_hint() {
         "{e}"
     );
 }
+
+/// Issue 25 §6: `spark.submit.deployMode = "cluster"` passed load; the driver then ran where
+/// rehearse could not watch it.
+#[test]
+fn a_cluster_mode_driver_is_refused_at_load() {
+    let s = scenario("").replace(
+        "[[topics]]",
+        "[job.conf]\n\"spark.submit.deployMode\" = \"cluster\"\n[[topics]]",
+    );
+    refused(
+        &s,
+        &[
+            "[job.conf]",
+            "spark.submit.deployMode",
+            "client mode",
+            "hint",
+        ],
+    );
+    let ok = scenario("").replace(
+        "[[topics]]",
+        "[job.conf]\n\"spark.submit.deployMode\" = \"client\"\n[[topics]]",
+    );
+    let dir = dir();
+    Scenario::parse(&ok, &dir.path().join("s.toml")).unwrap();
+}
