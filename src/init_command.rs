@@ -38,6 +38,12 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
         Ok(kind) => kind,
         Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
     };
+    if let Some(Err(m)) = args.name.as_deref().map(rehearse::scenario::check_name) {
+        return Ok(refuse(
+            &format!("--name: {m}"),
+            "pass --name NAME, or leave it out",
+        ));
+    }
     let dest = match Destination::check(&args.output, args.force) {
         Ok(dest) => dest,
         Err((message, hint)) => return Ok(refuse(&message, hint)),

@@ -124,6 +124,16 @@ pub(crate) fn external_cluster(
              checkpoint there (an object-store or HDFS sandbox is not supported yet)"
         );
     }
+    if let Some(host) = advertised_host {
+        // It becomes spark.driver.host and the Kafka listener's host: a name or an address.
+        let plain = |c: char| c.is_ascii_alphanumeric() || ".-_:[]".contains(c);
+        if host.is_empty() || !host.chars().all(plain) {
+            anyhow::bail!(
+                "--advertised-host {host:?}: give a host name or an IP address the cluster's \
+                 nodes reach this machine at (e.g. 10.0.0.5 or driver.example.com)"
+            );
+        }
+    }
     let advertised_host = advertised_host
         .map(str::to_string)
         .unwrap_or_else(rehearse::runtime::default_advertised_host);

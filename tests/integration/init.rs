@@ -229,6 +229,22 @@ fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
+/// Issue 25 §6: `--name ''` wrote a scenario whose reports were headed by nothing.
+#[test]
+fn an_empty_or_control_character_name_is_refused_before_anything_is_written() {
+    let ckpt = fixtures().join("3.5.3/kafka-agg");
+    for name in ["", "  ", "a\u{1b}[2Jb"] {
+        let dir = workdir();
+        let out = run_in(
+            dir.path(),
+            &[ckpt.to_str().unwrap(), "--job", "job.py", "--name", name],
+        )
+        .code(3);
+        assert!(out.stderr.contains("--name"), "{name:?}: {}", out.stderr);
+        assert!(!dir.path().join("scenario.toml").exists(), "{name:?}");
+    }
+}
+
 #[test]
 fn init_writes_a_scenario_that_rehearse_loads() {
     let dir = workdir();

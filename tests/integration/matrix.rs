@@ -588,6 +588,22 @@ fn a_bad_master_or_conf_on_matrix_is_bad_input_before_anything_starts() {
         stderr.contains("--conf spark.x: give KEY=VALUE"),
         "{stderr}"
     );
+    // Issue 25 §6: an advertised host that is no host name reached spark.driver.host.
+    let (code, _, stderr) = rehearse(&[
+        "matrix",
+        &s,
+        "--master",
+        "spark://h:7077",
+        "--report-dir",
+        "/tmp",
+        "--advertised-host",
+        "bad host!",
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("--advertised-host \"bad host!\""),
+        "{stderr}"
+    );
     // Issue 25 §6: a cluster-mode driver was submitted and judged on spark-submit's log.
     let (code, _, stderr) = rehearse(&["matrix", &s, "--conf", "spark.submit.deployMode=cluster"]);
     assert_eq!(code, 3, "{stderr}");

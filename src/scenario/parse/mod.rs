@@ -49,6 +49,26 @@ pub fn check_release(v: &str) -> Result<(), String> {
     SparkVersion::known_release(v).map(|_| ())
 }
 
+/// Longest scenario `name`: it labels containers (`org.rehearse.scenario`) and heads reports.
+pub const MAX_NAME_CHARS: usize = 128;
+
+/// A scenario's `name` (or `rehearse init --name`): not empty or blank, no control characters,
+/// at most [`MAX_NAME_CHARS`]. An empty name passed `init` and headed every report with nothing
+/// (breaker pass, issue 25 §6).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err(format!(
+            "the scenario name {name:?} is empty\n(hint: give the name reports show, e.g. \"orders-upgrade\", or leave it out)"
+        ));
+    }
+    if name.chars().any(char::is_control) || name.chars().count() > MAX_NAME_CHARS {
+        return Err(format!(
+            "the scenario name {name:?} has control characters or is over {MAX_NAME_CHARS} characters\n(hint: give a short name reports show, e.g. \"orders-upgrade\")"
+        ));
+    }
+    Ok(())
+}
+
 /// A Spark conf entry of `[job.conf]` or `--conf KEY=VALUE`, checked at load: rehearse runs the
 /// driver itself in client mode — it reads the driver's log for the verdict and the sandbox
 /// checkpoint from the driver's side — so `spark.submit.deployMode` other than `client` is
@@ -109,6 +129,9 @@ impl Scenario {
         let job = job(&file.job, &dir).map_err(invalid)?;
         check_checkpoint_dir(&checkpoint).map_err(invalid)?;
         check_targets(&file.targets).map_err(invalid)?;
+        if let Some(name) = &file.name {
+            check_name(name).map_err(|m| invalid(format!("`name`: {m}")))?;
+        }
         for (key, value) in &file.job.conf {
             check_conf(key, value).map_err(|m| invalid(format!("[job.conf]: {m}")))?;
         }

@@ -324,3 +324,12 @@ fn a_cluster_mode_driver_is_refused_at_load() {
     let dir = dir();
     Scenario::parse(&ok, &dir.path().join("s.toml")).unwrap();
 }
+
+/// Issue 25 §6: an empty scenario name passed load.
+#[test]
+fn an_empty_or_unprintable_name_is_refused_at_load() {
+    for name in ["", "   ", "a\\u0007b"] {
+        let s = scenario(&format!("name = \"{name}\""));
+        refused(&s, &["`name`", "hint", "orders-upgrade"]);
+    }
+}
