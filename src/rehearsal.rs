@@ -164,6 +164,15 @@ pub fn refuse_nested_paths(
         };
         crate::sandbox::refuse_nesting(source, &parent, explicit).map_err(TrialError::from)?;
     }
+    // The local runtime refuses a sandbox path with whitespace when it starts Spark — after
+    // the copy, Kafka and seeding (breaker pass, issue 25 §6): said here, before any of them.
+    if matches!(settings.runtime, crate::runtime::RuntimeKind::Local) {
+        let parent = settings
+            .report_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir);
+        crate::runtime::local::check_sandbox_path(&parent).map_err(TrialError::from)?;
+    }
     Ok(())
 }
 

@@ -342,7 +342,11 @@ pub enum RuntimeError {
 /// A runtime error is the environment's (Docker, host processes, ports).
 impl crate::exit::HasErrorKind for RuntimeError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
-        crate::exit::ErrorKind::Environment
+        match self {
+            // The directory the user gave (--report-dir, or TMPDIR): their input to change.
+            RuntimeError::SandboxPath { .. } => crate::exit::ErrorKind::BadInput,
+            _ => crate::exit::ErrorKind::Environment,
+        }
     }
 }
 

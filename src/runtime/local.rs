@@ -375,6 +375,22 @@ impl LocalSpark {
     }
 }
 
+/// A sandbox (or the directory sandboxes are made in) the local runtime can run a job in: no
+/// whitespace in its path, which Spark's event-log URI and the driver's Java options cannot
+/// carry. `rehearse run` checks the report directory before anything starts; a trial checks its
+/// sandbox again when it starts Spark.
+///
+/// # Errors
+/// [`RuntimeError::SandboxPath`] (bad input: the fix is another `--report-dir`).
+pub fn check_sandbox_path(sandbox: &Path) -> Result<(), RuntimeError> {
+    if sandbox.to_string_lossy().contains(char::is_whitespace) {
+        return Err(RuntimeError::SandboxPath {
+            path: sandbox.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 /// Starts Spark `version` (installed on first use) running `cmd` (a `spark-submit` argv) with
 /// the sandbox as working directory, `$SPARK_HOME/bin` first on PATH and `conf/` of the sandbox
 /// as SPARK_CONF_DIR. Refuses versions the host's Java or Python cannot run.
@@ -384,11 +400,7 @@ pub(crate) async fn start_spark(
     sandbox: &Path,
     cmd: Vec<String>,
 ) -> Result<LocalSpark, RuntimeError> {
-    if sandbox.to_string_lossy().contains(char::is_whitespace) {
-        return Err(RuntimeError::SandboxPath {
-            path: sandbox.to_path_buf(),
-        });
-    }
+    check_sandbox_path(sandbox)?;
     let v = version.to_string();
     let spark_home = tokio::task::spawn_blocking(move || {
         check_host(&v)?;

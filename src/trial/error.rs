@@ -76,7 +76,8 @@ impl crate::exit::HasErrorKind for TrialError {
             TrialError::Kafka(e) => crate::exit::HasErrorKind::error_kind(e),
             TrialError::Mirror(e) => crate::exit::HasErrorKind::error_kind(e),
             TrialError::Deps(e) => crate::exit::HasErrorKind::error_kind(e.as_ref()),
-            TrialError::Runtime(_) | TrialError::Generation { .. } => ErrorKind::Environment,
+            TrialError::Runtime(e) => crate::exit::HasErrorKind::error_kind(e),
+            TrialError::Generation { .. } => ErrorKind::Environment,
             // The sandbox could not be written (disk full or too small for the copy, permissions of
             // the report dir) or
             // the copy stopped: the machine's fault, not the checkpoint's.

@@ -415,3 +415,41 @@ fn e2e_alone_gc_skips_recycled_pids_and_planted_dirs_and_offers_killed_sandboxes
     let _ = bystander.kill();
     let _ = bystander.wait();
 }
+
+/// Breaker pass (issue 25 §6): `--report-dir` with a space on the local runtime was refused only
+/// when Spark started — after the copy, Kafka and seeding — and as exit 4. Now bad input (3)
+/// before anything starts: no sandbox, no process group.
+#[test]
+fn a_report_dir_with_whitespace_is_refused_before_anything_starts_on_the_local_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = scenario(
+        tmp.path(),
+        &format!("[checkpoint]\npath = \"{}\"\n", fixture().display()),
+        "3.5.3",
+    );
+    let reports = tmp.path().join("with space");
+    let before = pid_files_of(std::process::id()).len();
+    let out = rehearse()
+        .args([
+            "run",
+            s.to_str().unwrap(),
+            "--runtime",
+            "local",
+            "--report-dir",
+        ])
+        .arg(&reports)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("whitespace") && stderr.contains("with space"),
+        "{stderr}"
+    );
+    assert!(
+        !reports.exists() || std::fs::read_dir(&reports).unwrap().next().is_none(),
+        "a sandbox was made in {}",
+        reports.display()
+    );
+    assert_eq!(pid_files_of(std::process::id()).len(), before);
+}
