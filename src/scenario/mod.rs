@@ -11,6 +11,7 @@
 //! inspection (`rehearse init`). This module only declares and re-exports.
 
 mod dependencies;
+pub mod event_time;
 mod file;
 pub mod init;
 mod job;

@@ -143,6 +143,11 @@ impl RecordSource {
                     .replace("{n}", &n.to_string())
                     .replace("{partition}", &partition.to_string())
                     .replace("{timestamp_ms}", &timestamp_ms.to_string());
+                let filled = if filled.contains("{timestamp") {
+                    super::event_time::fill(&filled, timestamp_ms)
+                } else {
+                    filled
+                };
                 if filled.contains("{random:") {
                     super::placeholders::fill_random(&filled, partition, n)
                 } else {

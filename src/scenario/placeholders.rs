@@ -66,6 +66,7 @@ const RANDOM_ALPHABET: &[u8] =
 /// Checks a topic's record `template`: every `{random:N}` has N a whole number from 1 to
 /// [`MAX_RANDOM_BYTES`]. `Err` says what is wrong and the form.
 pub fn check_template(template: &str) -> Result<(), String> {
+    super::event_time::check(template)?;
     let mut random = 0usize;
     for (at, _) in template.match_indices("{random:") {
         let rest = &template[at + "{random:".len()..];

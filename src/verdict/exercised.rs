@@ -425,7 +425,7 @@ impl PathTracker {
             watermark_advanced: (has_state && has_watermark).then(|| {
                 self.watermark_advanced.clone().unwrap_or_else(|| {
                     not_yet(why(
-                        format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it ({{timestamp_ms}} with time_step_ms, kafka_timestamp = true)"),
+                        format!("eventTime.watermark never moved past {watermark_text}: the fresh records' event time did not pass it; seed records whose event time steps past it (in the template the event-time placeholder the job parses — {{timestamp_ms}}, {{timestamp_s}}, {{timestamp_iso}} or {{timestamp:yyyy-MM-dd HH:mm:ss}} — with time_step_ms, or kafka_timestamp = true when it reads Kafka's timestamp)"),
                         &format!("eventTime.watermark never moved past {watermark_text}"),
                     ))
                 })
@@ -433,7 +433,7 @@ impl PathTracker {
             state_evicted: (has_state && has_watermark).then(|| {
                 self.state_evicted.clone().unwrap_or_else(|| {
                     not_yet(why(
-                        "no batch after the restart removed a state row (numRowsRemoved 0): no window closed, event time did not pass the watermark by the query's delay and window; seed records with {timestamp_ms} and a time_step_ms large enough (or the state is not keyed by event time and is never evicted)".into(),
+                        "no batch after the restart removed a state row (numRowsRemoved 0): no window closed, event time did not pass the watermark by the query's delay and window; seed records with the event-time placeholder the job parses ({timestamp_ms}, {timestamp_s}, {timestamp_iso} or {timestamp:PATTERN}) and a time_step_ms large enough (or the state is not keyed by event time and is never evicted)".into(),
                         "no batch after the restart removed a state row (numRowsRemoved 0)",
                     ))
                 })
