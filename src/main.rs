@@ -7,10 +7,13 @@
 /// `eprintln!` that ignores a closed stderr (`rehearse … 2>&1 | head`): a message is not worth
 /// a panic, which would exit 70 ("a bug") and skip the cleanup of containers and processes.
 /// Every module of the binary writes to stderr through it.
+/// One message line on stderr, its secrets masked ([`rehearse::text::mask`]): an error may quote
+/// a scenario line, a URL or a setting the user gave.
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", rehearse::text::mask(&line));
     }};
 }
 
@@ -343,10 +346,10 @@ impl HasErrorKind for StdoutError {
     }
 }
 
-/// `value` as pretty JSON, newline-terminated.
+/// `value` as pretty JSON, newline-terminated, its secrets masked
+/// ([`rehearse::text::write_json`]).
 fn write_json(out: &mut impl io::Write, value: &impl serde::Serialize) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
-    writeln!(out)
+    rehearse::text::write_json(out, value)
 }
 
 #[cfg(test)]

@@ -12,40 +12,139 @@ use regex::Regex;
 ///
 /// Evidence is copied verbatim from driver logs; a coloured log (or a stray `\r`) must not
 /// repaint the user's terminal or leak escape codes into a Markdown job summary.
+///
+/// Its secrets are [`mask`]ed too, after the escapes are gone (a colour code inside a secret
+/// would hide it from the mask): every human-readable writer shows text through here.
 pub fn sanitize(line: &str) -> Cow<'_, str> {
     static ANSI: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x08\x0b-\x1f\x7f\u{80}-\u{9f}]")
             .expect("the pattern is a valid regex")
     });
-    ANSI.replace_all(line, "")
-}
-
-/// `scheme://user:***@host/…` for every `scheme://user:password@host/…` in `text`: the one rule
-/// for a URL's password wherever rehearse shows or logs one (store URLs, `MAVEN_REPO`, pip
-/// requirement lines and resolver logs). The userinfo ends at the authority's last `@` (as a URL
-/// parser reads it); a userinfo without `:` (Azure's `container@account`) holds no password
-/// and is kept.
-pub fn mask_userinfo(text: &str) -> Cow<'_, str> {
-    static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@:]*):[^\s/?#]*@")
-            .expect("the pattern is a valid regex")
-    });
-    USERINFO.replace_all(text, "${1}${2}:***@")
-}
-
-/// `text` with every secret masked as `***`: a URL's password ([`mask_userinfo`]), the value of
-/// a `…password…` setting (`sasl.password=…`, JAAS `password="…"`), and each of `secrets`
-/// (the passwords a Kafka client properties file gave) wherever it occurs. The one rule every
-/// message, log line and report about a production Kafka passes through.
-pub fn mask_secrets<'a>(text: &'a str, secrets: &[String]) -> Cow<'a, str> {
-    static SETTING: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?i)(\b[a-z.\-_]*password\s*[=:]\s*)("[^"]*"|[^\s;,"]+)"#)
-            .expect("the pattern is a valid regex")
-    });
-    let mut out = mask_userinfo(text);
-    if SETTING.is_match(&out) {
-        out = Cow::Owned(SETTING.replace_all(&out, "${1}***").into_owned());
+    match ANSI.replace_all(line, "") {
+        Cow::Borrowed(plain) => mask(plain),
+        Cow::Owned(plain) => Cow::Owned(mask(&plain).into_owned()),
     }
+}
+
+/// The names of settings whose values are secrets, as a regex fragment (case-insensitive, no
+/// anchors): any key holding `password`, `passwd`, `secret`, `token`, `credential`,
+/// `signature`, `delegation` (WebHDFS), `access.key`, `account.key`, `private.key` (`.`, `_`,
+/// `-` or nothing between) or `jaas.config`, and keys with a `sas` or `sig` segment (Azure SAS
+/// `sig=`, `fs.azure.sas.…`). One home: [`mask`] and [`is_secret_key`] are built from it.
+const SECRET_KEY: &str = r"(?:[\w.\-]*?(?:password|passwd|secret|token|credential|signature|delegation|access[._\-]?key|account[._\-]?key|private[._\-]?key|jaas[._\-]config)[\w.\-]*|(?:[\w.\-]*[._\-])?(?:sas|sig)(?:[._\-][\w.\-]*)?)";
+
+/// Whether a setting named `key` (a Spark conf, a `-D` property, a Kafka client key, an
+/// environment variable, a URL query parameter) holds a secret: the rule of [`SECRET_KEY`].
+/// `spark.kafka.sasl.jaas.config` and `spark.hadoop.fs.s3a.secret.key` do;
+/// `spark.sql.shuffle.partitions` and `sasl.mechanism` do not.
+pub fn is_secret_key(key: &str) -> bool {
+    static KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!("(?i)^{SECRET_KEY}$")).expect("the pattern is a valid regex")
+    });
+    KEY.is_match(key.trim())
+}
+
+/// `text` with every secret it shows as `***`: the one masking pass for every line that leaves
+/// rehearse (evidence quoted from driver logs, traces, error messages, reports). It masks
+///
+/// - a URL's password: `scheme://user:***@host…` for `scheme://user:password@host…`, the
+///   password running to the token's last `@` (a `/`, `?`, `#` or `@` inside it stays masked);
+///   `host:8080/a@b` (a port, then a path) and a userinfo without `:` (Azure's
+///   `container@account`) hold no password and are kept;
+/// - the value of a secret-bearing setting ([`is_secret_key`]) in `key=value`, `key: value`,
+///   `key -> value`, `"key": "value"` and `--conf key=value` forms, quoted (`"…"`, `\"…\"` as
+///   JSON or `Debug` escape it, `'…'`) or not (to whitespace, a quote, `&`, or a `;`/`,` that
+///   ends the value): JAAS `password="…"`, `sig=` of an Azure SAS, `AccountKey=` of a
+///   connection string, `X-Amz-Signature=`.
+///
+/// Quotes around a masked value are kept, so masked JSON stays JSON. Unchanged text is not
+/// copied.
+pub fn mask(text: &str) -> Cow<'_, str> {
+    static SETTING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r#"(?i)(^|[^\w.\-])(["']?{SECRET_KEY}(?:\\?["'])?\s*(?:=|:|->)\s*)("(?:[^"\\]|\\.)*"|\\"[^"\\]*\\"|'[^']*'|(?:[^\s"'\\&;,]|[;,][^\s"'\\&;,])+)"#
+        ))
+        .expect("the pattern is a valid regex")
+    });
+    let urls = mask_userinfo(text);
+    if !SETTING.is_match(&urls) {
+        return urls;
+    }
+    let masked = SETTING.replace_all(&urls, |c: &regex::Captures<'_>| {
+        let value = &c[3];
+        let quoted = if value.starts_with("\\\"") {
+            "\\\"***\\\""
+        } else if value.starts_with('"') {
+            "\"***\""
+        } else if value.starts_with('\'') {
+            "'***'"
+        } else {
+            "***"
+        };
+        format!("{}{}{quoted}", &c[1], &c[2])
+    });
+    Cow::Owned(masked.into_owned())
+}
+
+/// The URL-password part of [`mask`]: each `scheme://` token (up to whitespace, a quote, `<`,
+/// `>`, `` ` `` or `\\`) whose part before its last `@` is `user:password` loses the password.
+fn mask_userinfo(text: &str) -> Cow<'_, str> {
+    static SCHEME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b[a-z][a-z0-9+.\-]*://").expect("the pattern is a valid regex")
+    });
+    let ends_token =
+        |c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\');
+    let mut out = String::new();
+    let mut copied = 0;
+    for m in SCHEME.find_iter(text) {
+        if m.start() < copied {
+            continue; // inside a token already masked
+        }
+        let rest = &text[m.end()..];
+        let token = &rest[..rest.find(ends_token).unwrap_or(rest.len())];
+        let Some(at) = token.rfind('@') else { continue };
+        let Some((user, password)) = token[..at].split_once(':') else {
+            continue;
+        };
+        if user.contains(['/', '?', '#', '@']) {
+            continue; // the `:` is in a path or a query, not in a userinfo
+        }
+        let port = password
+            .find(['/', '?', '#'])
+            .is_some_and(|end| end > 0 && password[..end].bytes().all(|b| b.is_ascii_digit()));
+        if port {
+            continue; // `host:8080/a@b`: a port, then an `@` in the path
+        }
+        let user_end = m.end() + user.len() + 1;
+        out.push_str(&text[copied..user_end]);
+        out.push_str("***");
+        copied = m.end() + at;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// `value` as pretty JSON, newline-terminated, with every secret in it [`mask`]ed: the one way
+/// rehearse writes a JSON document (`run --json`, the matrix report, `classify --json`,
+/// `inspect --json`). The mask keeps the quotes around a masked value, so the document stays
+/// JSON and its key order is the serializer's.
+pub fn write_json(
+    out: &mut impl std::io::Write,
+    value: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::from)?;
+    out.write_all(mask(&text).as_bytes())?;
+    writeln!(out)
+}
+
+/// `text` [`mask`]ed, and each of `secrets` (the passwords a Kafka client properties file gave)
+/// masked as `***` wherever it occurs. The rule every message, log line and report about a
+/// production Kafka passes through.
+pub fn mask_secrets<'a>(text: &'a str, secrets: &[String]) -> Cow<'a, str> {
+    let mut out = mask(text);
     for s in secrets.iter().filter(|s| !s.is_empty()) {
         if out.contains(s.as_str()) {
             out = Cow::Owned(out.replace(s.as_str(), "***"));
@@ -186,11 +285,11 @@ mod tests {
     #[test]
     fn a_urls_password_is_masked_wherever_it_stands_in_text() {
         assert_eq!(
-            mask_userinfo("mirror https://alice:SuperSecret123@host/maven2 failed"),
+            mask("mirror https://alice:SuperSecret123@host/maven2 failed"),
             "mirror https://alice:***@host/maven2 failed"
         );
         assert_eq!(
-            mask_userinfo("six @ https://bob:TopSecret99@host/six.whl\nhttp://u:p@a@h:80/x"),
+            mask("six @ https://bob:TopSecret99@host/six.whl\nhttp://u:p@a@h:80/x"),
             "six @ https://bob:***@host/six.whl\nhttp://u:***@h:80/x"
         );
         for kept in [
@@ -198,8 +297,127 @@ mod tests {
             "https://host:8080/a@b",
             "https://alice@host/x",
             "no url here: a:b@c",
+            "https://host/a:b@c",
         ] {
-            assert_eq!(mask_userinfo(kept), kept);
+            assert_eq!(mask(kept), kept);
+        }
+    }
+
+    /// Issue 25 §3: the userinfo masking stopped at a `/`, `?` or `#` inside the secret
+    /// (`s3://AKIAX:wJal/K7MD@bucket` was echoed whole): the password runs to the token's last
+    /// `@`.
+    #[test]
+    fn a_urls_password_is_masked_to_the_last_at_whatever_it_holds() {
+        for (url, masked) in [
+            ("s3://AKIAX:wJal/K7MD@bucket/p", "s3://AKIAX:***@bucket/p"),
+            ("s3a://KEY:se?cr#et@bucket", "s3a://KEY:***@bucket"),
+            ("https://u:p@ss@host:443/x", "https://u:***@host:443/x"),
+            ("hdfs://u:1234@nn:8020/c", "hdfs://u:***@nn:8020/c"),
+            ("(url: \"gs://k:a/b/c@b\")", "(url: \"gs://k:***@b\")"),
+        ] {
+            assert_eq!(mask(url), masked, "{url}");
+        }
+        // Two URLs in one line, each masked.
+        assert_eq!(
+            mask("from s3://a:b/c@x to https://d:e?f@y"),
+            "from s3://a:***@x to https://d:***@y"
+        );
+    }
+
+    /// Issue 25 §3: values of secret-bearing keys, in each form a line shows them.
+    #[test]
+    fn secret_settings_are_masked_in_every_form() {
+        for (text, masked) in [
+            (
+                "--conf spark.hadoop.fs.s3a.secret.key=wJalrXUtn",
+                "--conf spark.hadoop.fs.s3a.secret.key=***",
+            ),
+            ("sasl.password: hunter22", "sasl.password: ***"),
+            (r#"{"sasl.password": "hunter22", "n": 1}"#, r#"{"sasl.password": "***", "n": 1}"#),
+            // The same, as a JSON document quotes it inside a string.
+            (
+                r#""{\"sasl.password\": \"hunter22\"}""#,
+                r#""{\"sasl.password\": \"***\"}""#,
+            ),
+            (
+                r#"["--conf", "spark.authenticate.secret=abc"]"#,
+                r#"["--conf", "spark.authenticate.secret=***"]"#,
+            ),
+            (
+                r#"conf: "kafka.sasl.jaas.config=x required username=\"u\" password=\"p w\";""#,
+                r#"conf: "kafka.sasl.jaas.config=*** required username=\"u\" password=\"***\";""#,
+            ),
+            (
+                r#"PlainLoginModule required username="alice" password="jaas-Secret1";"#,
+                r#"PlainLoginModule required username="alice" password="***";"#,
+            ),
+            ("required password=plain1;", "required password=***;"),
+            ("password='single q'", "password='***'"),
+            (
+                "https://acct.blob.core.windows.net/c?sv=2022&se=2030&sig=abc%2Fdef&sp=r",
+                "https://acct.blob.core.windows.net/c?sv=2022&se=2030&sig=***&sp=r",
+            ),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFy==;EndpointSuffix=core.windows.net",
+                "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=***",
+            ),
+            ("AWS_SECRET_ACCESS_KEY=wJalr", "AWS_SECRET_ACCESS_KEY=***"),
+            ("fs.s3a.access.key -> AKIAX", "fs.s3a.access.key -> ***"),
+            ("fs.azure.sas.fixed.token=sv", "fs.azure.sas.fixed.token=***"),
+            ("AZURE_SAS=sv", "AZURE_SAS=***"),
+            ("X-Amz-Credential=AKIAX%2F2024", "X-Amz-Credential=***"),
+            ("password=a,b and more", "password=*** and more"),
+            ("password=x, user=y", "password=***, user=y"),
+            ("fs.azure.account.key.acct.dfs.core.windows.net=Zm9v", "fs.azure.account.key.acct.dfs.core.windows.net=***"),
+        ] {
+            assert_eq!(mask(text), masked, "{text}");
+        }
+    }
+
+    /// What is not a secret is left as it was, and not copied.
+    #[test]
+    fn text_without_secrets_is_kept_as_it_is() {
+        for kept in [
+            "--conf spark.sql.shuffle.partitions=4",
+            "sasl.mechanism=PLAIN security.protocol=SASL_SSL",
+            "see password_policy_doc for the rules a password must follow",
+            "kansas=1 design=2 basis: 3 sigma=4",
+            "Batch 3: state loaded from /c/state/0/1/4.delta",
+            "abfss://container@account.dfs.core.windows.net/x",
+            "unknown key \"sasl.password\"",
+        ] {
+            assert!(
+                matches!(mask(kept), Cow::Borrowed(_)),
+                "{kept}: {}",
+                mask(kept)
+            );
+        }
+    }
+
+    #[test]
+    fn secret_keys_are_named_by_one_rule() {
+        for secret in [
+            "spark.kafka.sasl.jaas.config",
+            "spark.hadoop.fs.s3a.secret.key",
+            "spark.hadoop.fs.s3a.access.key",
+            "ssl.keystore.password",
+            "--api-token",
+            "-Djavax.net.ssl.trustStorePassword",
+            "fs.azure.sas.token",
+            "sig",
+            "AccountKey",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+        ] {
+            assert!(is_secret_key(secret), "{secret}");
+        }
+        for plain in [
+            "spark.sql.shuffle.partitions",
+            "sasl.mechanism",
+            "spark.master",
+            "design",
+            "kafka.bootstrap.servers",
+        ] {
+            assert!(!is_secret_key(plain), "{plain}");
         }
     }
 

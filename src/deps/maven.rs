@@ -37,7 +37,7 @@ fn registry_name(repo: &str) -> String {
     } else {
         format!(
             "the Maven registry (MAVEN_REPO={})",
-            crate::text::mask_userinfo(repo)
+            crate::text::mask(repo)
         )
     }
 }

@@ -427,19 +427,19 @@ fn last_error(log: &str) -> String {
         }
     }
     let clean = crate::text::sanitize(line.trim());
-    let clean = crate::text::mask_userinfo(&clean);
+    let clean = crate::text::mask(&clean);
     clean.chars().take(400).collect()
 }
 
 /// Writes `bytes` to `log` (best effort: a log that cannot be written is not the error).
 /// A URL's password (`MAVEN_REPO`, a requirement's index) is masked first
-/// ([`crate::text::mask_userinfo`]): logs are kept and shared.
+/// ([`crate::text::mask`]): logs are kept and shared.
 fn write_log(log: &Path, bytes: &[u8]) {
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
     let text = String::from_utf8_lossy(bytes);
-    let _ = std::fs::write(log, crate::text::mask_userinfo(&text).as_bytes());
+    let _ = std::fs::write(log, crate::text::mask(&text).as_bytes());
 }
 
 #[cfg(test)]

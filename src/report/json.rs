@@ -169,9 +169,9 @@ use crate::verdict::Warning;
 
 /// Writes `report` as the `rehearse.run/v1` document (see the module docs for the format).
 pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
-    let document = RunDocument::new(report);
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    writeln!(out)
+    // Masked as a whole: evidence, notes and warnings quote driver-log lines, whatever built
+    // the report.
+    crate::text::write_json(out, &RunDocument::new(report))
 }
 
 /// The top-level document. Field order is the key order.

@@ -94,7 +94,7 @@ fn test_case(report: &RunReport, trial: &TrialReport, time: Option<Duration>) ->
         let mut status = TestCaseStatus::non_success(kind);
         status
             .set_type(trial.verdict.name())
-            .set_message(message(trial));
+            .set_message(crate::text::mask(&message(trial)).into_owned());
         if let Some(offsets) = &trial.starting_offsets {
             status.set_description(format!("startingOffsets: {offsets}"));
         }
@@ -108,7 +108,8 @@ fn test_case(report: &RunReport, trial: &TrialReport, time: Option<Duration>) ->
     if let Some(time) = time {
         case.set_time(time);
     }
-    case.set_system_out(system_out(trial));
+    // Notes and warnings quote driver-log lines too: the whole text is masked.
+    case.set_system_out(crate::text::mask(&system_out(trial)).into_owned());
     if !trial.source_untouched {
         case.set_system_err(
             "WARNING: the source checkpoint changed during this trial (its hash after the trial \

@@ -275,8 +275,10 @@ fn table_line(columns: &[Column], widths: &[usize], row: &Row, style: TerminalSt
 }
 
 /// A labelled detail line, the labels aligned: `  remedy:    text`.
+/// One `  label: value` line; the value's secrets masked (a note may quote a driver-log line).
 fn detail(out: &mut impl Write, label: &str, value: &str) -> io::Result<()> {
     let label = format!("{label}:");
+    let value = crate::text::mask(value);
     if value.is_empty() {
         writeln!(out, "  {label}")
     } else {

@@ -204,7 +204,7 @@ pub(super) fn check_packages(packages: &[String], versions: &[&str]) -> Result<(
 /// (pip builds the project on the host), `--no-binary` (a source build), `-r`/`-c` (another
 /// file, read by pip but not part of the cache key: write its lines into this file), and any
 /// option pip may add later. A URL's password in them is masked in every log
-/// (`text::mask_userinfo`). The option names are pip's (`pip/_internal/req/req_file.py`, pip
+/// (`text::mask`). The option names are pip's (`pip/_internal/req/req_file.py`, pip
 /// 23–24).
 const REQUIREMENT_OPTIONS: &[&str] = &[
     "-i",
@@ -272,7 +272,7 @@ pub(super) fn check_requirements(file: &Path, text: &str) -> Result<(), String> 
         format!(
             "[job] requirements {}:{n}: {:?} {why}",
             file.display(),
-            crate::text::mask_userinfo(line)
+            crate::text::mask(line)
         )
     };
     for (n, line) in requirement_lines(text) {

@@ -112,6 +112,13 @@ pub fn mirror_config(
     dir: &Path,
 ) -> Result<MirrorConfig, String> {
     let bootstrap = bootstrap.trim();
+    if bootstrap.contains('@') {
+        // `alice:SECRET@host:9093` passed the host:port check (its last `:` is the port's)
+        // and was echoed; the value is not shown, whatever it holds.
+        return Err(
+            "[kafka.mirror] bootstrap_servers holds a user name or password (a `…@` before a host); the value is not shown\n(hint: give only host:port[,host:port…], as the production clients' bootstrap.servers; put the user and password in the client properties file ([kafka.mirror] properties): sasl.username/sasl.password or sasl.jaas.config, with security.protocol and sasl.mechanism)".to_owned(),
+        );
+    }
     if bootstrap.is_empty()
         || bootstrap.split(',').any(|h| {
             h.trim()
@@ -226,7 +233,20 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
     let mut truststore_type = None;
     let mut keystore_type = None;
     let props = properties(text);
-    for (line, key, _) in &props {
+    for (line, key, value) in &props {
+        // A line that is not `name = value` may be a secret on a line of its own (a JAAS
+        // `password="…";` whose `\` continuation was lost, a bare password): never echoed.
+        let named = !value.is_empty()
+            && !key.is_empty()
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+        if !KNOWN_KEYS.contains(&key.as_str()) && !named {
+            return Err(format!(
+                "{}: not a `key = value` setting (the line is not shown: it may hold a secret)\n(hint: a JAAS line continued on the next needs a `\\` at its end: sasl.jaas.config=… required \\ then username=\"…\" password=\"…\"; on the next line; remove anything else)",
+                at(*line)
+            ));
+        }
         if !KNOWN_KEYS.contains(&key.as_str()) {
             return Err(format!(
                 "{}: unknown key {key:?}\n(hint: rehearse reads security.protocol, sasl.mechanism, sasl.username/sasl.password or sasl.jaas.config, and the ssl.* files; remove the key, or the consumer setting it is: the mirror reads without a group)",
@@ -458,6 +478,15 @@ mod tests {
                 "ssl.truststore.location=t.jks\n",
                 "JKS truststore, which librdkafka cannot read",
             ),
+            // Issue 25 §3: a password on a line of its own was echoed as an "unknown key".
+            (
+                "sasl.username=alice\nhunter2-Secret\n",
+                ":2: not a `key = value` setting (the line is not shown",
+            ),
+            (
+                "sasl.jaas.config=x required username=\"alice\"\n  \"jaas-Secret1\";\n",
+                ":2: not a `key = value` setting",
+            ),
         ] {
             write(d.path(), "c.properties", text);
             let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
@@ -466,6 +495,9 @@ mod tests {
                 e.contains("c.properties") && e.contains(wanted),
                 "{text}: {e}"
             );
+            for secret in ["hunter2", "jaas-Secret1"] {
+                assert!(!e.contains(secret), "{text}: {e}");
+            }
         }
         let e = mirror_config(
             "h:1",
@@ -476,6 +508,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("nope.properties"), "{e}");
+        // Issue 25 §3: a user and password in the servers passed the host:port check and were
+        // echoed in the message of a failed connection (exit 4); refused at load, not shown.
+        for servers in [
+            "alice:SECRET-pw1@prod:9093",
+            "prod:9092,SASL_SSL://alice:SECRET-pw1@prod:9093",
+        ] {
+            let e = mirror_config(servers, None, None, None, d.path()).unwrap_err();
+            assert!(
+                e.contains("bootstrap_servers holds a user name or password")
+                    && e.contains("sasl.username"),
+                "{e}"
+            );
+            assert!(!e.contains("SECRET-pw1") && !e.contains("alice"), "{e}");
+        }
         assert!(mirror_config("nohostport", None, None, None, d.path())
             .unwrap_err()
             .contains("bootstrap_servers"));

@@ -909,7 +909,7 @@ async fn remote_backend(
             format!("{prefix}/")
         },
         // For messages only (the operator holds its own): never with a password in it.
-        endpoint: crate::text::mask_userinfo(&remote.endpoint).into_owned(),
+        endpoint: crate::text::mask(&remote.endpoint).into_owned(),
         endpoint_from: remote.endpoint_from,
         credentials_from: remote.credentials_from,
         timeout,

@@ -230,9 +230,10 @@ impl fmt::Display for Cause {
     }
 }
 
-/// Masks secrets in text headed for an error: every known secret value (at least 4 characters)
-/// and the value of any signature- or key-like parameter (`sig=`, `X-Amz-Signature=`,
-/// `X-Amz-Security-Token=`, `AccountKey=`, `SharedAccessSignature=`, `token=`).
+/// Masks secrets in text headed for an error: every known secret value (at least 4 characters),
+/// then everything [`crate::text::mask`] masks (a URL's password, the value of a signature- or
+/// key-like parameter: `sig=`, `X-Amz-Signature=`, `X-Amz-Security-Token=`, `AccountKey=`,
+/// `SharedAccessSignature=`, `token=`).
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     secrets: Vec<String>,
@@ -254,7 +255,7 @@ impl Redactor {
         for s in &self.secrets {
             out = out.replace(s.as_str(), "***");
         }
-        redact_params(&out)
+        crate::text::mask(&out).into_owned()
     }
 
     /// A [`Cause`] from any error's text and its source chain, redacted.
@@ -271,17 +272,6 @@ impl Redactor {
         }
         Cause(self.redact(text.trim()))
     }
-}
-
-fn redact_params(text: &str) -> String {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        regex::Regex::new(
-            r"(?i)\b(sig|signature|x-amz-signature|x-amz-security-token|x-amz-credential|accountkey|sharedaccesssignature|token|access_token|delegation)=([^&;\s\x22']+)",
-        )
-        .expect("static regex")
-    });
-    crate::text::mask_userinfo(&re.replace_all(text, "$1=***")).into_owned()
 }
 
 #[cfg(test)]

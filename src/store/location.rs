@@ -558,9 +558,9 @@ fn without_query(input: &str) -> String {
 }
 
 /// `scheme://user:***@host/…` for `scheme://user:password@host/…`: the URL as it may be shown
-/// ([`crate::text::mask_userinfo`], the one rule for it).
+/// ([`crate::text::mask`], the one rule for it).
 fn without_password(input: &str) -> String {
-    crate::text::mask_userinfo(input).into_owned()
+    crate::text::mask(input).into_owned()
 }
 
 #[cfg(test)]

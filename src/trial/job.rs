@@ -120,30 +120,22 @@ pub(super) fn stage_job(
     })
 }
 
-/// `argv` for a debug trace, without values that may be secrets: in every `KEY=VALUE` word of
-/// an argument (a `--conf`, a `-D` inside `--driver-java-options`, a job argument) whose key
-/// names one (password, secret, token, credential, key, auth, sasl, jaas) the value shows as
-/// `…`; the name stays.
+/// `argv` for a debug trace, without values that may be secrets: an argument that is one
+/// `KEY=VALUE` whose key names a secret ([`crate::text::is_secret_key`]: a `--conf
+/// spark.kafka.sasl.jaas.config=… password="…";`, `--api-token=…`) shows as `KEY=***`, its
+/// whole value masked (a JAAS value holds spaces); in every other argument each secret
+/// [`crate::text::mask`] finds is masked (a `-D…Password=` inside `--driver-java-options`, a
+/// URL's password).
 pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
-    const SECRET: [&str; 9] = [
-        "password",
-        "passwd",
-        "secret",
-        "token",
-        "credential",
-        "key",
-        "auth",
-        "sasl",
-        "jaas",
-    ];
-    let word = |w: &str| match w.split_once('=') {
-        Some((name, _)) if SECRET.iter().any(|s| name.to_ascii_lowercase().contains(s)) => {
-            format!("{name}=…")
-        }
-        _ => w.to_owned(),
-    };
     argv.iter()
-        .map(|arg| arg.split(' ').map(word).collect::<Vec<_>>().join(" "))
+        .map(|arg| match arg.split_once('=') {
+            Some((name, _))
+                if !name.contains(char::is_whitespace) && crate::text::is_secret_key(name) =>
+            {
+                format!("{name}=***")
+            }
+            _ => crate::text::mask(arg).into_owned(),
+        })
         .collect()
 }
 
@@ -230,6 +222,9 @@ mod tests {
             "/sandbox/job/app.py",
             "--checkpoint=/sandbox/checkpoint",
             "--api-token=xyz",
+            "--conf",
+            "spark.kafka.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"jaas-Secret1\";",
+            "--master-url=spark://u:p/w?d#x@host:7077",
             "events",
         ]
         .map(String::from)
@@ -239,14 +234,17 @@ mod tests {
             [
                 "spark-submit",
                 "--conf",
-                "spark.hadoop.fs.s3a.secret.key=…",
+                "spark.hadoop.fs.s3a.secret.key=***",
                 "--conf",
                 "spark.sql.shuffle.partitions=4",
                 "--driver-java-options",
-                "-Dlog4j2.configurationFile=file:/x -Djavax.net.ssl.trustStorePassword=…",
+                "-Dlog4j2.configurationFile=file:/x -Djavax.net.ssl.trustStorePassword=***",
                 "/sandbox/job/app.py",
                 "--checkpoint=/sandbox/checkpoint",
-                "--api-token=…",
+                "--api-token=***",
+                "--conf",
+                "spark.kafka.sasl.jaas.config=***",
+                "--master-url=spark://u:***@host:7077",
                 "events",
             ]
         );

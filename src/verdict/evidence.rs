@@ -1,5 +1,7 @@
 //! Evidence lines: clipped to a bounded length, deduplicated, offsets rendered for reading.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// `[{"logOffset":2}]`-style rendering for evidence.
@@ -14,25 +16,39 @@ pub(crate) fn show_offsets(o: &[Option<Value>]) -> String {
 /// Longest evidence line kept, in bytes.
 pub(crate) const EVIDENCE_LINE_MAX: usize = 500;
 
-/// The line cut to [`EVIDENCE_LINE_MAX`] bytes on a character boundary (no copy).
-pub(crate) fn clip(line: &str) -> &str {
-    if line.len() <= EVIDENCE_LINE_MAX {
-        return line;
+/// The line as evidence may quote it: its secrets masked ([`crate::text::mask`]: a driver log
+/// quotes JAAS `password="…"` and `s3a://KEY:SECRET@bucket` as they were configured, and
+/// evidence goes into every report and the terminal), then cut to [`EVIDENCE_LINE_MAX`] bytes on
+/// a character boundary. Masked before it is cut, so a cut cannot leave half a secret unmasked.
+/// No copy when there is nothing to mask and nothing to cut.
+pub(crate) fn clip(line: &str) -> Cow<'_, str> {
+    let cut = |line: &str| -> usize {
+        if line.len() <= EVIDENCE_LINE_MAX {
+            return line.len();
+        }
+        let mut end = EVIDENCE_LINE_MAX;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        end
+    };
+    match crate::text::mask(line) {
+        Cow::Borrowed(line) => Cow::Borrowed(&line[..cut(line)]),
+        Cow::Owned(mut masked) => {
+            masked.truncate(cut(&masked));
+            Cow::Owned(masked)
+        }
     }
-    let mut end = EVIDENCE_LINE_MAX;
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    &line[..end]
 }
 
 /// [`clip`] as an owned evidence line, marked with `…` when cut.
 pub(crate) fn clip_owned(line: &str) -> String {
-    let c = clip(line.trim_end());
-    if c.len() < line.trim_end().len() {
+    let line = crate::text::mask(line.trim_end());
+    let c = clip(&line);
+    if c.len() < line.len() {
         format!("{c}…")
     } else {
-        c.to_owned()
+        c.into_owned()
     }
 }
 
@@ -49,7 +65,22 @@ mod tests {
     fn clip_respects_char_boundaries() {
         let s = "é".repeat(400);
         let c = clip(&s);
-        assert!(c.len() <= EVIDENCE_LINE_MAX && s.starts_with(c));
+        assert!(c.len() <= EVIDENCE_LINE_MAX && s.starts_with(&*c));
         assert!(clip_owned(&s).ends_with('…'));
+    }
+
+    /// Breaker pass (issue 25 §3): a JAAS password and an S3 URL's secret in a driver-log line
+    /// were quoted verbatim as evidence, into every report.
+    #[test]
+    fn evidence_lines_are_masked_before_they_are_cut() {
+        let line = "ERROR kafka.sasl.jaas.config=PlainLoginModule required username=\"u\" password=\"jaas-Secret1\"; at s3a://AKIAX:wJal/K7MD@bucket/x";
+        for quoted in [clip(line).into_owned(), clip_owned(line)] {
+            assert!(!quoted.contains("jaas-Secret1"), "{quoted}");
+            assert!(!quoted.contains("wJal"), "{quoted}");
+            assert!(quoted.contains("s3a://AKIAX:***@bucket/x"), "{quoted}");
+        }
+        // A secret straddling the cut is masked whole, not cut into a visible half.
+        let long = format!("{}password=\"{}\"", "x ".repeat(240), "S".repeat(100));
+        assert!(!clip_owned(&long).contains("SSS"), "{}", clip_owned(&long));
     }
 }

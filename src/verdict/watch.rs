@@ -382,7 +382,7 @@ impl Watcher {
             String::new()
         };
         slot.clear();
-        slot.push_str(clip(line));
+        slot.push_str(&clip(line));
         self.recent.push_back(slot);
     }
 

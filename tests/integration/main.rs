@@ -17,6 +17,7 @@ mod parity;
 mod remote;
 mod report;
 mod run;
+mod secrets;
 mod store;
 mod trial_logs;
 mod warnings;

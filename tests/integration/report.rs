@@ -116,7 +116,7 @@ struct Topic {
 
 const STARTING_OFFSETS: &str = r#"{"orders":{"0":52,"1":49}}"#;
 
-fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialReport {
+pub(crate) fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialReport {
     let resumed = verdict == Verdict::Resumed;
     TrialReport {
         target_version: target.to_owned(),
@@ -179,7 +179,7 @@ fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -> TrialRepo
     }
 }
 
-fn report(trials: Vec<TrialReport>) -> RunReport {
+pub(crate) fn report(trials: Vec<TrialReport>) -> RunReport {
     RunReport {
         schema: RUN_SCHEMA,
         scenario: "orders-dedup".to_owned(),
@@ -192,7 +192,7 @@ fn report(trials: Vec<TrialReport>) -> RunReport {
     }
 }
 
-fn render(format: ReportFormat, report: &RunReport) -> String {
+pub(crate) fn render(format: ReportFormat, report: &RunReport) -> String {
     let mut out = Vec::new();
     write(format, report, &mut out).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("every format is UTF-8")

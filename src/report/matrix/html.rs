@@ -313,6 +313,46 @@ mod tests {
         assert!(html.contains("class=\"diff\""));
     }
 
+    /// The planted-secret grep (issue 25 §3) over every matrix writer: evidence and notes that
+    /// quote each kind of secret (tests/fixtures/secrets/planted.tsv) leave none of them.
+    #[test]
+    fn no_matrix_writer_shows_a_planted_secret() {
+        let planted: Vec<(&str, &str)> =
+            include_str!("../../../tests/fixtures/secrets/planted.tsv")
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .filter_map(|l| l.split_once('\t'))
+                .collect();
+        assert!(planted.len() >= 10);
+        let mut r = report();
+        for c in &mut r.cells {
+            c.evidence = planted.iter().map(|(_, line)| (*line).to_owned()).collect();
+            c.notes = planted
+                .iter()
+                .map(|(_, line)| format!("note: {line}"))
+                .collect();
+        }
+        type Writer = fn(&super::MatrixReport, &mut Vec<u8>) -> io::Result<()>;
+        let writers: [(&str, Writer); 5] = [
+            ("html", |r, o| write_html(r, o)),
+            ("json", |r, o| super::super::write_json(r, o)),
+            ("junit", |r, o| super::super::write_junit(r, o)),
+            ("markdown", |r, o| super::super::write_markdown(r, o)),
+            ("grid", |r, o| super::super::write_grid(r, o)),
+        ];
+        for (name, write) in writers {
+            let mut out = Vec::new();
+            write(&r, &mut out).unwrap();
+            let out = String::from_utf8(out).unwrap();
+            for (secret, _) in &planted {
+                assert!(!out.contains(secret), "{name}: {secret} in {out}");
+            }
+            if name != "grid" {
+                assert!(out.contains("***"), "{name} quotes no evidence: {out}");
+            }
+        }
+    }
+
     #[test]
     fn a_cells_output_counts_are_in_its_evidence() {
         let mut r = report();

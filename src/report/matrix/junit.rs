@@ -48,7 +48,7 @@ fn test_case(report: &MatrixReport, c: &Cell) -> TestCase {
         (CellStatus::NotApplicable, _) => {
             let mut s = TestCaseStatus::skipped();
             if let Some(reason) = c.evidence.first() {
-                s.set_message(reason.as_str());
+                s.set_message(text::sanitize(reason).into_owned());
             }
             s
         }

@@ -39,10 +39,10 @@ pub fn outcome(report: &MatrixReport) -> Outcome {
     }
 }
 
-/// Writes the JSON document (pretty, newline-terminated).
+/// Writes the JSON document (pretty, newline-terminated, secrets masked:
+/// [`crate::text::write_json`]).
 pub fn write_json(report: &MatrixReport, out: &mut impl std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report).map_err(std::io::Error::from)?;
-    writeln!(out)
+    crate::text::write_json(out, report)
 }
 
 #[cfg(test)]
