@@ -35,6 +35,33 @@ mod sources;
 mod state;
 mod working_set;
 
+/// A minimal checkpoint written for unit tests: `metadata`, and per batch `offsets/N` (the
+/// v1 header, batch metadata, then `sources` as its source lines) with `commits/N`.
+#[cfg(test)]
+pub(crate) fn write_test_checkpoint(root: &std::path::Path, batches: &[&[&str]]) {
+    const META: &str = r#"{"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{}}"#;
+    std::fs::create_dir_all(root.join("offsets")).unwrap();
+    std::fs::create_dir_all(root.join("commits")).unwrap();
+    std::fs::write(
+        root.join("metadata"),
+        r#"{"id":"5f0e6fa4-2a0c-4e38-9a4e-0d3f1c2b7a11"}"#,
+    )
+    .unwrap();
+    for (id, sources) in batches.iter().enumerate() {
+        let mut text = format!("v1\n{META}");
+        for line in *sources {
+            text.push('\n');
+            text.push_str(line);
+        }
+        std::fs::write(root.join(format!("offsets/{id}")), text).unwrap();
+        std::fs::write(
+            root.join(format!("commits/{id}")),
+            "v1\n{\"nextBatchWatermarkMs\":0}",
+        )
+        .unwrap();
+    }
+}
+
 use std::collections::BTreeMap;
 
 pub use batch::BatchId;

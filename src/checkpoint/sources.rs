@@ -430,33 +430,13 @@ impl Inspector {
 mod source_count_tests {
     use super::Severity;
 
-    const META: &str = r#"{"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{}}"#;
     const KAFKA: &str = r#"{"events":{"0":5}}"#;
 
     /// A checkpoint whose offset files have these source lines, batches 0…, all committed.
     fn findings(files: &[&[&str]]) -> Vec<(String, Severity)> {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        std::fs::create_dir_all(root.join("offsets")).unwrap();
-        std::fs::create_dir_all(root.join("commits")).unwrap();
-        std::fs::write(
-            root.join("metadata"),
-            r#"{"id":"5f0e6fa4-2a0c-4e38-9a4e-0d3f1c2b7a11"}"#,
-        )
-        .unwrap();
-        for (id, lines) in files.iter().enumerate() {
-            let mut text = format!("v1\n{META}");
-            for l in *lines {
-                text.push('\n');
-                text.push_str(l);
-            }
-            std::fs::write(root.join(format!("offsets/{id}")), text).unwrap();
-            std::fs::write(
-                root.join(format!("commits/{id}")),
-                "v1\n{\"nextBatchWatermarkMs\":0}",
-            )
-            .unwrap();
-        }
+        crate::checkpoint::write_test_checkpoint(root, files);
         let inspection = crate::checkpoint::inspect(root).unwrap();
         inspection
             .findings

@@ -399,19 +399,7 @@ mod tests {
     fn a_records_file_far_past_the_checkpoints_offset_is_refused_before_any_trial() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        std::fs::create_dir_all(root.join("offsets")).unwrap();
-        std::fs::create_dir_all(root.join("commits")).unwrap();
-        std::fs::write(
-            root.join("metadata"),
-            r#"{"id":"5f0e6fa4-2a0c-4e38-9a4e-0d3f1c2b7a11"}"#,
-        )
-        .unwrap();
-        std::fs::write(
-            root.join("offsets/0"),
-            "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1,\"conf\":{}}\n{\"events\":{\"0\":15}}",
-        )
-        .unwrap();
-        std::fs::write(root.join("commits/0"), "v1\n{\"nextBatchWatermarkMs\":0}").unwrap();
+        crate::checkpoint::write_test_checkpoint(root, &[&[r#"{"events":{"0":15}}"#]]);
         let inspection = crate::checkpoint::inspect(root).unwrap();
         let topic = |text: &str| Topic {
             name: "events".into(),
