@@ -31,7 +31,7 @@ pub fn sanitize(line: &str) -> Cow<'_, str> {
 /// `signature`, `delegation` (WebHDFS), `access.key`, `account.key`, `private.key` (`.`, `_`,
 /// `-` or nothing between) or `jaas.config`, and keys with a `sas` or `sig` segment (Azure SAS
 /// `sig=`, `fs.azure.sas.…`). One home: [`mask`] and [`is_secret_key`] are built from it.
-const SECRET_KEY: &str = r"(?:[\w.\-]*?(?:password|passwd|secret|token|credential|signature|delegation|access[._\-]?key|account[._\-]?key|private[._\-]?key|jaas[._\-]config)[\w.\-]*|(?:[\w.\-]*[._\-])?(?:sas|sig)(?:[._\-][\w.\-]*)?)";
+const SECRET_KEY: &str = r"(?:[\w.\-]*?(?:password|passwd|secret|token|credential|signature|delegation|access[._\-]?key|account[._\-]?key|private[._\-]?key|api[._\-]?key|jaas[._\-]config)[\w.\-]*|(?:[\w.\-]*[._\-])?(?:sas|sig)(?:[._\-][\w.\-]*)?)";
 
 /// Whether a setting named `key` (a Spark conf, a `-D` property, a Kafka client key, an
 /// environment variable, a URL query parameter) holds a secret: the rule of [`SECRET_KEY`].
@@ -66,7 +66,28 @@ pub fn mask(text: &str) -> Cow<'_, str> {
         ))
         .expect("the pattern is a valid regex")
     });
+    // An HTTP credential header (`Authorization: Bearer …`, `Proxy-Authorization: Basic …`)
+    // and a secret given as a flag's next word (`--password …`): the breaker pass found both
+    // quoted verbatim by classify (issue 25 §3).
+    static HEADER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?i)(\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|digest|negotiate|token)\s+)?)[^\s"',;]+|(--[\w.\-]*(?:password|passwd|secret|token)[\w.\-]*\s+)[^\s-][^\s]*"#,
+        )
+        .expect("the pattern is a valid regex")
+    });
     let urls = mask_userinfo(text);
+    let urls = if HEADER.is_match(&urls) {
+        Cow::Owned(
+            HEADER
+                .replace_all(&urls, |c: &regex::Captures<'_>| {
+                    let kept = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+                    format!("{kept}***")
+                })
+                .into_owned(),
+        )
+    } else {
+        urls
+    };
     if !SETTING.is_match(&urls) {
         return urls;
     }
@@ -246,6 +267,34 @@ pub fn bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Breaker pass (issue 25 §3): HTTP credential headers, an API key header and a secret
+    /// given as a flag's next word were quoted verbatim in classify's evidence.
+    #[test]
+    fn credential_headers_and_secret_flags_are_masked() {
+        for (line, secret) in [
+            ("Authorization: Bearer bearerTok1", "bearerTok1"),
+            ("authorization: bearer bearerTok2", "bearerTok2"),
+            ("Authorization: Basic YWxpY2U6c2VjcmV0", "YWxpY2U6c2VjcmV0"),
+            ("Proxy-Authorization: Basic cHJveHk6cHc=", "cHJveHk6cHc="),
+            ("X-Api-Key: apiKey123", "apiKey123"),
+            ("spark-submit --password hunter2 job.py", "hunter2"),
+            ("\"authorization\": \"Bearer tok3\"", "tok3"),
+        ] {
+            let masked = mask(line);
+            assert!(
+                !masked.contains(secret) && masked.contains("***"),
+                "{line} → {masked}"
+            );
+        }
+        // The scheme word stays (it says what kind of credential was there); no header, no change.
+        assert_eq!(mask("Authorization: Bearer t"), "Authorization: Bearer ***");
+        assert!(matches!(
+            mask("authorization failed for user alice"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(mask("--password-file /etc/pw"), "--password-file ***");
+    }
+
     #[test]
     fn bytes_read_as_people_read_them() {
         assert_eq!(super::bytes(17), "17 B");
