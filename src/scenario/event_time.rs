@@ -31,18 +31,40 @@ pub fn check(template: &str) -> Result<(), String> {
         let after = &rest[at + "{timestamp:".len()..];
         let Some(end) = after.find('}') else {
             return Err(format!(
-                "template {template:?} opens {{timestamp: but never closes it: write {{timestamp:PATTERN}}, e.g. {{timestamp:yyyy-MM-dd HH:mm:ss}}"
+                "template {} opens {{timestamp: but never closes it: write {{timestamp:PATTERN}}, e.g. {{timestamp:yyyy-MM-dd HH:mm:ss}}",
+                clipped(template)
             ));
         };
-        format(&after[..end], 0).map_err(|m| {
+        let pattern = &after[..end];
+        // A quote or brace in a pattern is the template's, not the pattern's: `"{timestamp:HH"}`
+        // would close at the JSON's `}` and leave every record without it.
+        if pattern.is_empty() || pattern.contains(['"', '{']) {
+            return Err(format!(
+                "template {}: {{timestamp:{pattern}}} is empty or holds a quote or brace: write {{timestamp:PATTERN}} closed by its own `}}`, e.g. {{timestamp:yyyy-MM-dd HH:mm:ss}}",
+                clipped(template)
+            ));
+        }
+        format(pattern, 0).map_err(|m| {
             format!(
-                "template {template:?}: {{timestamp:{}}}: {m}; supported: {SUPPORTED} (as Spark's to_timestamp patterns)",
+                "template {}: {{timestamp:{}}}: {m}; supported: {SUPPORTED} (as Spark's to_timestamp patterns)",
+                clipped(template),
                 &after[..end]
             )
         })?;
         rest = &after[end..];
     }
     Ok(())
+}
+
+/// The template as an error quotes it: its first 80 characters (a megabyte template was
+/// echoed whole).
+fn clipped(template: &str) -> String {
+    let head: String = template.chars().take(80).collect();
+    if head.len() < template.len() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
 }
 
 /// `text` with `{timestamp_s}`, `{timestamp_iso}` and each `{timestamp:PATTERN}` filled with the
@@ -180,11 +202,26 @@ mod tests {
             ("{timestamp:EEE}", "\"EEE\""),
             ("{timestamp:yyyy-MM-dd", "never closes"),
             ("{timestamp:'T}", "never closes"),
+            (
+                r#"{"t":"{timestamp:yyyy-MM-dd HH:mm:ss"}"#,
+                "quote or brace",
+            ),
+            ("{timestamp:}", "empty"),
         ] {
             let e = check(bad).unwrap_err();
-            assert!(e.contains(said) && e.contains(bad), "{bad}: {e}");
+            assert!(e.contains(said), "{bad}: {e}");
         }
         check("{\"n\":{n},\"ts\":\"{timestamp:yyyy-MM-dd HH:mm:ss}\"}").unwrap();
+        // A template that fills past what Kafka's producer sends is refused by its filled size
+        // (it passed, at 930 KB written and 1.49 MB filled), and the error quotes 80 characters.
+        let big = "{timestamp_iso}".repeat(62_000);
+        let e = super::super::placeholders::check_template(&big).unwrap_err();
+        assert!(
+            e.contains("fills to about 1488000 bytes") && e.len() < 1000,
+            "{e}"
+        );
+        let e = check(&format!("{}{{timestamp:EEE}}", "x".repeat(100_000))).unwrap_err();
+        assert!(e.len() < 1000, "{}", e.len());
         assert_eq!(fill("{timestamp:EEE}", T), "{timestamp:EEE}");
     }
 }

@@ -87,10 +87,12 @@ pub fn check_template(template: &str) -> Result<(), String> {
     }
     // A record the producer refuses fails the seeding after a broker started (breaker pass,
     // session 7: `{random:1000000}` passed the load and failed with MessageSizeTooLarge).
-    let size = template.len() + random;
+    // Event-time placeholders grow as they fill (`{timestamp_iso}`: 15 → 24 bytes): measured
+    // filled, at the widest time a year of four digits gives (breaker pass, issue 25).
+    let size = super::event_time::fill(template, 253_402_300_799_999).len() + random;
     if size > MAX_RECORD_BYTES {
         return Err(format!(
-            "template {:?}… fills to about {size} bytes a record, above the {MAX_RECORD_BYTES} bytes Kafka's producer sends by default (librdkafka message.max.bytes; the broker's own limit is 1048588): give smaller {{random:N}}",
+            "template {:?}… fills to about {size} bytes a record, above the {MAX_RECORD_BYTES} bytes Kafka's producer sends by default (librdkafka message.max.bytes; the broker's own limit is 1048588): give smaller {{random:N}} or fewer placeholders",
             template.chars().take(40).collect::<String>()
         ));
     }
