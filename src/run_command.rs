@@ -252,6 +252,27 @@ pub fn check_outputs(
             );
         }
     }
+    // Two reports to one file: the second written would silently replace the first (breaker
+    // pass: `matrix merge --markdown m.md --html m.md` left only the HTML). Compared as the
+    // directory (links resolved) and the name.
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (flag, path) in files {
+        let Some(path) = path else { continue };
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let key = std::fs::canonicalize(dir)
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .join(path.file_name().unwrap_or_default());
+        if let Some((other, _)) = seen.iter().find(|(_, k)| *k == key) {
+            anyhow::bail!(
+                "{flag} {} is also {other}'s file: the second report would replace the first\n  hint: give each report its own file",
+                path.display()
+            );
+        }
+        seen.push((flag, key));
+    }
     for (flag, path) in files {
         let Some(path) = path else { continue };
         // The output rule's own check (a directory, FIFO, socket or device refused; a link is

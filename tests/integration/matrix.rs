@@ -520,6 +520,23 @@ fn merge_outputs_never_follow_a_link_or_block_on_a_fifo() {
         .file_type()
         .is_symlink());
     assert!(std::fs::read_to_string(&link).unwrap().contains("<html"));
+
+    // Breaker pass: two reports to one file (also through `./`) left only the second.
+    let same = tmp.path().join("m.md").display().to_string();
+    let same_too = format!("{}/./m.md", tmp.path().display());
+    let (code, stderr) = within(&[
+        "matrix",
+        "merge",
+        &a,
+        &b,
+        "--markdown",
+        &same,
+        "--html",
+        &same_too,
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("also --markdown's file"), "{stderr}");
+    assert!(!tmp.path().join("m.md").exists());
 }
 
 #[test]
