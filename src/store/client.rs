@@ -559,71 +559,6 @@ fn local_error(operation: &'static str, path: &Path, source: std::io::Error) -> 
     }
 }
 
-/// The longest a whole remote listing may take, however promptly each page comes: a checkpoint
-/// of a million files lists in a few minutes (1,000 names a page).
-const LIST_DEADLINE: Duration = Duration::from_secs(30 * 60);
-
-/// The most names a remote listing may return: far more than any checkpoint holds (a year of
-/// batches with a state store of 200 partitions is about 2 million files).
-const MAX_LISTED: usize = 10_000_000;
-
-/// Ends a listing that would not end by itself (issue 25 §5: an S3 endpoint repeating its
-/// continuation token was followed forever): a name seen twice, more than `max` names, or past
-/// the deadline.
-struct ListingGuard {
-    seen: std::collections::HashSet<String>,
-    started: tokio::time::Instant,
-    deadline: Duration,
-    max: usize,
-}
-
-impl ListingGuard {
-    fn new(deadline: Duration, max: usize) -> Self {
-        Self {
-            seen: Default::default(),
-            started: tokio::time::Instant::now(),
-            deadline,
-            max,
-        }
-    }
-
-    /// The time left of the whole listing's deadline.
-    fn remaining(&self) -> Duration {
-        self.deadline.saturating_sub(self.started.elapsed())
-    }
-
-    /// Takes one listed name, or says why the listing runs away.
-    fn admit(&mut self, path: &str) -> Result<(), String> {
-        if self.remaining().is_zero() {
-            return Err(format!(
-                "it was still listing after {} s",
-                self.deadline.as_secs()
-            ));
-        }
-        if self.seen.len() >= self.max {
-            return Err(format!("it listed more than {} names", self.max));
-        }
-        if !self.seen.insert(path.to_string()) {
-            return Err(format!(
-                "it sent {path:?} twice after {} names (a continuation token sent back unchanged)",
-                self.seen.len()
-            ));
-        }
-        Ok(())
-    }
-
-    /// A per-request timeout that was the whole listing's deadline running out is said as such.
-    fn or_ran_away(&self, e: StoreError, store: &CheckpointStore) -> StoreError {
-        match e {
-            StoreError::TimedOut { .. } if self.remaining().is_zero() => store.ran_away(format!(
-                "it was still listing after {} s",
-                self.deadline.as_secs()
-            )),
-            e => e,
-        }
-    }
-}
-
 async fn list_local(root: &Path) -> Result<Vec<ObjectInfo>, StoreError> {
     let root = root.to_path_buf();
     let listed = tokio::task::spawn_blocking(move || {
@@ -816,39 +751,6 @@ fn with_progress_deadline(
 
 /// The operator, endpoint and hints for a remote location (one function per platform in
 /// `platforms.rs`), over the one HTTP client.
-/// Environment variables naming a file the backends' credential chains read (AWS SDK,
-/// Google auth, Azure workload identity), checked before any is read.
-const CREDENTIAL_FILE_VARIABLES: &[&str] = &[
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AWS_SHARED_CREDENTIALS_FILE",
-    "AWS_CONFIG_FILE",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AZURE_FEDERATED_TOKEN_FILE",
-];
-
-/// Largest credential file read: a service-account key or an SSO config is a few kilobytes.
-const MAX_CREDENTIAL_FILE_BYTES: u64 = 1 << 20;
-
-/// Each credential file the environment names must be a regular file of at most
-/// [`MAX_CREDENTIAL_FILE_BYTES`] (issue 25 §5: `GOOGLE_APPLICATION_CREDENTIALS` naming a FIFO
-/// blocked the credential chain forever, and `/dev/zero` was read to 4.2 GB).
-fn check_credential_files(url: &str, env: &StoreEnv) -> Result<(), StoreError> {
-    for var in CREDENTIAL_FILE_VARIABLES {
-        if let Some(path) = env.get(var) {
-            crate::userfile::check_regular(Path::new(path), var, MAX_CREDENTIAL_FILE_BYTES)
-                .map_err(|e| StoreError::Config {
-                    url: url.to_string(),
-                    // The first line: the file and what is wrong with it; the fix is ours.
-                    what: e.to_string().lines().next().unwrap_or_default().to_string(),
-                    hint: format!(
-                        "point {var} at the credentials file (a JSON or INI file), or unset it"
-                    ),
-                })?;
-        }
-    }
-    Ok(())
-}
-
 async fn remote_backend(
     location: &CheckpointLocation,
     env: &StoreEnv,
@@ -915,6 +817,12 @@ async fn remote_backend(
         timeout,
     })
 }
+
+mod credentials;
+mod listing;
+
+use credentials::check_credential_files;
+use listing::{ListingGuard, LIST_DEADLINE, MAX_LISTED};
 
 #[cfg(test)]
 mod tests;

@@ -482,7 +482,11 @@ async fn a_credential_file_that_is_no_regular_file_is_refused_before_it_is_read(
         .unwrap();
     assert!(made.success());
     let big = dir.path().join("big.json");
-    std::fs::write(&big, vec![b' '; (MAX_CREDENTIAL_FILE_BYTES + 1) as usize]).unwrap();
+    std::fs::write(
+        &big,
+        vec![b' '; (super::credentials::MAX_CREDENTIAL_FILE_BYTES + 1) as usize],
+    )
+    .unwrap();
     let fifo = fifo.display().to_string();
     let big = big.display().to_string();
     for (var, path, said) in [
