@@ -43,7 +43,7 @@ pub use model::{
 pub use parity::{parity_settings, ParitySettings};
 pub use parse::{
     check_conf, check_name, check_release, check_timeout, check_topic_name, check_version,
-    cluster_shape, MAX_TIMEOUT_SECONDS,
+    cluster_shape, MAX_NAME_CHARS, MAX_TIMEOUT_SECONDS,
 };
 pub use placeholders::{
     check_versions, fill, fill_topics, fill_versions, Placeholders, VERSION_NAMES,

@@ -203,7 +203,7 @@ impl CheckpointStore {
                 }
                 // Every name a server sends is untrusted: refused before any consumer (the
                 // copy, inspect, the end check) joins one onto a directory.
-                super::location::safe_listing(files.iter().map(|f| f.path.as_str()))
+                super::names::safe_listing(files.iter().map(|f| f.path.as_str()))
                     .map_err(|name| self.location.unsafe_name(name))?;
                 files
             }

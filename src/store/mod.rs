@@ -28,6 +28,7 @@ mod client;
 mod env;
 mod error;
 mod location;
+mod names;
 mod platforms;
 #[cfg(test)]
 pub(crate) mod test_server;
@@ -35,4 +36,5 @@ pub(crate) mod test_server;
 pub use client::{CheckpointStore, ObjectInfo, ObjectStream, READ_CHUNK};
 pub use env::StoreEnv;
 pub use error::{Cause, Redactor, StoreError, StoreErrorKind};
-pub use location::{safe_listing, safe_relative, CheckpointLocation, UnsafeName, NAME_MAX};
+pub use location::CheckpointLocation;
+pub use names::{safe_listing, safe_relative, UnsafeName, NAME_MAX};
