@@ -53,6 +53,10 @@ pub enum Outcome {
     /// job on a new empty checkpoint with `{starting_offsets}` — failed, or its first batch is
     /// not proven to start at the checkpoint's last committed offsets.
     FreshFailed,
+    /// The scenario's `[checkpoint.generate]` job failed or timed out before any target ran: the
+    /// job (or its scenario) is at fault, not the machine. The error shows the cause line its
+    /// driver log was classified on and a fix.
+    GenerationFailed,
     /// A bug in rehearse (a panic).
     Internal,
     /// The source checkpoint changed during a rehearsal: rehearse must never write it.
@@ -65,7 +69,8 @@ impl Outcome {
     /// The exit code: the one table.
     ///
     /// Codes 0–5 and 10–17 are those rehearse always had; 18 (`no-outcome`) came with issue 14; 19
-    /// (warnings denied), 20 (`resume-unproven`), 21 (parity differs) and 22 (fresh failed) with issue 13; 70 is BSD's `EX_SOFTWARE`; 71 is the
+    /// (warnings denied), 20 (`resume-unproven`), 21 (parity differs) and 22 (fresh failed) with issue 13;
+    /// 23 (the generation failed; exit 4 before) with issue 26; 70 is BSD's `EX_SOFTWARE`; 71 is the
     /// source checkpoint changing (it shared 70 until issue 10); 130 is what a shell reports
     /// for a process ended by Ctrl-C.
     pub const fn code(self) -> i32 {
@@ -87,6 +92,7 @@ impl Outcome {
             Outcome::WarningsDenied => 19,
             Outcome::ParityDiffers => 21,
             Outcome::FreshFailed => 22,
+            Outcome::GenerationFailed => 23,
             Outcome::VerdictsDiffer | Outcome::MatrixDiffers => 1,
             Outcome::Usage => 2,
             Outcome::BadInput => 3,
@@ -137,6 +143,10 @@ impl Outcome {
                 job on a new empty checkpoint with {starting_offsets}) failed or its start is not \
                 proven at the last committed offsets"
                 .into(),
+            Outcome::GenerationFailed => "the scenario's [checkpoint.generate] job failed or \
+                timed out before any target ran (the error names the cause line of its driver log \
+                and a fix)"
+                .into(),
             Outcome::Internal => "a bug in rehearse (a panic); please report it".into(),
             Outcome::SourceChanged => "the source checkpoint changed during a rehearsal".into(),
             Outcome::Interrupted => {
@@ -149,7 +159,7 @@ impl Outcome {
 
     /// Every outcome the docs list, in code order (`Verdict(Resumed)` is [`Outcome::Success`]'s
     /// code and is not listed apart). A test checks that every outcome is here.
-    pub const DOCUMENTED: [Outcome; 23] = [
+    pub const DOCUMENTED: [Outcome; 24] = [
         Outcome::Success,
         Outcome::VerdictsDiffer,
         Outcome::MatrixDiffers,
@@ -170,6 +180,7 @@ impl Outcome {
         Outcome::Verdict(Verdict::ResumeUnproven),
         Outcome::ParityDiffers,
         Outcome::FreshFailed,
+        Outcome::GenerationFailed,
         Outcome::Internal,
         Outcome::SourceChanged,
         Outcome::Interrupted,
@@ -181,6 +192,7 @@ impl From<ErrorKind> for Outcome {
         match kind {
             ErrorKind::BadInput => Outcome::BadInput,
             ErrorKind::Environment => Outcome::Environment,
+            ErrorKind::GenerationFailed => Outcome::GenerationFailed,
         }
     }
 }
@@ -190,8 +202,11 @@ impl From<ErrorKind> for Outcome {
 pub enum ErrorKind {
     /// The user's input is at fault: fix the file or argument named in the message.
     BadInput,
-    /// The machine is at fault: Docker, images, Kafka, ports, the generating Spark job.
+    /// The machine is at fault: Docker, images, Kafka, ports.
     Environment,
+    /// The scenario's generating job failed (its driver log says why): fix the job or the
+    /// scenario's `[checkpoint.generate]`.
+    GenerationFailed,
 }
 
 /// An error type that knows whether it is bad input or the environment; the binary reads it off
@@ -286,6 +301,7 @@ mod tests {
             (Outcome::WarningsDenied, 19),
             (Outcome::ParityDiffers, 21),
             (Outcome::FreshFailed, 22),
+            (Outcome::GenerationFailed, 23),
             (Outcome::Internal, 70),
             (Outcome::SourceChanged, 71),
             (Outcome::Interrupted, 130),
@@ -295,6 +311,7 @@ mod tests {
         }
         assert_eq!(Outcome::from(ErrorKind::BadInput).code(), 3);
         assert_eq!(Outcome::from(ErrorKind::Environment).code(), 4);
+        assert_eq!(Outcome::from(ErrorKind::GenerationFailed).code(), 23);
     }
 
     /// Adding an `Outcome` variant breaks this match: add it to `DOCUMENTED` too.
@@ -312,6 +329,7 @@ mod tests {
             | Outcome::WarningsDenied
             | Outcome::ParityDiffers
             | Outcome::FreshFailed
+            | Outcome::GenerationFailed
             | Outcome::Internal
             | Outcome::SourceChanged
             | Outcome::Interrupted => Outcome::DOCUMENTED.contains(&outcome),
@@ -331,6 +349,7 @@ mod tests {
             Outcome::WarningsDenied,
             Outcome::ParityDiffers,
             Outcome::FreshFailed,
+            Outcome::GenerationFailed,
             Outcome::Internal,
             Outcome::SourceChanged,
             Outcome::Interrupted,

@@ -361,11 +361,22 @@ mod tests {
 
     #[test]
     fn errors_map_to_the_kind_their_type_reports() {
-        let environment = anyhow::Error::new(TrialError::Generation {
+        let generation = anyhow::Error::new(TrialError::Generation {
             spark: "3.5.3".into(),
             reason: "the job exited".into(),
+            cause: Box::new(rehearse::trial::GenerationCause {
+                verdict: "environment-error".into(),
+                rule: "failed-before-query-start".into(),
+                lines: Vec::new(),
+                remedy: String::new(),
+            }),
             log: "driver.log".into(),
-            tail: String::new(),
+            work: "work".into(),
+        });
+        assert_eq!(error_kind(&generation), ErrorKind::GenerationFailed);
+        let environment = anyhow::Error::new(TrialError::Baseline {
+            spark: "3.5.3".into(),
+            reason: "no progress".into(),
         });
         assert_eq!(error_kind(&environment), ErrorKind::Environment);
         let bad_input = anyhow::Error::new(TrialError::Args {

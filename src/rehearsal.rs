@@ -8,7 +8,7 @@
 //! Ctrl-C is the caller's to watch ([`or_interrupted`]); after it, [`sweep_after_interrupt`]
 //! removes what this process started.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod remote;
 
@@ -203,6 +203,7 @@ pub async fn run_scenario(
                 scenario,
                 settings.runtime.for_generation(),
                 None,
+                settings.report_dir.as_deref(),
                 Broker::Own,
                 on_event,
             )
@@ -274,6 +275,7 @@ pub async fn run_scenario(
                 scenario,
                 settings.runtime.for_generation(),
                 None,
+                settings.report_dir.as_deref(),
                 Broker::Own,
                 on_event,
             )
@@ -399,11 +401,13 @@ pub fn spark_versions(scenario: &Scenario) -> Vec<String> {
 
 /// The scenario's source checkpoint, inspected: its path, or the one generated with real Spark
 /// on `runtime` (the driver capped at `spark_memory_mb`) against `broker` — from the cache when
-/// an earlier run generated it.
+/// an earlier run generated it. A generation works in a sandbox under `report_dir` (else the
+/// system temp dir), kept there when it fails.
 pub async fn source_checkpoint(
     scenario: &Scenario,
     runtime: RuntimeKind,
     spark_memory_mb: Option<u64>,
+    report_dir: Option<&Path>,
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
 ) -> Result<SourceCheckpoint, RehearsalError> {
@@ -414,7 +418,8 @@ pub async fn source_checkpoint(
     }
     let (path, generated_by) = match Generate::of(scenario, runtime, spark_memory_mb) {
         None => (scenario_path(scenario), None),
-        Some(g) => {
+        Some(mut g) => {
+            g.work_parent = report_dir.map(Path::to_path_buf);
             match trial::cached_checkpoint(scenario, &g) {
                 Some(path) => on_event(RehearsalEvent::CachedSourceFound {
                     spark: g.spark.clone(),

@@ -398,9 +398,17 @@ impl SuiteRun {
         };
         let runtime = self.kafka.runtime();
         let memory = self.settings.spark_memory_mb;
-        let source = rehearsal::source_checkpoint(scenario, runtime, memory, broker, &mut |_| {})
-            .await
-            .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
+        let report_dir = self.settings.report_dir.as_deref();
+        let source = rehearsal::source_checkpoint(
+            scenario,
+            runtime,
+            memory,
+            report_dir,
+            broker,
+            &mut |_| {},
+        )
+        .await
+        .map_err(|e| (CellStatus::GenerationFailed, format!("{e:#}")))?;
         // A suite's scenarios have no [kafka.mirror] (suite files do not take one): no
         // production evidence to keep.
         let (seeding, _) = trial::seed(

@@ -1,7 +1,7 @@
 //! The baseline of the restart benchmark (`benches/restart.rs`): the same restart as a trial,
 //! without the watcher. Used by the benchmark only.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, start_ready_kafka};
@@ -60,11 +60,9 @@ pub async fn bare_restart_seconds(
         }
         let _ = spark.stop(Duration::from_secs(5)).await;
         spark.remove().await?;
-        seconds.ok_or_else(|| TrialError::Generation {
+        seconds.ok_or_else(|| TrialError::Baseline {
             spark: target.to_string(),
             reason: "the bare restart printed no progress line before the timeout".into(),
-            log: PathBuf::new(),
-            tail: String::new(),
         })
     }
     .await;

@@ -31,6 +31,9 @@ pub struct Generate {
     pub runtime: RuntimeKind,
     /// Memory cap of the generating Spark container, MiB (`None`: no cap).
     pub spark_memory_mb: Option<u64>,
+    /// Where the work sandbox goes (`--report-dir`; `None`: the system temp dir). A failed
+    /// generation's sandbox is kept there, with its driver log, for the user to read.
+    pub work_parent: Option<PathBuf>,
 }
 
 impl Generate {
@@ -55,6 +58,7 @@ impl Generate {
                 extra_args: extra_args.clone(),
                 runtime,
                 spark_memory_mb,
+                work_parent: None,
             }),
         }
     }
@@ -93,7 +97,7 @@ pub async fn generate_checkpoint(
     })?;
     let mut work = Sandbox::create(
         empty.path(),
-        None,
+        g.work_parent.as_deref(),
         &format!("{}-generate-{}", scenario.name, g.spark),
     )?;
     // Names this process, so `rehearse gc` can offer the work directory if it is killed.
@@ -273,9 +277,69 @@ async fn generate_with(
     outcome.map_err(|reason| TrialError::Generation {
         spark: g.spark.clone(),
         reason,
-        tail: tail(&log_path, 40),
-        log: log_path,
+        cause: Box::new(generation_cause(&log_path)),
+        log: log_path.clone(),
+        work: work.to_path_buf(),
     })
+}
+
+/// What a failed generation's driver log at `path` shows: classified with the rules a trial's
+/// log gets, with no checkpoint context (the generation started from nothing). The matched
+/// rule's lines are the cause; a log no rule explains shows its last lines instead.
+fn generation_cause(path: &Path) -> super::error::GenerationCause {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    generation_cause_of(&text)
+}
+
+fn generation_cause_of(text: &str) -> super::error::GenerationCause {
+    use super::error::GenerationCause;
+    let c = crate::verdict::classify(
+        text.lines(),
+        std::iter::empty(),
+        &crate::verdict::TrialContext::default(),
+    );
+    // Evidence lines are masked and clipped already; the fallback lines get the same.
+    let mut lines: Vec<String> = c
+        .evidence
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .take(GenerationCause::MAX_LINES)
+        .cloned()
+        .collect();
+    let explained = !matches!(
+        c.verdict,
+        crate::verdict::Verdict::NoOutcome | crate::verdict::Verdict::Timeout
+    ) && !lines.is_empty();
+    // A catch-all rule quotes where the driver died (a Python traceback, `Cannot call methods
+    // on a stopped SparkContext`); the first ERROR record usually says why (`All masters are
+    // unresponsive! Giving up.`): it leads the cause when it is not already there.
+    let generic = [
+        "failed-before-query-start",
+        "spark-did-not-start",
+        "no-rule-matched",
+    ];
+    if generic.contains(&c.rule.as_str()) {
+        if let Some(first) = text.lines().find(|l| l.contains(" ERROR ")) {
+            let first = crate::verdict::evidence_line(first);
+            if !lines.contains(&first) {
+                lines.insert(0, first);
+                lines.truncate(GenerationCause::MAX_LINES);
+            }
+        }
+    }
+    if !explained {
+        let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines = all[all.len().saturating_sub(GenerationCause::MAX_LINES)..]
+            .iter()
+            .map(|l| crate::verdict::evidence_line(l))
+            .collect();
+    }
+    GenerationCause {
+        verdict: c.verdict.to_string(),
+        rule: c.rule,
+        lines,
+        remedy: if explained { c.remedy } else { String::new() },
+    }
 }
 
 /// Copies the driver's output to `log_path` and produces the next round each time the live
@@ -304,7 +368,10 @@ where
         tokio::select! {
             line = lines.recv() => match line {
                 Some(line) => { let _ = writeln!(log, "{}", line.text); }
-                None => return Err(format!("the job exited (code {:?}) after {done} of {} batches", exit_code_after_exit(spark).await, g.batches)),
+                None => return Err(match exit_code_after_exit(spark).await {
+                    Some(code) => format!("the job exited with code {code} after {done} of {} batches were committed", g.batches),
+                    None => format!("the job exited after {done} of {} batches were committed", g.batches),
+                }),
             },
             _ = tick.tick() => {
                 let want = expected_offsets(scenario, (done as u64 + 1) * g.records_per_batch);
@@ -473,16 +540,41 @@ fn hash_dependencies(
     Ok(())
 }
 
-/// The last `n` lines of the file at `path` (empty if unreadable).
-fn tail(path: &Path, n: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 26 §4, a real driver log (Spark 3.5.3, a job whose code sets
+    /// `.master("spark://spark-master:7077")`): the message showed Rust debug text and the log's
+    /// last lines (`Cannot call methods on a stopped SparkContext`) while the cause is on line 6
+    /// and line 186. The cause now leads with the first ERROR record, and the verdict is never
+    /// `resumed`.
+    #[test]
+    fn a_failed_generation_shows_the_cause_line_not_the_log_tail() {
+        let log = include_str!("../../tests/fixtures/logs/3.5.3/generation-job-sets-master.log");
+        let cause = generation_cause_of(log);
+        assert_ne!(cause.verdict, "resumed");
+        assert!(
+            cause.lines[0].contains("All masters are unresponsive")
+                || cause
+                    .lines
+                    .iter()
+                    .any(|l| l.contains("Failed to connect to master")),
+            "{cause:#?}"
+        );
+        assert!(cause.lines.len() <= super::super::error::GenerationCause::MAX_LINES);
+        assert!(!cause.remedy.is_empty(), "{cause:#?}");
+        let shown = cause.to_string();
+        assert!(!shown.contains("Some("), "{shown}");
+    }
+
+    /// A log no rule explains (the job printed nothing Spark-like) shows its last lines.
+    #[test]
+    fn a_generation_log_no_rule_explains_shows_its_last_lines() {
+        let log = "starting\nstep 1\nstep 2\n";
+        let cause = generation_cause_of(log);
+        assert!(cause.lines.iter().any(|l| l == "step 2"), "{cause:#?}");
+    }
 
     fn offsets(rows: &[(&str, u32, i64)]) -> KafkaOffsets {
         let mut out = KafkaOffsets::new();

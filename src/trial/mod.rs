@@ -43,7 +43,7 @@ mod watch;
 pub use baseline::bare_restart_seconds;
 pub use broker::{seed, start_ready_kafka, Broker};
 pub use control::{control_version, parity_of, Collected, TrialRole};
-pub use error::TrialError;
+pub use error::{GenerationCause, TrialError};
 pub use events::TrialEvent;
 pub use fresh::{fresh_report, ran_batch_zero, start_proof, COPY_ASIDE};
 pub use generate::{cached_checkpoint, generate_checkpoint, Generate};

@@ -45,6 +45,7 @@ pub use crate::text::sanitize;
 pub use builtin::{BuiltinRule, BUILTIN_RULES_TOML};
 pub use classify::{classify, CompleteLog};
 pub use context::{JobFacts, TrialContext};
+pub(crate) use evidence::clip_owned as evidence_line;
 pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
