@@ -78,6 +78,12 @@ pub fn checkpoints() -> PathBuf {
     root().join("checkpoints")
 }
 
+/// Trials' kept evidence (driver log, event log, `trial.json`) when no `--report-dir` is given:
+/// `<root>/reports`, one `<sandbox name>/` each.
+pub fn reports() -> PathBuf {
+    root().join("reports")
+}
+
 /// Spark and Kafka installed for the local runtime: `<root>/local`.
 pub fn local() -> PathBuf {
     root().join("local")

@@ -42,6 +42,7 @@
 //! | `seeding`                   | object          | How the sandbox Kafka was seeded, below. |
 //! | `output`                    | array of object | Per `[[output_topics]]` entry, what the restarted job wrote there, below; `[]` when the scenario declares none. |
 //! | `sandbox`                   | string \| null  | Where the sandbox was kept (`--keep`); `null` when it was removed. |
+//! | `logs`                      | string          | Where the trial's evidence is kept whatever `--keep` says: `logs/driver.log`, `eventlog/`, `trial.json` (the sandbox under `--report-dir`, else `<cache>/reports/<sandbox>/`). Absent when it could not be kept (a note says why). |
 //! | `notes`                     | array of string | Anything else the user should know (e.g. offsets rebased in the sandbox copy). |
 //! | `warnings`                  | array of object | Semantic warnings: the restart resumed but its meaning may have changed. Each `{"code": string, "message": string, "evidence": [string]}`; codes `watermark-removed`, `state-schema-names-changed`, `stateful-operators-changed` (src/verdict/warning-rules.toml). With `deny_warnings` any warning fails the run (exit 19). |
 //! | `copy`                      | object          | What the sandbox copy of the source held, below. |
@@ -174,6 +175,12 @@ pub fn write_json(report: &RunReport, out: &mut impl Write) -> io::Result<()> {
     crate::text::write_json(out, &RunDocument::new(report))
 }
 
+/// Writes one trial as the `trials[]` entry of a `rehearse.run/v1` document (the `trial.json`
+/// kept with a trial's logs), masked as [`write_json`] is.
+pub fn write_trial_json(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
+    crate::text::write_json(out, &TrialDocument::new(trial))
+}
+
 /// The top-level document. Field order is the key order.
 #[derive(Serialize)]
 struct RunDocument<'a> {
@@ -233,6 +240,9 @@ struct TrialDocument<'a> {
     output: Vec<OutputDocument<'a>>,
     /// Kept sandbox, lossily as UTF-8.
     sandbox: Option<Cow<'a, str>>,
+    /// Where the trial's driver log, event log and `trial.json` are kept; left out when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logs: Option<Cow<'a, str>>,
     /// Notes.
     notes: &'a [String],
     /// Semantic warnings.
@@ -414,6 +424,7 @@ impl<'a> TrialDocument<'a> {
                 })
                 .collect(),
             sandbox: trial.sandbox.as_deref().map(lossy),
+            logs: trial.logs.as_deref().map(lossy),
             notes: &trial.notes,
             warnings: &trial.warnings,
             dependencies: trial.dependencies.as_ref(),

@@ -197,6 +197,11 @@ fn system_out(trial: &TrialReport) -> String {
     }
     if let Some(sandbox) = &trial.sandbox {
         out.push_str(&format!("sandbox (kept): {}\n", sandbox.display()));
+    } else if let Some(logs) = &trial.logs {
+        out.push_str(&format!(
+            "driver log: {}\n",
+            logs.join("logs").join("driver.log").display()
+        ));
     }
     // No trailing newline: JUnit readers trim it, and the XML round-trips exactly without it.
     out.truncate(out.trim_end().len());

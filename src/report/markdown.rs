@@ -311,6 +311,12 @@ fn write_failure(trial: &TrialReport, out: &mut impl Write) -> io::Result<()> {
             "- **Sandbox kept:** {}",
             code(&sandbox.display().to_string())
         )?;
+    } else if let Some(logs) = &trial.logs {
+        writeln!(
+            out,
+            "- **Driver log:** {}",
+            code(&logs.join("logs").join("driver.log").display().to_string())
+        )?;
     }
     writeln!(out)?;
     let evidence = text::evidence_lines(&trial.evidence);

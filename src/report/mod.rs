@@ -25,7 +25,7 @@ mod text;
 
 pub use format::{write, ReportFormat};
 pub use fresh::{FreshReport, StartProof, StartStatus};
-pub use json::write_json;
+pub use json::{write_json, write_trial_json};
 pub use junit::write_junit;
 pub use markdown::write_markdown;
 pub use model::{

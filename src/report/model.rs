@@ -103,6 +103,11 @@ pub struct TrialReport {
     pub output: Vec<OutputCount>,
     /// Where the sandbox was kept (`--keep`), else `None` (removed).
     pub sandbox: Option<PathBuf>,
+    /// Where the trial's evidence is kept, whatever `--keep` says: a directory holding
+    /// `logs/driver.log`, `eventlog/` and `trial.json` (`Sandbox::keep_evidence`: the sandbox
+    /// under `--report-dir`, else `<cache>/reports/<sandbox name>/`); `None` when it could not
+    /// be kept (a note says why) or in reports built without a trial.
+    pub logs: Option<PathBuf>,
     /// Anything else the user should know (e.g. offsets were rebased in the sandbox copy).
     pub notes: Vec<String>,
     /// Semantic warnings: the restart resumed but its meaning may have changed (a watermark

@@ -466,6 +466,12 @@ fn write_notes_and_sandbox(
     }
     if let Some(sandbox) = &trial.sandbox {
         detail(out, "sandbox (kept)", &sandbox.display().to_string())?;
+    } else if let Some(logs) = &trial.logs {
+        detail(
+            out,
+            "driver log",
+            &logs.join("logs").join("driver.log").display().to_string(),
+        )?;
     }
     Ok(())
 }

@@ -176,6 +176,8 @@ impl SourceHashes {
 pub struct Sandbox {
     dir: Option<tempfile::TempDir>,
     path: PathBuf,
+    /// Made under a directory the user named (`--report-dir`), not the system temp dir.
+    in_report_dir: bool,
     /// What the copy of the source checkpoint did (files, bytes, hashes, the listing).
     pub copy: CopySummary,
 }
@@ -199,6 +201,7 @@ impl Sandbox {
         Ok(Sandbox {
             dir: Some(dir),
             path,
+            in_report_dir: parent.is_some(),
             copy,
         })
     }
@@ -231,6 +234,7 @@ impl Sandbox {
         Ok(Sandbox {
             dir: Some(dir),
             path,
+            in_report_dir: parent.is_some(),
             copy,
         })
     }
@@ -286,6 +290,87 @@ impl Sandbox {
             let _ = dir.keep();
         }
         self.path.clone()
+    }
+
+    /// Keeps a trial's evidence — its driver logs (`logs/`), event log (`eventlog/`) and
+    /// Spark's logging config (`conf/`) — after the rest goes, and returns where it is: a verdict
+    /// must stay checkable after the run without `--keep` (issue 26 §6).
+    ///
+    /// Under `--report-dir` the sandbox directory itself stays with only those (the checkpoint
+    /// copy, the job, its dependencies and the sink output are removed: the copy can be as large
+    /// as production's working set). Under the system temp dir they are copied to
+    /// `<cache>/reports/<sandbox name>/` ([`crate::cache::reports`]; the oldest beyond
+    /// [`KEPT_REPORTS`] are pruned) and the sandbox is removed when dropped.
+    ///
+    /// # Errors
+    /// [`SandboxError::Write`] when the evidence directory cannot be written.
+    pub fn keep_evidence(&mut self) -> Result<PathBuf, SandboxError> {
+        const EVIDENCE: [&str; 3] = ["logs", "eventlog", "conf"];
+        if self.in_report_dir {
+            let entries = fs::read_dir(&self.path).map_err(|source| SandboxError::Write {
+                path: self.path.clone(),
+                source,
+            })?;
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                if EVIDENCE.iter().any(|e| name == *e) {
+                    continue;
+                }
+                let p = entry.path();
+                // Not followed: a link (a job's `-> /data`) is removed as the link.
+                let _ = match entry.file_type() {
+                    Ok(t) if t.is_dir() => fs::remove_dir_all(&p),
+                    _ => fs::remove_file(&p),
+                };
+            }
+            return Ok(self.keep());
+        }
+        let root = crate::cache::reports();
+        let name = self.path.file_name().unwrap_or_default();
+        let dest = root.join(name);
+        for sub in EVIDENCE {
+            let from = self.path.join(sub);
+            if !from.is_dir() {
+                continue;
+            }
+            let to = dest.join(sub);
+            fs::create_dir_all(&to).map_err(|source| SandboxError::Write {
+                path: to.clone(),
+                source,
+            })?;
+            copy::copy_local(&from, None, &to, &CopyOptions::default())?;
+        }
+        prune_reports(&root, KEPT_REPORTS);
+        Ok(dest)
+    }
+}
+
+/// How many trials' evidence directories `<cache>/reports/` keeps; older ones are removed when
+/// a new one is written (a nightly CI run must not fill the disk).
+pub const KEPT_REPORTS: usize = 200;
+
+/// Removes the oldest entries of `root` (by modification time) beyond `keep`.
+fn prune_reports(root: &Path, keep: usize) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| {
+            let at = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(std::time::UNIX_EPOCH);
+            (at, e.path())
+        })
+        .collect();
+    if dirs.len() <= keep {
+        return;
+    }
+    dirs.sort();
+    for (_, dir) in &dirs[..dirs.len() - keep] {
+        let _ = fs::remove_dir_all(dir);
     }
 }
 
@@ -395,6 +480,68 @@ mod tests {
             sb.copy.hashes.changes_since(src.path()).unwrap(),
             vec!["changed offsets/0"]
         );
+    }
+
+    /// Issue 26 §6: without `--keep` the sandbox — and the driver log the report pointed to — was
+    /// deleted, so a verdict could not be checked afterwards. Under `--report-dir` the logs, the
+    /// event log and the logging config stay; the copy, the job, its dependencies, the sink
+    /// output go, and a link in the sandbox is removed as a link (its target untouched).
+    #[test]
+    fn kept_evidence_under_a_report_dir_is_the_logs_without_the_copy() {
+        let src = tempfile::tempdir().unwrap();
+        fs::create_dir_all(src.path().join("offsets")).unwrap();
+        fs::write(src.path().join("offsets/0"), "v1\n{}\n{}").unwrap();
+        let report_dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("data"), "keep me").unwrap();
+        let mut sb = Sandbox::create(src.path(), Some(report_dir.path()), "evidence").unwrap();
+        fs::write(sb.path().join("logs/driver.log"), "INFO the log\n").unwrap();
+        fs::write(sb.path().join("eventlog/app-1"), "{}\n").unwrap();
+        fs::write(sb.path().join("output/part-0"), "rows").unwrap();
+        fs::create_dir_all(sb.path().join("deps")).unwrap();
+        fs::write(sb.path().join("deps/big.jar"), "jar").unwrap();
+        std::os::unix::fs::symlink(outside.path(), sb.path().join("job/data")).unwrap();
+        let at = sb.keep_evidence().unwrap();
+        let path = sb.path().to_path_buf();
+        drop(sb);
+        assert_eq!(at, path);
+        assert_eq!(
+            fs::read_to_string(at.join("logs/driver.log")).unwrap(),
+            "INFO the log\n"
+        );
+        assert!(at.join("eventlog/app-1").is_file());
+        assert!(at.join("conf").is_dir());
+        for gone in ["checkpoint", "output", "job", "deps"] {
+            assert!(!at.join(gone).exists(), "{gone} was kept");
+        }
+        assert_eq!(
+            fs::read_to_string(outside.path().join("data")).unwrap(),
+            "keep me"
+        );
+        assert!(
+            src.path().join("offsets/0").is_file(),
+            "the source is untouched"
+        );
+    }
+
+    /// `<cache>/reports/` keeps the newest [`KEPT_REPORTS`]: a nightly run must not fill the disk.
+    #[test]
+    fn the_oldest_kept_reports_beyond_the_bound_are_pruned() {
+        let root = tempfile::tempdir().unwrap();
+        for (i, name) in ["a", "b", "c", "d"].iter().enumerate() {
+            let d = root.path().join(name);
+            fs::create_dir_all(&d).unwrap();
+            let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000 + i as u64);
+            fs::File::open(&d).unwrap().set_modified(at).unwrap();
+        }
+        fs::write(root.path().join("not-a-report"), "x").unwrap();
+        prune_reports(root.path(), 2);
+        let mut left: Vec<String> = fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["c", "d", "not-a-report"]);
     }
 
     #[test]

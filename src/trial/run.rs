@@ -554,6 +554,25 @@ impl Trial<'_> {
         } else {
             None
         };
+        // The evidence stays without `--keep` too: a verdict must be checkable afterwards.
+        let logs = match &kept {
+            Some(path) => Some(path.clone()),
+            None => match sandbox.keep_evidence() {
+                Ok(path) => {
+                    if path == sandbox.path() {
+                        // Kept now: `rehearse gc` must not offer it as a leftover.
+                        let _ = crate::runtime::mark_sandbox(&path, true);
+                    }
+                    Some(path)
+                }
+                Err(e) => {
+                    notes.push(format!(
+                        "the trial's driver and event logs could not be kept: {e}"
+                    ));
+                    None
+                }
+            },
+        };
         let Watched {
             classification,
             seconds,
@@ -613,7 +632,7 @@ impl Trial<'_> {
         );
         notes.extend(downgrade_notes);
         let exercised = with_output_topics(classification.exercised, &output);
-        Ok(TrialReport {
+        let report = TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
             expected_verdict: match self.role {
@@ -632,6 +651,7 @@ impl Trial<'_> {
             seeding,
             output,
             sandbox: kept,
+            logs,
             notes,
             warnings,
             copy: CopyReport::from(&sandbox.copy),
@@ -641,7 +661,25 @@ impl Trial<'_> {
             exercised,
             parity: None,
             fresh: None,
-        })
+        };
+        if let Some(dir) = &report.logs {
+            keep_trial_json(dir, &report);
+        }
+        Ok(report)
+    }
+}
+
+/// Writes `trial.json` (the trial's report, [`crate::report::write_trial_json`]) beside its kept
+/// logs in `dir`. Best effort: the report itself still reaches the user when this fails.
+fn keep_trial_json(dir: &Path, report: &TrialReport) {
+    let path = dir.join("trial.json");
+    let written = std::fs::File::create(&path).and_then(|f| {
+        let mut out = std::io::BufWriter::new(f);
+        crate::report::write_trial_json(report, &mut out)?;
+        std::io::Write::flush(&mut out)
+    });
+    if let Err(e) = written {
+        tracing::debug!(path = %path.display(), error = %e, "trial.json not written");
     }
 }
 

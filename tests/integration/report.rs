@@ -160,6 +160,7 @@ pub(crate) fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -
             },
         }],
         sandbox: (!resumed).then(|| PathBuf::from("/tmp/rehearse-sandbox-kept")),
+        logs: None,
         notes: vec![],
         warnings: vec![],
         copy: CopyReport {
