@@ -180,6 +180,14 @@ fn log4j2_thrown_lines(thrown: &Value, out: &mut Vec<String>, caused: bool) {
     }
 }
 
+/// Whether `line` can continue a progress report's pretty-printed JSON
+/// (`StreamingQueryProgress.prettyJson`, json4s `pretty`: every line after the first is indented
+/// or a closing bracket; strings escape their newlines). Any other line inside the report came
+/// from the driver's other output stream.
+pub(crate) fn is_progress_json_line(line: &str) -> bool {
+    matches!(line.as_bytes().first(), Some(b' ' | b'\t' | b'}' | b']'))
+}
+
 /// Whether a line starts a new record (and so ends any open multi-line block).
 pub(crate) fn is_record_start(line: &str) -> bool {
     let t = line.trim_start();

@@ -127,6 +127,9 @@ struct Facts {
     warnings: Vec<Warning>,
     /// Progress reports read (driver log or event log), for [`Watcher::progress_reports`].
     progress_reports: u64,
+    /// The first idle signal since the last executed batch, while paths are awaited
+    /// ([`Watcher::went_idle`]): the second one ends the watch.
+    idle_once: Option<String>,
 }
 
 /// A proved resume waiting for the query's paths to run.
@@ -390,6 +393,14 @@ impl Watcher {
         if let Some(block) = self.open.as_mut() {
             if !scan::is_record_start(line) {
                 if block.kind == Kind::Progress {
+                    // The driver's stdout and stderr are read apart and merged line by line: a
+                    // console sink's table (`Batch: 5`, `+----+`) can land inside a progress
+                    // report's JSON. Spark pretty-prints every line of it indented or as a
+                    // bracket, so any other line came from the other stream; appended, it broke
+                    // the JSON and the report was lost (issue 25 §8: a path not seen).
+                    if !scan::is_progress_json_line(line) {
+                        return;
+                    }
                     if block.push_json(line) {
                         let b = self.open.take().expect("open block");
                         self.close(b);
@@ -488,7 +499,7 @@ impl Watcher {
                 && self.facts.other_ids.is_empty()
                 && self.facts.fresh_start.is_none()
             {
-                self.paths_cannot_run(format!(
+                self.went_idle(format!(
                     "the query went idle: \"{}\" (MicroBatchExecution, 3.5+), so every seeded record was read and no batch can run again",
                     clip(msg)
                 ));

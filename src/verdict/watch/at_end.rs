@@ -168,6 +168,22 @@ impl Watcher {
         }
     }
 
+    /// The query went idle (`why`: an idle trigger report, or 3.5+'s idle line) while paths are
+    /// awaited. The first signal since the last executed batch is only remembered; the second
+    /// ends the watch ([`Watcher::paths_cannot_run`]). Spark repeats the signal every
+    /// `spark.sql.streaming.noDataProgressEventInterval` (10 s), so this waits one interval
+    /// more: a no-data batch (the one that evicts state) whose report reaches us late — through
+    /// the event log, which is flushed and polled apart from the driver log — is still seen.
+    /// The same scenario gave `resume-unproven` once and `resumed` twice (issue 25 §8).
+    pub(super) fn went_idle(&mut self, why: String) {
+        match self.facts.idle_once.take() {
+            None => self.facts.idle_once = Some(why),
+            Some(first) => {
+                self.paths_cannot_run(format!("{first}; still idle at the next signal: {why}"))
+            }
+        }
+    }
+
     /// Step 4: Out of time.
     pub(super) fn timed_out(&mut self, end: &Ending) -> Option<Decision> {
         let Ended::TimedOut(_) = end.ended else {

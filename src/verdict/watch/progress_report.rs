@@ -12,6 +12,11 @@ impl Watcher {
         };
         if self.is_ours(p.id.as_deref()) && self.facts.fresh_start.is_none() {
             self.facts.paths.observe(&p);
+            if !p.idle {
+                // A batch ran (an idle report repeats the last batch's stateOperators, so
+                // `executed` alone does not say it): idleness is counted afresh from here.
+                self.facts.idle_once = None;
+            }
         }
         if self.facts.awaiting_paths.is_some() {
             self.confirm_paths();
@@ -37,7 +42,7 @@ impl Watcher {
                 && self.is_ours(p.id.as_deref())
                 && self.facts.fresh_start.is_none()
             {
-                self.paths_cannot_run(format!(
+                self.went_idle(format!(
                     "the query went idle: the trigger for batch {} found no new record and ran no batch (numInputRows 0, no addBatch), so every seeded record was read and no batch can run again",
                     p.batch_id.map(|b| b.to_string()).unwrap_or_else(|| "-".into())
                 ));

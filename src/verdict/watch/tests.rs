@@ -630,7 +630,12 @@ fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
         w.push_line(&no_data_batch).is_none(),
         "a no-data batch ran: not idle"
     );
-    let c = w.push_line(&idle).expect("decided at the idle report");
+    // One idle signal is remembered, the next ends the watch (issue 25 §8: a late no-data
+    // batch must still be seen).
+    assert!(w.push_line(&idle).is_none(), "the first idle signal waits");
+    let c = w
+        .push_line(&idle)
+        .expect("decided at the second idle report");
     assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
     assert!(
         c.evidence.iter().any(|l| l.contains("the query went idle")),
@@ -652,7 +657,8 @@ fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
     w.push_line(START);
     assert!(w.push_line(line).is_none(), "no proof yet: nothing to end");
     assert!(w.push_line(&first).is_none());
-    let c = w.push_line(line).expect("decided at the idle line");
+    assert!(w.push_line(line).is_none(), "the first idle line waits");
+    let c = w.push_line(line).expect("decided at the second idle line");
     assert_eq!(c.verdict, Verdict::ResumeUnproven, "{c:?}");
     assert!(
         c.evidence
@@ -668,6 +674,83 @@ fn a_live_trial_waiting_for_paths_ends_once_the_query_is_idle() {
     w.push_line(other);
     w.push_line(&first);
     assert!(w.push_line(line).is_none());
+    assert!(w.push_line(line).is_none());
+}
+
+/// Issue 25 §8: the same scenario gave `resume-unproven` once and `resumed` twice. Between one
+/// idle signal and the next, a batch that ran (the no-data batch evicting state, its report
+/// late) resets the count and is judged: the verdict no longer depends on which came first.
+#[test]
+fn a_batch_between_two_idle_signals_is_still_seen() {
+    let first = windowed(4, 5, (6, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+    let line = "26/12/02 00:20:48 INFO MicroBatchExecution: Streaming query has been idle and waiting for new data more than 10000 ms.";
+    let evicting = windowed(5, 0, (4, 0, 2), "2024-01-01T00:01:30.000Z", 2);
+    let mut w = Watcher::new(live_paths_ctx());
+    w.push_line(START);
+    assert!(w.push_line(&first).is_none());
+    assert!(w.push_line(line).is_none());
+    let c = w
+        .push_line(&evicting)
+        .or_else(|| w.push_line(line))
+        .or_else(|| w.push_line(line))
+        .expect("a verdict");
+    assert_eq!(
+        c.verdict,
+        Verdict::Resumed,
+        "the eviction batch counted: {c:?}"
+    );
+}
+
+/// Issue 25 §8: stdout and stderr are merged line by line, so a console sink's table can land
+/// inside a progress report's pretty-printed JSON; the report was lost (its JSON broken) and a
+/// path it proved was never seen. Every interleaving of the foreign lines gives one verdict.
+#[test]
+fn a_console_table_inside_a_progress_report_leaves_the_report_whole() {
+    let report = windowed(4, 5, (6, 2, 0), "2024-01-01T00:00:30.000Z", 0);
+    let pretty: Vec<String> = {
+        let (head, json) = report.split_once("progress: ").expect("a progress line");
+        let v: serde_json::Value = serde_json::from_str(json).expect("json");
+        let body = serde_json::to_string_pretty(&v).expect("pretty");
+        let mut lines: Vec<String> = body.lines().map(str::to_owned).collect();
+        lines[0] = format!("{head}progress: {}", lines[0]);
+        lines
+    };
+    let table = [
+        "-------------------------------------------",
+        "Batch: 4",
+        "+------+-----+",
+        "|  user|count|",
+        "+------+-----+",
+        "",
+    ];
+    let verdict = |at: Option<usize>| {
+        let mut w = Watcher::new(ctx());
+        w.push_line(START);
+        w.push_line(RESUMING);
+        for (i, l) in pretty.iter().enumerate() {
+            if Some(i) == at {
+                for t in table {
+                    w.push_line(t);
+                }
+            }
+            w.push_line(l);
+        }
+        let c = w.finish(Ended::Exited(Some(0)));
+        (c.verdict, c.first_batch_after_restart)
+    };
+    let clean = verdict(None);
+    assert_eq!(
+        clean.1.map(|b| b.to_string()),
+        Some("4".into()),
+        "{clean:?}"
+    );
+    for at in 1..pretty.len() {
+        assert_eq!(
+            verdict(Some(at)),
+            clean,
+            "table inserted before JSON line {at}"
+        );
+    }
 }
 
 #[test]
