@@ -139,6 +139,11 @@ pub struct RunArgs {
     /// last committed batch reads (the default).
     #[arg(long)]
     pub full_copy: bool,
+    /// Targets rehearsed at once, each with a Kafka and sandbox of its own (default: what free
+    /// memory holds, at most the CPU count, on the docker runtime; 1 on the others). The
+    /// control runs first; a target's fresh run follows its trial.
+    #[arg(long, value_name = "N", env = "REHEARSE_JOBS", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
     /// Cap the memory of each Spark container (MiB; Docker --memory, no swap on top), as
     /// production's driver limit would; no cap by default. A driver the kernel kills over it
     /// gets environment-error, rule spark-oom-killed. Not applied on the local runtime.

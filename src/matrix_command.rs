@@ -141,6 +141,8 @@ fn options(
                 None => args.cluster.runtime(args.runtime, cluster)?,
             },
             full_copy: args.full_copy,
+            // The matrix gates its cells itself (--jobs there).
+            jobs: 1,
         },
     })
 }

@@ -36,6 +36,8 @@ enum Step {
     Generation,
     /// A trial on a target version.
     Trial,
+    /// Trials on several targets at once (`run --jobs`).
+    Trials,
     /// The cells of a suite.
     Cells,
 }
@@ -51,6 +53,9 @@ pub struct Progress<W: Write> {
     /// What a suite is busy with: the groups whose source checkpoint is being prepared
     /// (`shape/provider/source`) and the cells running (`…->target`), in the order they started.
     running: Vec<String>,
+    /// Trials running at once (`run --jobs`): each target with its current phase, in the order
+    /// they started; `None` while trials run one at a time.
+    at_once: Option<Vec<(String, String)>>,
 }
 
 impl<W: Write> Progress<W> {
@@ -60,6 +65,7 @@ impl<W: Write> Progress<W> {
             out,
             bar: None,
             running: Vec::new(),
+            at_once: None,
         }
     }
 
@@ -191,6 +197,11 @@ impl<W: Write> Progress<W> {
                     self.set_message("starting Kafka");
                 }
             }
+            RehearsalEvent::TrialStarted { target } if self.at_once.is_some() => {
+                let version = target.split(' ').next().unwrap_or_default().to_owned();
+                self.line(&format!("[{version}] rehearsing on Spark {target}"));
+                self.set_phase(&version, "creating the sandbox");
+            }
             RehearsalEvent::TrialStarted { target } => {
                 self.clear();
                 self.line(&format!("rehearsing on Spark {target}"));
@@ -200,6 +211,35 @@ impl<W: Write> Progress<W> {
                 }
             }
             RehearsalEvent::Trial(event) => self.trial(event),
+            RehearsalEvent::TrialsStarting { targets, at_once } => {
+                self.clear();
+                self.line(&format!(
+                    "rehearsing on {} targets, {at_once} at a time: {}",
+                    targets.len(),
+                    targets.join(", ")
+                ));
+                self.at_once = Some(Vec::new());
+                if self.mode == ProgressMode::Bars {
+                    self.start(Step::Trials, spinner("  {spinner} {msg} ({elapsed})"));
+                }
+            }
+            RehearsalEvent::TrialOf { target, event } => {
+                let finished = matches!(event, TrialEvent::VerdictReached { .. });
+                let next = phase_after(&event, false);
+                self.line(&format!("  [{target}] {}", trial_line(event)));
+                if finished {
+                    if let Some(running) = self.at_once.as_mut() {
+                        running.retain(|(t, _)| *t != target);
+                    }
+                    self.show_phases();
+                } else if let Some(next) = next {
+                    self.set_phase(&target, next);
+                }
+            }
+            RehearsalEvent::TrialsFinished => {
+                self.at_once = None;
+                self.clear();
+            }
             RehearsalEvent::RemoteSourceStaging { url } => {
                 self.clear();
                 self.line(&format!(
@@ -237,24 +277,31 @@ impl<W: Write> Progress<W> {
                 }
             }
         }
-        let next = match &event {
-            TrialEvent::SandboxCreated { .. } => Some("starting Kafka"),
-            TrialEvent::KafkaReady { .. } => Some("seeding Kafka"),
-            TrialEvent::KafkaSeeded(_) => Some("starting spark-submit"),
-            TrialEvent::SparkStarted { .. } if step == Some(Step::Generation) => {
-                Some("spark-submit committing batches")
-            }
-            TrialEvent::SparkStarted { .. } => Some("waiting for the restarted query's verdict"),
-            TrialEvent::BatchCommitted { .. } => None,
-            TrialEvent::WaitingFor { .. } => Some("waiting for the paths still to run"),
-            TrialEvent::VerdictReached { .. } => None,
-        };
+        let next = phase_after(&event, step == Some(Step::Generation));
         let finished = matches!(event, TrialEvent::VerdictReached { .. });
         self.line(&format!("  {}", trial_line(event)));
         if finished && step == Some(Step::Trial) {
             self.clear();
         } else if let Some(next) = next {
             self.set_message(next);
+        }
+    }
+
+    /// Trials at once: `target` is now in `phase`; the spinner lists every running target's.
+    fn set_phase(&mut self, target: &str, phase: &str) {
+        if let Some(running) = self.at_once.as_mut() {
+            match running.iter_mut().find(|(t, _)| t == target) {
+                Some((_, p)) => *p = phase.to_owned(),
+                None => running.push((target.to_owned(), phase.to_owned())),
+            }
+        }
+        self.show_phases();
+    }
+
+    fn show_phases(&self) {
+        if let (Some(running), Some((Step::Trials, bar))) = (&self.at_once, &self.bar) {
+            let shown: Vec<String> = running.iter().map(|(t, p)| format!("{t}: {p}")).collect();
+            bar.set_message(shown.join(" · "));
         }
     }
 
@@ -282,6 +329,21 @@ impl<W: Write> Progress<W> {
 impl<W: Write> Drop for Progress<W> {
     fn drop(&mut self) {
         self.clear();
+    }
+}
+
+/// The phase a trial (or the generation, `generation`) is in after `event`, for its spinner;
+/// `None` when the event starts no new phase.
+fn phase_after(event: &TrialEvent, generation: bool) -> Option<&'static str> {
+    match event {
+        TrialEvent::SandboxCreated { .. } => Some("starting Kafka"),
+        TrialEvent::KafkaReady { .. } => Some("seeding Kafka"),
+        TrialEvent::KafkaSeeded(_) => Some("starting spark-submit"),
+        TrialEvent::SparkStarted { .. } if generation => Some("spark-submit committing batches"),
+        TrialEvent::SparkStarted { .. } => Some("waiting for the restarted query's verdict"),
+        TrialEvent::BatchCommitted { .. } => None,
+        TrialEvent::WaitingFor { .. } => Some("waiting for the paths still to run"),
+        TrialEvent::VerdictReached { .. } => None,
     }
 }
 
@@ -367,6 +429,61 @@ mod tests {
     use rehearse::kafka::SeedingSummary;
 
     use super::*;
+
+    /// Trials at once (`run --jobs`, issue 31 §1): every line names its target, so two
+    /// trials' interleaved lines stay readable; a fresh run's start is named by its version.
+    #[test]
+    fn trials_at_once_print_each_line_under_its_target() {
+        let mut out = Vec::new();
+        {
+            let mut p = Progress::new(ProgressMode::Lines, &mut out);
+            let of = |target: &str, event| RehearsalEvent::TrialOf {
+                target: target.into(),
+                event,
+            };
+            for event in [
+                RehearsalEvent::TrialsStarting {
+                    targets: vec!["4.0.1".into(), "3.3.4".into()],
+                    at_once: 2,
+                },
+                RehearsalEvent::TrialStarted {
+                    target: "4.0.1".into(),
+                },
+                RehearsalEvent::TrialStarted {
+                    target: "3.3.4".into(),
+                },
+                of(
+                    "3.3.4",
+                    TrialEvent::KafkaReady {
+                        bootstrap: "127.0.0.1:9093".into(),
+                        seconds: 2.0,
+                    },
+                ),
+                of(
+                    "4.0.1",
+                    TrialEvent::KafkaReady {
+                        bootstrap: "127.0.0.1:9092".into(),
+                        seconds: 3.0,
+                    },
+                ),
+                RehearsalEvent::TrialStarted {
+                    target: "4.0.1 (fresh: its job on a new empty checkpoint)".into(),
+                },
+                RehearsalEvent::TrialsFinished,
+            ] {
+                p.rehearsal(event);
+            }
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "rehearsing on 2 targets, 2 at a time: 4.0.1, 3.3.4\n\
+             [4.0.1] rehearsing on Spark 4.0.1\n\
+             [3.3.4] rehearsing on Spark 3.3.4\n  \
+             [3.3.4] kafka ready at 127.0.0.1:9093 after 2.0 s\n  \
+             [4.0.1] kafka ready at 127.0.0.1:9092 after 3.0 s\n\
+             [4.0.1] rehearsing on Spark 4.0.1 (fresh: its job on a new empty checkpoint)\n"
+        );
+    }
 
     /// Lines mode writes the lines `rehearse run` always printed (the integration tests read
     /// them), one per event, and no escape codes.

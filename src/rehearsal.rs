@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use futures::StreamExt as _;
+
 mod remote;
 
 use crate::checkpoint::{CheckpointError, Inspection};
@@ -46,8 +48,26 @@ pub enum RehearsalEvent {
         /// The target Spark version.
         target: String,
     },
-    /// Something happened inside the generation or a trial.
+    /// Something happened inside the generation or a trial (trials one at a time).
     Trial(TrialEvent),
+    /// Trials on `targets` start at once, at most `at_once` running together (`run --jobs`
+    /// above 1 with more than one target); their events come as [`RehearsalEvent::TrialOf`]
+    /// until [`RehearsalEvent::TrialsFinished`].
+    TrialsStarting {
+        /// The trials' labels, in report order.
+        targets: Vec<String>,
+        /// How many run together.
+        at_once: usize,
+    },
+    /// Something happened inside one of the trials running at once.
+    TrialOf {
+        /// The trial's target version.
+        target: String,
+        /// What happened.
+        event: TrialEvent,
+    },
+    /// Every trial started by [`RehearsalEvent::TrialsStarting`] finished.
+    TrialsFinished,
     /// A remote source checkpoint was inspected by URL; staging it into a local directory
     /// started.
     RemoteSourceStaging {
@@ -293,41 +313,59 @@ pub async fn run_scenario(
         }
         None => None,
     };
-    let mut trials = Vec::new();
-    for target in &scenario.targets {
-        let role = (trial::TrialRole::Target, control.is_some());
-        let (mut report, collected) = one_trial(
-            scenario,
-            &source,
-            target,
-            settings,
-            role,
-            target.clone(),
-            on_event,
-        )
-        .await?;
-        if let Some((control, c)) = &control {
-            report.parity = Some(trial::parity_of(scenario, &report, &collected, control, c));
-        }
-        if scenario.parity.fresh.contains(target) {
-            // The remedy (issue 13 §4): the target's job on a new empty checkpoint.
-            let shown = format!(
-                "{target} (fresh: its job on a new empty checkpoint with {{starting_offsets}})"
-            );
-            let role = (trial::TrialRole::Fresh, control.is_some());
-            let (fresh, f) =
-                one_trial(scenario, &source, target, settings, role, shown, on_event).await?;
-            let control = control.as_ref().map(|(r, c)| (r, c));
-            report.fresh = Some(Box::new(trial::fresh_report(
-                scenario,
-                &source.inspection,
-                fresh,
-                &f,
-                control,
-            )));
-        }
-        trials.push(report);
+    let jobs = settings.jobs.clamp(1, scenario.targets.len().max(1));
+    let at_once = jobs > 1;
+    if at_once {
+        on_event(RehearsalEvent::TrialsStarting {
+            targets: scenario.targets.clone(),
+            at_once: jobs,
+        });
     }
+    // Each trial has a broker and sandbox of its own, so trials run at once share nothing but
+    // the event sink; `buffered` keeps the reports in target order. Every trial runs to its
+    // end before an error is returned: a trial dropped mid-way would leave its containers.
+    let events = std::sync::Mutex::new(on_event);
+    let emit = |target: &str, e: RehearsalEvent| {
+        let e = match e {
+            RehearsalEvent::Trial(event) if at_once => RehearsalEvent::TrialOf {
+                target: target.to_owned(),
+                event,
+            },
+            other => other,
+        };
+        if let Ok(mut f) = events.lock() {
+            (*f)(e);
+        }
+    };
+    let control_ref = control.as_ref();
+    let source_ref = &source;
+    let results: Vec<Result<crate::report::TrialReport, TrialError>> =
+        futures::stream::iter(scenario.targets.iter())
+            .map(|target| {
+                let emit = &emit;
+                async move {
+                    let mut on_event = |e| emit(target, e);
+                    target_trial(
+                        scenario,
+                        source_ref,
+                        target,
+                        settings,
+                        control_ref,
+                        &mut on_event,
+                    )
+                    .await
+                }
+            })
+            .buffered(jobs)
+            .collect()
+            .await;
+    let on_event = events
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if at_once {
+        on_event(RehearsalEvent::TrialsFinished);
+    }
+    let trials = results.into_iter().collect::<Result<Vec<_>, _>>()?;
     let (source_checkpoint, remote_source) = match staged {
         Some(staged) => (
             PathBuf::from(staged.url()),
@@ -361,6 +399,50 @@ fn fresh_possible(scenario: &Scenario, inspection: &Inspection) -> Result<(), Re
         ),
     }
     .into())
+}
+
+/// The trial on `target`, compared with the `control` when one ran, and its fresh run (the
+/// remedy) when the scenario asks for one.
+async fn target_trial(
+    scenario: &Scenario,
+    source: &SourceCheckpoint,
+    target: &str,
+    settings: &TrialSettings,
+    control: Option<&(crate::report::TrialReport, trial::Collected)>,
+    on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
+) -> Result<crate::report::TrialReport, TrialError> {
+    let role = (trial::TrialRole::Target, control.is_some());
+    let (mut report, collected) = one_trial(
+        scenario,
+        source,
+        target,
+        settings,
+        role,
+        target.to_owned(),
+        on_event,
+    )
+    .await?;
+    if let Some((control, c)) = control {
+        report.parity = Some(trial::parity_of(scenario, &report, &collected, control, c));
+    }
+    if scenario.parity.fresh.iter().any(|t| t == target) {
+        // The remedy (issue 13 §4): the target's job on a new empty checkpoint.
+        let shown = format!(
+            "{target} (fresh: its job on a new empty checkpoint with {{starting_offsets}})"
+        );
+        let role = (trial::TrialRole::Fresh, control.is_some());
+        let (fresh, f) =
+            one_trial(scenario, source, target, settings, role, shown, on_event).await?;
+        let control = control.map(|(r, c)| (r, c));
+        report.fresh = Some(Box::new(trial::fresh_report(
+            scenario,
+            &source.inspection,
+            fresh,
+            &f,
+            control,
+        )));
+    }
+    Ok(report)
 }
 
 /// One trial of `role` on `version` against `source`, on a broker of its own, announced as

@@ -66,6 +66,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         spark_memory_mb: args.spark_memory,
         runtime: kind,
         full_copy: args.full_copy,
+        jobs: run_jobs(args.jobs, kind, args.spark_memory),
     };
     let report = runtime.block_on(async {
         let mut progress = Progress::new(mode, std::io::stderr());
@@ -99,6 +100,26 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         return Ok(Outcome::SourceChanged);
     }
     Ok(report::outcome(&report))
+}
+
+/// `--jobs`, or its default: on the docker runtime what free memory holds at a trial's Spark
+/// cap (2 GiB when uncapped) plus its own Kafka broker (1 GiB), at most the CPU count
+/// ([`rehearse::runtime::default_jobs`], the matrix's rule); one at a time on the local
+/// runtime (host processes share the machine's ports and Spark install) and on clusters (a
+/// standalone cluster per trial, or a cluster someone else runs).
+fn run_jobs(
+    jobs: Option<u16>,
+    runtime: rehearse::runtime::RuntimeKind,
+    spark_memory: Option<u64>,
+) -> usize {
+    const KAFKA_MB: u64 = 1024;
+    match (jobs, runtime) {
+        (Some(n), _) => usize::from(n),
+        (None, rehearse::runtime::RuntimeKind::Docker) => {
+            rehearse::runtime::default_jobs(spark_memory.unwrap_or(2048) + KAFKA_MB)
+        }
+        (None, _) => 1,
+    }
 }
 
 /// `--master URL`: an existing cluster, checked before anything starts. Client mode only; the

@@ -36,8 +36,7 @@ use super::cluster::SuiteClusters;
 /// a local-mode driver with Spark's default 1 GiB heap, its off-heap and Python workers
 /// (measured peak of the example jobs: under 1.5 GiB).
 pub const DEFAULT_SPARK_MEMORY_MB: u64 = 2048;
-/// Memory kept back for the shared Kafka broker, the host and Docker, MiB.
-pub const RESERVED_MEMORY_MB: u64 = 2048;
+pub use crate::runtime::{default_jobs, RESERVED_MEMORY_MB};
 
 /// How to run a suite.
 #[derive(Debug, Clone)]
@@ -67,29 +66,6 @@ impl crate::exit::HasErrorKind for MatrixError {
     fn error_kind(&self) -> crate::exit::ErrorKind {
         crate::exit::ErrorKind::Environment
     }
-}
-
-/// `--jobs` default: as many cells as free memory holds at `spark_memory_mb` each after
-/// [`RESERVED_MEMORY_MB`] (MemAvailable of /proc/meminfo), but no more than the CPU count
-/// (at least 2): a Spark driver is CPU-bound while it starts, and more drivers than cores only
-/// stretch every trial towards its timeout. Without /proc/meminfo: 2.
-pub fn default_jobs(spark_memory_mb: u64) -> usize {
-    let cpus = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .max(2);
-    let by_memory = available_memory_mb()
-        .map(|mb| (mb.saturating_sub(RESERVED_MEMORY_MB) / spark_memory_mb.max(256)) as usize)
-        .unwrap_or(2);
-    by_memory.clamp(1, cpus)
-}
-
-/// MemAvailable in MiB, from /proc/meminfo (Linux).
-fn available_memory_mb() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }
 
 /// Something that happened while a suite ran, in the past tense.

@@ -373,7 +373,11 @@ impl TrialIds {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let id = format!("{:x}{:x}", std::process::id(), nanos & 0xffff_ffff);
+        // A counter as well as the clock: trials started at once (`run --jobs`) in one
+        // process must never share container or network names.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = format!("{:x}{:x}{n:x}", std::process::id(), nanos & 0xffff_ffff);
         TrialIds {
             network: format!("rehearse-{id}"),
             trial: id,

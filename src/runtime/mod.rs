@@ -10,12 +10,14 @@
 //! interrupted trial left; both are removed explicitly at the end of a trial, and on drop as a
 //! safety net.
 
+mod capacity;
 mod cluster;
 mod common;
 mod containers;
 mod handles;
 pub mod local;
 
+pub use capacity::{default_jobs, RESERVED_MEMORY_MB};
 pub use cluster::{master_name, worker_name, LABEL_ROLE};
 pub use common::{
     default_advertised_host, free_port, left_sandboxes, mark_sandbox, process_start,

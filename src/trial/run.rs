@@ -38,6 +38,9 @@ pub struct TrialSettings {
     /// Copy every file of the source into each sandbox, not only the restart's working set
     /// (`--full-copy`).
     pub full_copy: bool,
+    /// Trials `rehearse run` runs at once (`--jobs`; 0 and 1: one after another). Each has a
+    /// broker and sandbox of its own.
+    pub jobs: usize,
 }
 
 /// Runs one trial of `scenario` on `target`, restarting a copy of `source` (inspected as

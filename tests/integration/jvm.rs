@@ -112,11 +112,12 @@ fresh_records = 5
     path
 }
 
-fn rehearse(scenario: &Path) -> (Vec<Trial>, i32, String) {
+fn rehearse(scenario: &Path, extra: &[&str]) -> (Vec<Trial>, i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
         .arg("run")
         .arg(scenario)
         .arg("--json")
+        .args(extra)
         .env("REHEARSE_CACHE_DIR", cache_dir())
         .output()
         .unwrap();
@@ -142,7 +143,7 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(
     let jobs = built_jobs(job, targets);
     let tmp = tempfile::tempdir().unwrap();
     let old = scenario(tmp.path(), &jobs, name, class, &["4.0.1"], "");
-    let (trials, code, stderr) = rehearse(&old);
+    let (trials, code, stderr) = rehearse(&old, &[]);
     let t = &trials[0];
     assert_eq!(
         (t.verdict.as_str(), t.rule.as_str()),
@@ -178,8 +179,25 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(
             jobs.display()
         ),
     );
-    let (trials, code, stderr) = rehearse(&new);
+    // Several targets run at once (issue 31 §1): each line names its target, and the report
+    // keeps the targets' order.
+    let (trials, code, stderr) = rehearse(&new, &["--jobs", "2"]);
     assert_eq!(trials.len(), targets.len(), "{stderr}");
+    if targets.len() > 1 {
+        assert!(
+            stderr.contains(&format!(
+                "rehearsing on {} targets, 2 at a time",
+                targets.len()
+            )),
+            "{stderr}"
+        );
+        for target in targets {
+            assert!(
+                stderr.contains(&format!("  [{target}] spark {target}: resumed")),
+                "{stderr}"
+            );
+        }
+    }
     for (t, target) in trials.iter().zip(targets) {
         assert_eq!(&t.target_version, target);
         assert_eq!(
@@ -201,7 +219,8 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(
 }
 
 #[test]
-fn e2e_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_and_4_2() {
+fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_and_4_2_at_once(
+) {
     if !docker_available() {
         return;
     }
