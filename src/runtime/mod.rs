@@ -3,7 +3,7 @@
 //! runtime, `local.rs`), or a Spark standalone cluster in containers (`cluster.rs`, the
 //! driver in client mode), behind one interface (`handles.rs`: [`KafkaBroker`], [`SparkDriver`])
 //! chosen by [`RuntimeKind`]. What both runtimes share (ids, errors, driver-output lines) is in
-//! `common.rs`.
+//! `common.rs`; how many trials the machine runs at once, in `capacity.rs` ([`default_jobs`]).
 //!
 //! Every container carries the labels [`LABEL_MANAGED`] and [`LABEL_TRIAL`], and every local
 //! process group a pid file under [`local::run_dir`], so `rehearse gc` can sweep what an
