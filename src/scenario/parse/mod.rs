@@ -230,6 +230,12 @@ impl Scenario {
         scenario
             .check_artifacts(generate, &scenario.targets)
             .map_err(invalid)?;
+        for warning in scenario
+            .check_job_dirs(generate, &scenario.targets)
+            .map_err(invalid)?
+        {
+            eprintln!("warning: {}: {warning}", path.display());
+        }
         let mut scenario = scenario;
         scenario
             .check_fresh()
