@@ -39,6 +39,7 @@ use super::judge::{
 use super::progress::{JsonDepth, Progress};
 use super::rules::RuleTable;
 use super::scan::{self, Level};
+use super::signs::{self, Sign};
 use super::warnings::{self, Warning};
 use super::{BatchId, Classification, TrialContext, Verdict};
 
@@ -127,6 +128,9 @@ struct Facts {
     warnings: Vec<Warning>,
     /// Progress reports read (driver log or event log), for [`Watcher::progress_reports`].
     progress_reports: u64,
+    /// The first sign seen (`signs.rs`: a WARN/ERROR message explaining a stalled or
+    /// unexplained end) and its line.
+    sign: Option<(&'static Sign, String)>,
 }
 
 /// A proved resume waiting for the query's paths to run.
@@ -457,6 +461,11 @@ impl Watcher {
     }
 
     fn scan_record(&mut self, line: &str, level: Level, msg: &str) {
+        if level >= Level::Warn && self.facts.sign.is_none() {
+            if let Some(sign) = signs::sign_of(msg) {
+                self.facts.sign = Some((sign, clip_owned(line)));
+            }
+        }
         if level >= Level::Error {
             if msg.contains("terminated with error") {
                 let ours = self.is_ours(scan::parse_pretty_id(msg).0.as_deref());
