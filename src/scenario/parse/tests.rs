@@ -304,3 +304,29 @@ fn a_job_directory_over_the_bound_is_refused_at_load() {
     assert!(e.contains("ships over 2000 files"), "{e}");
     assert!(e.contains(&dir.path().display().to_string()), "{e}");
 }
+
+/// Issue 26 §7: keys that act on nothing beside the others are load warnings, one per key.
+#[test]
+fn topic_keys_that_act_on_nothing_are_named() {
+    let spec = |extra: &str| -> TopicSpec {
+        toml::from_str(&format!("name = \"events\"\n{extra}")).unwrap()
+    };
+    let w = unused_topic_keys(&spec(
+        "records_file = \"r.jsonl\"\ntime_step_ms = 500\nkafka_timestamp = true",
+    ));
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[0].contains("`time_step_ms` is unused beside `records_file`"), "{}", w[0]);
+    assert!(w[1].contains("`kafka_timestamp` is unused beside `records_file`"), "{}", w[1]);
+    let w = unused_topic_keys(&spec("template = \"{\\\"n\\\":{n}}\"\ntime_step_ms = 500"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("no event-time placeholder"), "{}", w[0]);
+    // Used: the template's event time, or the Kafka timestamp it asks for.
+    for used in [
+        "template = \"{timestamp:yyyy-MM-dd HH:mm:ss}\"\ntime_step_ms = 500",
+        "template = \"{n}\"\ntime_step_ms = 500\nkafka_timestamp = true",
+        "records_file = \"r.jsonl\"",
+        "template = \"{timestamp_ms}\"\nkafka_timestamp = true",
+    ] {
+        assert!(unused_topic_keys(&spec(used)).is_empty(), "{used}");
+    }
+}
