@@ -315,8 +315,16 @@ fn topic_keys_that_act_on_nothing_are_named() {
         "records_file = \"r.jsonl\"\ntime_step_ms = 500\nkafka_timestamp = true",
     ));
     assert_eq!(w.len(), 2, "{w:?}");
-    assert!(w[0].contains("`time_step_ms` is unused beside `records_file`"), "{}", w[0]);
-    assert!(w[1].contains("`kafka_timestamp` is unused beside `records_file`"), "{}", w[1]);
+    assert!(
+        w[0].contains("`time_step_ms` is unused beside `records_file`"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        w[1].contains("`kafka_timestamp` is unused beside `records_file`"),
+        "{}",
+        w[1]
+    );
     let w = unused_topic_keys(&spec("template = \"{\\\"n\\\":{n}}\"\ntime_step_ms = 500"));
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("no event-time placeholder"), "{}", w[0]);

@@ -57,7 +57,9 @@ pub(super) fn unused_topic_keys(t: &TopicSpec) -> Vec<String> {
             }
         }
     } else if let Some(tpl) = &t.template {
-        if t.time_step_ms.is_some() && !tpl.contains("{timestamp") && t.kafka_timestamp != Some(true)
+        if t.time_step_ms.is_some()
+            && !tpl.contains("{timestamp")
+            && t.kafka_timestamp != Some(true)
         {
             out.push(format!(
                 "topic {}: `time_step_ms` is unused: the template has no event-time placeholder ({{timestamp_ms}}, {{timestamp_s}}, {{timestamp_iso}}, {{timestamp:PATTERN}}) and `kafka_timestamp` is not true (put the event time the job parses into the template, or remove `time_step_ms`)",
