@@ -288,7 +288,7 @@ impl Walk<'_> {
     }
 }
 
-/// A `.master(…)` or `setMaster(…)` in the job's Python source: Spark applies the code's
+/// A `.master(…)`, `setMaster(…)`, `spark.master` key or `SparkContext(master, …)` in the job's Python source: Spark applies the code's
 /// master over spark-submit's `--master` (SparkConf set in code wins over submit arguments,
 /// docs/configuration.md "Dynamically Loading Spark Properties"), so the job would not run
 /// where rehearse starts it.
@@ -302,13 +302,18 @@ pub struct MasterOverride {
     pub text: String,
 }
 
-/// Every `.master(` / `setMaster(` call outside comments in the shipped `.py` files of `dir`.
+/// Every master set in code (see [`MasterOverride`]) outside comments in the shipped `.py` files of `dir`.
 /// A file that cannot be read as text is passed over (the check is a warning).
 pub fn master_overrides(dir: &JobDir) -> Vec<MasterOverride> {
     use std::sync::OnceLock;
     static CALL: OnceLock<regex::Regex> = OnceLock::new();
     let call = CALL.get_or_init(|| {
-        regex::Regex::new(r"(?:\.master|\bsetMaster)\s*\(").expect("master regex compiles")
+        // `.master(…)`, `setMaster(…)`, the `spark.master` key (`.config("spark.master", …)`,
+        // `conf.set(…)`), and `SparkContext("local[*]", …)` / `SparkContext(master=…)`.
+        regex::Regex::new(
+            r#"(?:\.master|\bsetMaster)\s*\(|["']spark\.master["']|\bSparkContext\s*\(\s*(?:master\s*=|["'])"#,
+        )
+        .expect("master regex compiles")
     });
     let mut found = Vec::new();
     for f in dir.files.iter().filter(|f| f.relative.ends_with(".py")) {
@@ -461,8 +466,22 @@ mod tests {
             &tmp.path().join("lib/ctx.py"),
             "conf = SparkConf().setAppName('x').setMaster('local[4]')\n",
         );
+        write(
+            &tmp.path().join("lib/legacy.py"),
+            "sc = SparkContext(\"local[2]\", \"legacy\")\nsc2 = SparkContext(master=m)\nspark = SparkSession.builder.config(\"spark.master\", \"yarn\").getOrCreate()\nsc3 = SparkContext(conf=conf)\nspark.conf.get('spark.app.name')\n",
+        );
         let dir = JobDir::read(&tmp.path().join("app.py")).unwrap();
         let found = master_overrides(&dir);
+        let legacy: Vec<usize> = found
+            .iter()
+            .filter(|m| m.file == "lib/legacy.py")
+            .map(|m| m.line)
+            .collect();
+        assert_eq!(legacy, [1, 2, 3], "{found:?}");
+        let found: Vec<MasterOverride> = found
+            .into_iter()
+            .filter(|m| m.file != "lib/legacy.py")
+            .collect();
         assert_eq!(
             found,
             [

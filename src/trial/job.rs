@@ -25,6 +25,19 @@ pub(super) struct StagedJob {
     pub modules_zip: Option<String>,
 }
 
+impl StagedJob {
+    /// `--py-files` as the job sees them under `sandbox`: the scenario's `py_files`, then the
+    /// zip of the job's own modules (executors import them from it).
+    fn py_files(&self, sandbox: &Path) -> Vec<String> {
+        self.deps
+            .py_files
+            .iter()
+            .chain(&self.modules_zip)
+            .map(|rel| sandbox.join(rel).to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
 /// The Python the job's `requirements` are installed for on `runtime`.
 fn python_for(runtime: RuntimeKind) -> PythonFor {
     match runtime {
@@ -259,13 +272,7 @@ pub(super) fn submit(
         args,
         conf,
         jars: staged.deps.jars.iter().map(in_sandbox).collect(),
-        py_files: staged
-            .deps
-            .py_files
-            .iter()
-            .chain(&staged.modules_zip)
-            .map(in_sandbox)
-            .collect(),
+        py_files: staged.py_files(sandbox),
         env,
     }))
 }
@@ -321,6 +328,25 @@ mod tests {
         assert_eq!(
             names,
             ["lib/__init__.py", "lib/sub/__init__.py", "lib/sub/m.py"]
+        );
+    }
+
+    #[test]
+    fn the_modules_zip_goes_to_py_files_after_the_scenarios_own() {
+        let staged = StagedJob {
+            app: "job/app.py".into(),
+            deps: deps::Staged {
+                py_files: vec!["deps/py/helpers.py".into()],
+                ..deps::Staged::default()
+            },
+            modules_zip: Some("job/job-modules.zip".into()),
+        };
+        assert_eq!(
+            staged.py_files(Path::new("/sandbox")),
+            [
+                "/sandbox/deps/py/helpers.py",
+                "/sandbox/job/job-modules.zip"
+            ]
         );
     }
 
