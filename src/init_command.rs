@@ -332,27 +332,32 @@ fn spec(
         // checkpoint's parent's (issue 26 §7: `name = "checkpoint"`).
         init::default_name(&segments, job_stem.as_deref())
     });
-    let job_args = match kind {
-        JobKind::Python => python_job_args(job_path),
-        JobKind::Jar => init::JobArgs::default(),
+    let sources = match kind {
+        JobKind::Python => python_job_sources(job_path),
+        JobKind::Jar => Vec::new(),
     };
+    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let job_args = init::read_job_args(&sources);
+    let job_records = init::read_job_records(&sources);
     Ok(InitSpec {
         checkpoint: checkpoint_text,
         job,
         targets,
         name,
         job_args,
+        job_records,
     })
 }
 
-/// The command line a PySpark job's source reveals (`init::read_job_args`): the job file and
-/// the modules beside it that it imports (`from common import parse_args`: the example jobs add
-/// their flags there). A file that cannot be read adds nothing; the written args are then the
-/// example jobs'.
-fn python_job_args(job: &Path) -> init::JobArgs {
+/// The text of a PySpark job's sources, for what init reads of its command line
+/// (`init::read_job_args`) and its records (`init::read_job_records`): the job file and the
+/// modules beside it that it imports (`from common import parse_args`: the example jobs add
+/// their flags there). A file that cannot be read adds nothing; without any, init writes the
+/// example jobs' flags and a generic template.
+fn python_job_sources(job: &Path) -> Vec<String> {
     use rehearse::userfile::{read_text, MAX_JOB_BYTES};
     let Ok(main) = read_text(job, "job file", MAX_JOB_BYTES) else {
-        return init::JobArgs::default();
+        return Vec::new();
     };
     let imported = init::imported_modules(&main);
     let mut texts = vec![main];
@@ -369,7 +374,7 @@ fn python_job_args(job: &Path) -> init::JobArgs {
             }
         }
     }
-    init::read_job_args(&texts.iter().map(String::as_str).collect::<Vec<_>>())
+    texts
 }
 
 /// Writes the file by the output rule (`userfile::write`): created new unless `--force`

@@ -13,8 +13,10 @@
 use std::path::Path;
 
 mod job_args;
+mod job_records;
 
 pub use job_args::{imported_modules, read_job_args, role, ArgRole, JobArgs};
+pub use job_records::{read_job_records, Epoch, FieldType, JobRecords};
 
 use crate::checkpoint::{Inspection, Provider, Severity, SourceKind, WriterVersion};
 use crate::versions::{self, SparkLine, SparkVersion};
@@ -73,6 +75,9 @@ pub struct InitSpec {
     /// What the job's own source says of its command line ([`read_job_args`]); empty for a
     /// jar or a source that names no flag: then the example jobs' flags are written.
     pub job_args: JobArgs,
+    /// What the job's source says of the records it parses ([`read_job_records`]): the
+    /// topics' `template` when it names a schema.
+    pub job_records: JobRecords,
 }
 
 /// Names that say only "a checkpoint" or "a job", never which one: the scenario's name is taken
@@ -447,7 +452,7 @@ pub fn scenario_text(inspection: &Inspection, spec: &InitSpec) -> String {
     t.blank();
     conf(&mut t, inspection);
     t.blank();
-    topics(&mut t, inspection);
+    topics(&mut t, inspection, &spec.job_records);
     t.line("# [expect]                 # optional: the verdict you expect per target (regression suites)");
     let first = spec
         .targets
@@ -857,7 +862,7 @@ fn conf(t: &mut Lines, i: &Inspection) {
     t.line("# CHECK: any other --conf production's spark-submit passes that the query depends on.");
 }
 
-fn topics(t: &mut Lines, i: &Inspection) {
+fn topics(t: &mut Lines, i: &Inspection, records: &JobRecords) {
     let watermark = i.watermark_ms().is_some_and(|ms| ms > 0);
     let mut notes = Lines::default();
     let counts = i.kafka_partition_counts();
@@ -894,9 +899,22 @@ fn topics(t: &mut Lines, i: &Inspection) {
         t.line(format!(
             "partitions = {partitions}             # from the offset log; the sandbox topic gets the checkpoint's count"
         ));
-        t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
-        t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
-        if watermark {
+        if let Some(template) = records.template() {
+            // The schema the job parses with: a record it can parse (issue 26 §7).
+            t.line("# CHECK: a record of the schema read from the job's source (its StructFields), event time");
+            t.line("# in the form it parses; or sample_file = \"values.jsonl\" (one value per line, round-robin).");
+            if watermark && !records.has_event_time() {
+                t.line("# CHECK: the checkpoint has a watermark: put {timestamp_ms} (or {timestamp:PATTERN}) where");
+                t.line("# your job reads event time, or it takes it from the Kafka timestamp (kafka_timestamp below).");
+            }
+            t.line(format!("template = '{template}'"));
+            if watermark {
+                t.line("time_step_ms = 60000");
+                t.line("kafka_timestamp = true");
+            }
+        } else if watermark {
+            t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
+            t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
             // With a watermark, `resumed` needs event time to pass it so windows close and state
             // is evicted (the exercised-paths gate); fresh records step a minute each past it.
             t.line("# CHECK: the checkpoint has a watermark: put {timestamp_ms} where your job reads event time");
@@ -906,6 +924,8 @@ fn topics(t: &mut Lines, i: &Inspection) {
             t.line("time_step_ms = 60000");
             t.line("kafka_timestamp = true");
         } else {
+            t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
+            t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
             t.line("template = '{\"n\":{n},\"partition\":{partition}}'");
         }
         t.line(format!(

@@ -75,6 +75,7 @@ fn the_scenario_of_every_checkpoint_fixture_loads_back() {
             targets: Vec::new(),
             name: "round-trip".into(),
             job_args: Default::default(),
+            job_records: Default::default(),
         };
         let text = scenario_text(&inspection, &spec);
         let at = job_dir.path().join("scenario.toml");

@@ -191,6 +191,7 @@ fn spec_with(args: JobArgs) -> InitSpec {
         targets: Vec::new(),
         name: "n".into(),
         job_args: args,
+        job_records: JobRecords::default(),
     }
 }
 
@@ -254,5 +255,31 @@ fn a_job_reading_sys_argv_gets_its_positions() {
     assert_eq!(
         args,
         ["{bootstrap_servers}", "{topic.events}", "", "{checkpoint}"]
+    );
+}
+
+/// Issue 26 §7: the written template is a record the job parses, and loads back.
+#[test]
+fn the_template_follows_the_jobs_schema_and_loads_back() {
+    let i = kafka_inspection(&["words"]);
+    let job = "schema = StructType([StructField(\"word\", StringType()), StructField(\"event_time\", StringType())])\nts = to_timestamp(col(\"j.event_time\"), \"yyyy-MM-dd HH:mm:ss\")\n";
+    let spec = InitSpec {
+        job_records: read_job_records(&[job]),
+        ..spec_with(JobArgs::default())
+    };
+    let text = scenario_text(&i, &spec);
+    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    let template = file.topics[0].template.clone().unwrap();
+    assert_eq!(
+        template,
+        "{\"word\":\"word-{n}\",\"event_time\":\"{timestamp:yyyy-MM-dd HH:mm:ss}\"}"
+    );
+    crate::scenario::placeholders::check_template(&template).unwrap();
+    // Without a schema in the source: the generic template, as before.
+    let text = scenario_text(&i, &spec_with(JobArgs::default()));
+    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    assert_eq!(
+        file.topics[0].template.as_deref(),
+        Some("{\"n\":{n},\"partition\":{partition}}")
     );
 }
