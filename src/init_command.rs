@@ -291,19 +291,30 @@ fn spec(
     let (checkpoint_text, last) = match checkpoint {
         Checkpoint::Dir(dir) => (
             init::toml_path("checkpoint", &as_written(dir, base))?,
-            dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+            [dir.parent().and_then(Path::file_name), dir.file_name()]
+                .into_iter()
+                .flatten()
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
         ),
         Checkpoint::Url(url) => {
             let text = url.to_string();
-            let last = text
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
+            // The last two names of the URL's path (never its scheme or host).
+            let path = text
+                .split_once("://")
+                .map_or(text.as_str(), |(_, rest)| rest);
+            let mut names: Vec<String> = path
+                .split('/')
+                .skip(1)
                 .filter(|s| !s.is_empty() && !s.contains(':'))
-                .map(str::to_string);
-            (text, last)
+                .map(str::to_string)
+                .collect();
+            let keep = names.len().saturating_sub(2);
+            names.drain(..keep);
+            (text, names)
         }
     };
+    let job_path = job;
     let job_text = init::toml_path("job", &as_written(job, base))?;
     let job = match (kind, &args.main_class) {
         (JobKind::Jar, Some(class)) => InitJob::Jar {
@@ -312,17 +323,58 @@ fn spec(
         },
         _ => InitJob::Python { file: job_text },
     };
-    let name = args
-        .name
-        .clone()
-        .or(last)
-        .unwrap_or_else(|| "scenario".into());
+    let job_stem = job_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
+    let name = args.name.clone().unwrap_or_else(|| {
+        let segments: Vec<&str> = last.iter().map(String::as_str).collect();
+        // The checkpoint's own name, unless it only says "checkpoint"; then the job's or the
+        // checkpoint's parent's (issue 26 §7: `name = "checkpoint"`).
+        init::default_name(&segments, job_stem.as_deref())
+    });
+    let sources = match kind {
+        JobKind::Python => python_job_sources(job_path),
+        JobKind::Jar => Vec::new(),
+    };
+    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let job_args = init::read_job_args(&sources);
+    let job_records = init::read_job_records(&sources);
     Ok(InitSpec {
         checkpoint: checkpoint_text,
         job,
         targets,
         name,
+        job_args,
+        job_records,
     })
+}
+
+/// The text of a PySpark job's sources, for what init reads of its command line
+/// (`init::read_job_args`) and its records (`init::read_job_records`): the job file and the
+/// modules beside it that it imports (`from common import parse_args`: the example jobs add
+/// their flags there). A file that cannot be read adds nothing; without any, init writes the
+/// example jobs' flags and a generic template.
+fn python_job_sources(job: &Path) -> Vec<String> {
+    use rehearse::userfile::{read_text, MAX_JOB_BYTES};
+    let Ok(main) = read_text(job, "job file", MAX_JOB_BYTES) else {
+        return Vec::new();
+    };
+    let imported = init::imported_modules(&main);
+    let mut texts = vec![main];
+    if let Ok(dir) = rehearse::scenario::JobDir::read(job) {
+        let beside = dir.modules().filter(|f| {
+            f.relative.ends_with(".py")
+                && imported.iter().any(|m| {
+                    f.relative == format!("{m}.py") || f.relative.starts_with(&format!("{m}/"))
+                })
+        });
+        for f in beside.take(64) {
+            if let Ok(text) = read_text(&f.path, "job file", MAX_JOB_BYTES) {
+                texts.push(text);
+            }
+        }
+    }
+    texts
 }
 
 /// Writes the file by the output rule (`userfile::write`): created new unless `--force`

@@ -12,6 +12,12 @@
 
 use std::path::Path;
 
+mod job_args;
+mod job_records;
+
+pub use job_args::{imported_modules, read_job_args, role, ArgRole, JobArgs};
+pub use job_records::{read_job_records, Epoch, FieldType, JobRecords};
+
 use crate::checkpoint::{Inspection, Provider, Severity, SourceKind, WriterVersion};
 use crate::versions::{self, SparkLine, SparkVersion};
 
@@ -64,8 +70,65 @@ pub struct InitSpec {
     pub job: InitJob,
     /// Targets given on the command line; empty for [`default_targets`].
     pub targets: Vec<SparkVersion>,
-    /// The scenario's `name`.
+    /// The scenario's `name` ([`default_name`] when `--name` is not given).
     pub name: String,
+    /// What the job's own source says of its command line ([`read_job_args`]); empty for a
+    /// jar or a source that names no flag: then the example jobs' flags are written.
+    pub job_args: JobArgs,
+    /// What the job's source says of the records it parses ([`read_job_records`]): the
+    /// topics' `template` when it names a schema.
+    pub job_records: JobRecords,
+}
+
+/// Names that say only "a checkpoint" or "a job", never which one: the scenario's name is taken
+/// from something else (issue 26 §7: `name = "checkpoint"`, the checkpoint directory's own name).
+fn generic_name(name: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "chk",
+        "ckpt",
+        "cp",
+        "tmp",
+        "temp",
+        "data",
+        "state",
+        "output",
+        "out",
+        "job",
+        "jobs",
+        "app",
+        "main",
+        "run",
+        "driver",
+        "stream",
+        "streaming",
+        "spark",
+        "src",
+        "scripts",
+        "query",
+        "prod",
+        "production",
+    ];
+    let n = name.trim().to_ascii_lowercase();
+    n.is_empty()
+        || n.contains("checkpoint")
+        || GENERIC.contains(&n.as_str())
+        || n.chars().all(|c| c.is_ascii_digit() || "-_.".contains(c))
+}
+
+/// The scenario's name when `--name` is not given: the checkpoint directory's own name, unless it
+/// only says "checkpoint" (`/data/orders/checkpoint`); then the job file's stem
+/// (`orders_agg.py` → `orders_agg`), unless that only says "job" (`main.py`); then the
+/// checkpoint's parent directory (`orders`); else `scenario`. `checkpoint` holds the last two
+/// names of the checkpoint's path or URL, parent first. Each candidate passes
+/// [`check_name`](super::check_name).
+pub fn default_name(checkpoint: &[&str], job_stem: Option<&str>) -> String {
+    let own = checkpoint.last().copied();
+    let parent = checkpoint.len().checked_sub(2).map(|i| checkpoint[i]);
+    [own, job_stem, parent]
+        .into_iter()
+        .flatten()
+        .find(|n| !generic_name(n) && super::check_name(n).is_ok())
+        .map_or_else(|| "scenario".to_string(), str::to_string)
 }
 
 /// The kind of a job file, from its extension.
@@ -389,7 +452,7 @@ pub fn scenario_text(inspection: &Inspection, spec: &InitSpec) -> String {
     t.blank();
     conf(&mut t, inspection);
     t.blank();
-    topics(&mut t, inspection);
+    topics(&mut t, inspection, &spec.job_records);
     t.line("# [expect]                 # optional: the verdict you expect per target (regression suites)");
     let first = spec
         .targets
@@ -574,22 +637,7 @@ fn job(t: &mut Lines, i: &Inspection, spec: &InitSpec) {
             t.line(format!("main_class = {}", toml_string(main_class)));
         }
     }
-    t.line("# CHECK: your job's own flags (these are the example jobs'). rehearse fills in:");
-    t.line("#   {checkpoint}         the sandbox copy: the job's checkpointLocation must be this");
-    t.line("#   {bootstrap_servers}  the sandbox Kafka: the job's kafka.bootstrap.servers must be this");
-    t.line("#   {output}             a fresh directory for the sink");
-    t.line("#   {topic.NAME}         the name of topic NAME of [[topics]]");
-    t.line("args = [");
-    t.line("  \"--checkpoint\", \"{checkpoint}\",");
-    t.line("  \"--bootstrap-servers\", \"{bootstrap_servers}\",");
-    t.line("  \"--output\", \"{output}\",");
-    for (name, _) in kafka_topics(i) {
-        t.line(format!(
-            "  \"--topic\", {},",
-            toml_string(&format!("{{topic.{name}}}"))
-        ));
-    }
-    t.line("]");
+    args(t, i, &spec.job_args);
     t.line("# restart_args = []        # appended on the restart only: rehearse a changed query");
     // `--fresh` needs the offsets passed on; the job's flag is the team's to name (new-user
     // pass, session 8: README promised it, init wrote nothing).
@@ -598,6 +646,159 @@ fn job(t: &mut Lines, i: &Inspection, spec: &InitSpec) {
     );
     t.line("# startingOffsets JSON of the last committed batch) for its Kafka source's");
     t.line("# .option(\"startingOffsets\", …), e.g. restart_args = [\"--starting-offsets\", \"{starting_offsets}\"]");
+}
+
+/// The placeholders rehearse fills, as the written file explains them.
+fn placeholder_lines(t: &mut Lines) {
+    t.line("#   {checkpoint}         the sandbox copy: the job's checkpointLocation must be this");
+    t.line("#   {bootstrap_servers}  the sandbox Kafka: the job's kafka.bootstrap.servers must be this");
+    t.line("#   {output}             a fresh directory for the sink");
+    t.line("#   {topic.NAME}         the name of topic NAME of [[topics]]");
+}
+
+/// `[job] args`: from the flags or `sys.argv` reads of the job's source when it names any
+/// ([`read_job_args`]), else the example jobs' flags. Several topics for one flag are one
+/// comma-separated value (Kafka's `subscribe` option takes a list), never the flag repeated
+/// (argparse keeps only the last).
+fn args(t: &mut Lines, i: &Inspection, a: &JobArgs) {
+    let topics: Vec<String> = kafka_topics(i)
+        .into_iter()
+        .map(|(name, _)| format!("{{topic.{name}}}"))
+        .collect();
+    let entry =
+        |flag: &str, value: &str| format!("  {}, {},", toml_string(flag), toml_string(value));
+    if !a.flags.is_empty() {
+        t.line("# CHECK: the flags read from the job's source (argparse's add_argument and flag literals);");
+        t.line("# each is given the value its name suggests. rehearse fills in:");
+        placeholder_lines(t);
+        let topic_flags = topic_flags(&a.flags, topics.len());
+        t.line("args = [");
+        let mut others = Vec::new();
+        let mut outputs = Vec::new();
+        for f in &a.flags {
+            match role(f) {
+                ArgRole::Checkpoint => t.line(entry(f, "{checkpoint}")),
+                ArgRole::Brokers => t.line(entry(f, "{bootstrap_servers}")),
+                ArgRole::Output => t.line(entry(f, "{output}")),
+                ArgRole::Topic => {
+                    if let Some(k) = topic_flags.iter().position(|t| t == f) {
+                        let value = if k + 1 == topic_flags.len() {
+                            topics[k.min(topics.len())..].join(",")
+                        } else {
+                            topics.get(k).cloned().unwrap_or_default()
+                        };
+                        if !value.is_empty() {
+                            t.line(entry(f, &value));
+                        }
+                    } else {
+                        // A topic flag beyond the checkpoint's topics (a helper's default).
+                        others.push(f.as_str());
+                    }
+                }
+                ArgRole::OutputTopic => outputs.push(f.as_str()),
+                ArgRole::Other => others.push(f.as_str()),
+            }
+        }
+        t.line("]");
+        if topic_flags.len() > 1 {
+            t.comment(
+                &format!(
+                    "CHECK: the topics are given to {} in the order of their names; swap them if the job means otherwise.",
+                    topic_flags.join(", ")
+                ),
+                0,
+            );
+        }
+        if !outputs.is_empty() {
+            t.comment(
+                &format!(
+                    "CHECK: if the job writes to Kafka, {} names its output topic: declare it in [[output_topics]] and pass {{topic.NAME}} to it.",
+                    outputs.join(", ")
+                ),
+                0,
+            );
+        }
+        if !others.is_empty() {
+            t.comment(
+                &format!(
+                    "The job also takes {}: add those it requires, with production's values.",
+                    others.join(", ")
+                ),
+                0,
+            );
+        }
+    } else if !a.positional.is_empty() {
+        t.line(
+            "# CHECK: the job reads sys.argv; each position is given the value its name suggests.",
+        );
+        t.line("# rehearse fills in:");
+        placeholder_lines(t);
+        t.line("args = [");
+        let last = a.positional.iter().map(|(n, _)| *n).max().unwrap_or(0);
+        for n in 1..=last {
+            let name = a
+                .positional
+                .iter()
+                .find(|(k, _)| *k == n)
+                .map_or("", |(_, name)| name.as_str());
+            let value = match role(name) {
+                ArgRole::Checkpoint => "{checkpoint}".to_string(),
+                ArgRole::Brokers => "{bootstrap_servers}".to_string(),
+                ArgRole::Output => "{output}".to_string(),
+                ArgRole::Topic => topics.join(","),
+                ArgRole::OutputTopic | ArgRole::Other => String::new(),
+            };
+            if value.is_empty() {
+                t.line(format!(
+                    "  \"\",  # CHECK: sys.argv[{n}]{}: production's value",
+                    if name.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", comment_safe(name))
+                    }
+                ));
+            } else {
+                t.line(format!(
+                    "  {},  # sys.argv[{n}] ({})",
+                    toml_string(&value),
+                    comment_safe(name)
+                ));
+            }
+        }
+        t.line("]");
+    } else {
+        t.line("# CHECK: your job's own flags (these are the example jobs'). rehearse fills in:");
+        placeholder_lines(t);
+        t.line("args = [");
+        t.line("  \"--checkpoint\", \"{checkpoint}\",");
+        t.line("  \"--bootstrap-servers\", \"{bootstrap_servers}\",");
+        t.line("  \"--output\", \"{output}\",");
+        if !topics.is_empty() {
+            // One flag for every topic, comma-separated: repeated, argparse keeps the last.
+            t.line(entry("--topic", &topics.join(",")));
+        }
+        t.line("]");
+    }
+    t.line("# The .py files beside the job and its packages (directories with __init__.py) travel with");
+    t.line(
+        "# it; list modules it imports from elsewhere in py_files = [\"…\"] (.py, .zip or .egg).",
+    );
+}
+
+/// The flags of `flags` that take input topics, for `topics` topics: when the job names more
+/// topic flags than there are topics and the specific ones (`--left-topic`, `--right-topic`)
+/// are as many as the topics, those (a bare `--topic`/`--topics` is then a helper's default);
+/// else the first ones, at most one per topic (one flag takes them all).
+fn topic_flags(flags: &[String], topics: usize) -> Vec<String> {
+    let all: Vec<&String> = flags.iter().filter(|f| role(f) == ArgRole::Topic).collect();
+    let plain = |f: &&String| matches!(f.as_str(), "--topic" | "--topics");
+    let specific: Vec<&String> = all.iter().copied().filter(|f| !plain(f)).collect();
+    let chosen: Vec<&String> = if all.len() > topics && specific.len() == topics && topics > 0 {
+        specific
+    } else {
+        all.into_iter().take(topics.max(1)).collect()
+    };
+    chosen.into_iter().cloned().collect()
 }
 
 fn conf(t: &mut Lines, i: &Inspection) {
@@ -661,7 +862,7 @@ fn conf(t: &mut Lines, i: &Inspection) {
     t.line("# CHECK: any other --conf production's spark-submit passes that the query depends on.");
 }
 
-fn topics(t: &mut Lines, i: &Inspection) {
+fn topics(t: &mut Lines, i: &Inspection, records: &JobRecords) {
     let watermark = i.watermark_ms().is_some_and(|ms| ms > 0);
     let mut notes = Lines::default();
     let counts = i.kafka_partition_counts();
@@ -698,9 +899,22 @@ fn topics(t: &mut Lines, i: &Inspection) {
         t.line(format!(
             "partitions = {partitions}             # from the offset log; the sandbox topic gets the checkpoint's count"
         ));
-        t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
-        t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
-        if watermark {
+        if let Some(template) = records.template() {
+            // The schema the job parses with: a record it can parse (issue 26 §7).
+            t.line("# CHECK: a record of the schema read from the job's source (its StructFields), event time");
+            t.line("# in the form it parses; or sample_file = \"values.jsonl\" (one value per line, round-robin).");
+            if watermark && !records.has_event_time() {
+                t.line("# CHECK: the checkpoint has a watermark: put {timestamp_ms} (or {timestamp:PATTERN}) where");
+                t.line("# your job reads event time, or it takes it from the Kafka timestamp (kafka_timestamp below).");
+            }
+            t.line(format!("template = '{template}'"));
+            if watermark {
+                t.line("time_step_ms = 60000");
+                t.line("kafka_timestamp = true");
+            }
+        } else if watermark {
+            t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
+            t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
             // With a watermark, `resumed` needs event time to pass it so windows close and state
             // is evicted (the exercised-paths gate); fresh records step a minute each past it.
             t.line("# CHECK: the checkpoint has a watermark: put {timestamp_ms} where your job reads event time");
@@ -710,6 +924,8 @@ fn topics(t: &mut Lines, i: &Inspection) {
             t.line("time_step_ms = 60000");
             t.line("kafka_timestamp = true");
         } else {
+            t.line("# CHECK: a record value your job can parse ({n}: record number in its partition, {partition}),");
+            t.line("# or sample_file = \"values.jsonl\" (one value per line, used round-robin).");
             t.line("template = '{\"n\":{n},\"partition\":{partition}}'");
         }
         t.line(format!(

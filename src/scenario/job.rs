@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::job_dir::{master_overrides, JobDir};
 use super::model::{Job, Scenario};
 use super::placeholders::{check_versions, fill_versions};
 use crate::userfile;
@@ -245,6 +246,45 @@ impl Scenario {
             check_artifact(&self.job_for(t), t, false, per_line)?;
         }
         Ok(())
+    }
+}
+
+impl Scenario {
+    /// Reads the directory of every PySpark job a run would submit (the generation's on
+    /// `generate`, each target's) as a trial stages it ([`JobDir::read`]): a directory over the
+    /// bounds is refused here, before any container. Returns the load warnings: each
+    /// `.master(…)`/`setMaster(…)` in the job's code, which overrides the `--master` rehearse
+    /// passes (issue 26 §5).
+    pub fn check_job_dirs(
+        &self,
+        generate: Option<&str>,
+        targets: &[String],
+    ) -> Result<Vec<String>, String> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let jobs = generate
+            .map(|spark| self.generation_job(spark))
+            .into_iter()
+            .chain(targets.iter().map(|t| self.job_for(t)));
+        for job in jobs {
+            if let Job::Python { file } = &job.job {
+                if !files.contains(file) {
+                    files.push(file.clone());
+                }
+            }
+        }
+        let mut warnings = Vec::new();
+        for file in files {
+            let dir = JobDir::read(&file)?;
+            for m in master_overrides(&dir) {
+                warnings.push(format!(
+                    "the job sets its master in code, {}:{}: `{}`; a master set in the job's code overrides the --master rehearse passes to spark-submit, so the job would not run in the sandbox (remove it and let spark-submit choose the master, e.g. SparkSession.builder.appName(…).getOrCreate())",
+                    dir.dir.join(&m.file).display(),
+                    m.line,
+                    m.text
+                ));
+            }
+        }
+        Ok(warnings)
     }
 }
 

@@ -5,7 +5,7 @@
 //! One scenario: `file.rs` mirrors the TOML, `parse/` validates it table by table (`job_table.rs` the `[job]` table, `topics.rs` the topics) into the
 //! types of `model.rs`, `placeholders.rs` fills the job's `{…}` arguments, `job.rs` picks the job a target runs
 //! (`[job.per_target]`) and checks its artifact, `records.rs` reads a topic's
-//! `records_file`. [`suite`] reads a
+//! `records_file`, `job_dir.rs` what of a PySpark job's directory travels with it. [`suite`] reads a
 //! suite (query shapes × state store providers × source versions × target versions) and cuts it
 //! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
 //! inspection (`rehearse init`). This module only declares and re-exports.
@@ -15,6 +15,7 @@ pub mod event_time;
 mod file;
 pub mod init;
 mod job;
+pub mod job_dir;
 mod mirror;
 mod model;
 mod parity;
@@ -32,6 +33,7 @@ pub use file::{
     OutputTopicSpec, ScenarioFile, TopicSpec,
 };
 pub use job::{JobOverride, ResolvedJob, TargetPattern};
+pub use job_dir::{master_overrides, JobDir, MasterOverride, NotShipped};
 pub use mirror::{
     mirror_config, MirrorConfig, DEFAULT_MIRROR_FRESH, DEFAULT_MIRROR_HISTORY, MAX_MIRROR_RECORDS,
 };

@@ -422,7 +422,8 @@ fn committed_offsets_reached(checkpoint: &Path, want: &KafkaOffsets) -> bool {
 }
 
 /// The cache key of a generation: `<scenario>-<spark>-<16 hex digits>` over the job's file (and
-/// the `.py` files beside it), the arguments, conf, topics, versions, batches and records.
+/// every file that travels with it: the `.py` files beside it, its packages), the arguments,
+/// conf, topics, versions, batches and records.
 fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialError> {
     let mut h = blake3::Hasher::new();
     let resolved = scenario.generation_job(&g.spark);
@@ -438,19 +439,18 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
         path: job.clone(),
         source: std::io::Error::other(e),
     })?;
-    if let (Job::Python { .. }, Some(dir)) = (&resolved.job, job.parent()) {
-        let mut siblings: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|rd| {
-                rd.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "py") && p.is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        siblings.sort();
-        for s in siblings {
-            h.update(s.file_name().unwrap_or_default().as_encoded_bytes());
-            h.update(&read(&s).unwrap_or_default());
+    if let Job::Python { .. } = &resolved.job {
+        // Every file that travels with the job (`JobDir`: the `.py` files beside it and its
+        // packages' files, as staging copies them): an edit inside `lib/` must change the key.
+        // For a job without packages these are the `.py` files beside it, named as before, so
+        // earlier keys stay valid.
+        let dir = crate::scenario::JobDir::read(&job).map_err(|m| TrialError::Stage {
+            path: job.clone(),
+            source: std::io::Error::other(m),
+        })?;
+        for f in &dir.files {
+            h.update(f.relative.as_bytes());
+            h.update(&read(&f.path).unwrap_or_default());
         }
     }
     let topics: Vec<_> = scenario
@@ -582,6 +582,30 @@ mod tests {
             out.entry(t.to_string()).or_default().insert(*p, *o);
         }
         out
+    }
+
+    /// Issue 26 §3: a job's package travels with it, so an edit inside `lib/` must generate
+    /// anew rather than reuse a checkpoint written by the old code.
+    #[test]
+    fn an_edit_inside_the_jobs_package_changes_the_generation_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("job/lib")).unwrap();
+        std::fs::write(d.join("job/job.py"), "from lib.m import X").unwrap();
+        std::fs::write(d.join("job/lib/__init__.py"), "").unwrap();
+        std::fs::write(d.join("job/lib/m.py"), "X = 1").unwrap();
+        let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 1\n[job]\nfile = \"job/job.py\"\n[[topics]]\nname = \"a\"\npartitions = 1\n";
+        let path = d.join("s.toml");
+        std::fs::write(&path, text).unwrap();
+        let key = || {
+            let s = Scenario::load(&path).unwrap();
+            let g = Generate::of(&s, RuntimeKind::Docker, None).expect("a generated checkpoint");
+            generation_key(&s, &g).unwrap()
+        };
+        let before = key();
+        assert_eq!(key(), before, "the same files, the same key");
+        std::fs::write(d.join("job/lib/m.py"), "X = 2").unwrap();
+        assert_ne!(key(), before, "an edit inside lib/ changes the key");
     }
 
     /// The breaker pass: the key ignored dependencies — an edited helper outside the job's

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use super::TrialError;
 use crate::deps::{self, PythonFor};
 use crate::runtime::{KafkaBroker, RuntimeKind, TrialIds};
-use crate::scenario::{fill_topics, Dependencies, Job, Placeholders, ResolvedJob, Scenario};
+use crate::scenario::{
+    fill_topics, Dependencies, Job, JobDir, Placeholders, ResolvedJob, Scenario,
+};
 use crate::spark::{self, Submit};
 
 /// The job as staged into a sandbox, paths relative to it.
@@ -19,6 +21,21 @@ pub(super) struct StagedJob {
     pub app: String,
     /// Its dependencies (`deps/…`) and what the report says of them.
     pub deps: deps::Staged,
+    /// The zip of a PySpark job's own modules (`job/job-modules.zip`), when it has any beside it.
+    pub modules_zip: Option<String>,
+}
+
+impl StagedJob {
+    /// `--py-files` as the job sees them under `sandbox`: the scenario's `py_files`, then the
+    /// zip of the job's own modules (executors import them from it).
+    fn py_files(&self, sandbox: &Path) -> Vec<String> {
+        self.deps
+            .py_files
+            .iter()
+            .chain(&self.modules_zip)
+            .map(|rel| sandbox.join(rel).to_string_lossy().into_owned())
+            .collect()
+    }
 }
 
 /// The Python the job's `requirements` are installed for on `runtime`.
@@ -48,8 +65,9 @@ pub fn resolve_dependencies(
     )?)
 }
 
-/// Copies the job (a PySpark file and the `.py` files beside it, or a jar) into `job/`, its
-/// dependencies into `deps/` and the harness's logging config into `conf/`.
+/// Copies the job (a PySpark file with the `.py` files and Python packages beside it,
+/// [`JobDir`], and their zip for the executors; or a jar) into `job/`, its dependencies into
+/// `deps/` and the harness's logging config into `conf/`.
 pub(super) fn stage_job(
     job: &ResolvedJob,
     dependencies: &Dependencies,
@@ -73,30 +91,12 @@ pub(super) fn stage_job(
                 source,
             })
     };
+    let mut packages = None;
     let app = match &job.job {
         Job::Python { file } => {
-            if let Some(dir) = file.parent() {
-                let siblings = std::fs::read_dir(dir).map_err(|source| TrialError::Stage {
-                    path: dir.to_path_buf(),
-                    source,
-                })?;
-                for entry in siblings.flatten() {
-                    let p = entry.path();
-                    if p.extension().is_some_and(|e| e == "py") && p.is_file() {
-                        stage(&p, sandbox.join("job").join(entry.file_name()))?;
-                    }
-                }
-            }
-            stage(
-                file,
-                sandbox
-                    .join("job")
-                    .join(file.file_name().unwrap_or_default()),
-            )?;
-            file.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
+            let (app, zip) = stage_python_job(file, sandbox)?;
+            packages = zip;
+            app
         }
         Job::Jar { jar, .. } => {
             stage(
@@ -117,7 +117,79 @@ pub(super) fn stage_job(
     Ok(StagedJob {
         app: format!("job/{app}"),
         deps,
+        modules_zip: packages,
     })
+}
+
+/// Copies a PySpark job and its directory's shipped files ([`JobDir`], as load checked it) into
+/// the sandbox's `job/`, with the zip of its modules; returns the job's file name and the zip's
+/// path in the sandbox. Issue 26 §3: a job's `import lib.x` of its own `lib/` package failed in
+/// the sandbox, where only the top-level `.py` files had travelled.
+fn stage_python_job(file: &Path, sandbox: &Path) -> Result<(String, Option<String>), TrialError> {
+    let stage_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source: std::io::Error| TrialError::Stage { path, source }
+    };
+    let dir = JobDir::read(file).map_err(|m| TrialError::Stage {
+        path: file.to_path_buf(),
+        source: std::io::Error::other(m),
+    })?;
+    let job_dir = sandbox.join("job");
+    for f in &dir.files {
+        // `relative` passed `store::safe_relative` in `JobDir::read`.
+        let to = job_dir.join(&f.relative);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(stage_err(&f.path))?;
+        }
+        std::fs::copy(&f.path, &to).map_err(stage_err(&f.path))?;
+    }
+    let name = file.file_name().unwrap_or_default();
+    // The job itself even when it is a link leading out of its directory (the scenario names it).
+    std::fs::copy(file, job_dir.join(name)).map_err(stage_err(file))?;
+    let zip = stage_modules_zip(&dir, &job_dir)?;
+    Ok((name.to_string_lossy().into_owned(), zip))
+}
+
+/// The name of the zip of the job's own modules in the sandbox's `job/`.
+const MODULES_ZIP: &str = "job-modules.zip";
+
+/// Writes the job's own modules (the `.py` files beside it and its packages, `dir.modules()`)
+/// into `job/job-modules.zip` and returns its path in the sandbox (`job/job-modules.zip`), or
+/// `None` when the job has none. The driver imports them from `job/` (Python puts the script's
+/// directory first on `sys.path`); executors' Python workers do not run there, so the zip goes
+/// to `--py-files`, which Spark ships to every executor and puts on its workers' `sys.path`
+/// (core/src/main/scala/org/apache/spark/deploy/SparkSubmit.scala, python/pyspark/context.py
+/// `_add_py_file`). Entries are stored, not compressed: zipimport reads either.
+fn stage_modules_zip(dir: &JobDir, job_dir: &Path) -> Result<Option<String>, TrialError> {
+    if dir.modules().next().is_none() {
+        return Ok(None);
+    }
+    let path = job_dir.join(MODULES_ZIP);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: std::io::Error| TrialError::Stage { path, source: e }
+    };
+    let zip_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: zip::result::ZipError| TrialError::Stage {
+            path,
+            source: std::io::Error::other(e),
+        }
+    };
+    let out = std::fs::File::create(&path).map_err(io(&path))?;
+    let mut w = zip::ZipWriter::new(std::io::BufWriter::new(out));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(false);
+    for f in dir.modules() {
+        w.start_file(f.relative.as_str(), options)
+            .map_err(zip_err(&f.path))?;
+        let mut from = std::fs::File::open(&f.path).map_err(io(&f.path))?;
+        std::io::copy(&mut from, &mut w).map_err(io(&f.path))?;
+    }
+    let mut buf = w.finish().map_err(zip_err(&path))?;
+    std::io::Write::flush(&mut buf).map_err(io(&path))?;
+    Ok(Some(format!("job/{MODULES_ZIP}")))
 }
 
 /// `argv` for a debug trace, without values that may be secrets: an argument that is one
@@ -200,7 +272,7 @@ pub(super) fn submit(
         args,
         conf,
         jars: staged.deps.jars.iter().map(in_sandbox).collect(),
-        py_files: staged.deps.py_files.iter().map(in_sandbox).collect(),
+        py_files: staged.py_files(sandbox),
         env,
     }))
 }
@@ -208,6 +280,85 @@ pub(super) fn submit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Issue 26 §3: a job importing its own nested `lib/` package. The sandbox gets the package
+    /// (for the driver, which imports from `job/`) and a zip of it (for `--py-files`), without
+    /// byte code and without the file a link beside it leads to outside the job's directory.
+    #[test]
+    fn a_jobs_nested_package_is_staged_and_zipped_without_caches_or_links_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let jobs = tmp.path().join("jobs");
+        write(&jobs.join("app.py"), "import lib.sub.m\n");
+        write(&jobs.join("lib/__init__.py"), "");
+        write(&jobs.join("lib/sub/__init__.py"), "");
+        write(&jobs.join("lib/sub/m.py"), "def f():\n    return 1\n");
+        write(&jobs.join("lib/__pycache__/m.cpython-311.pyc"), "bytecode");
+        write(&outside.path().join("creds.py"), "TOKEN = 'secret'\n");
+        std::os::unix::fs::symlink(outside.path().join("creds.py"), jobs.join("lib/creds.py"))
+            .unwrap();
+        let sandbox = tmp.path().join("sandbox");
+        std::fs::create_dir_all(sandbox.join("job")).unwrap();
+
+        let (app, zip) = stage_python_job(&jobs.join("app.py"), &sandbox).unwrap();
+
+        assert_eq!(app, "app.py");
+        assert_eq!(zip.as_deref(), Some("job/job-modules.zip"));
+        let staged = sandbox.join("job");
+        assert_eq!(
+            std::fs::read_to_string(staged.join("lib/sub/m.py")).unwrap(),
+            "def f():\n    return 1\n"
+        );
+        assert!(staged.join("lib/sub/__init__.py").is_file());
+        assert!(!staged.join("lib/__pycache__").exists());
+        assert!(!staged.join("lib/creds.py").exists());
+        let archive =
+            zip::ZipArchive::new(std::fs::File::open(staged.join("job-modules.zip")).unwrap())
+                .unwrap();
+        let mut names: Vec<String> = archive
+            .file_names()
+            .map(|n| n.unwrap().into_owned())
+            .collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["lib/__init__.py", "lib/sub/__init__.py", "lib/sub/m.py"]
+        );
+    }
+
+    #[test]
+    fn the_modules_zip_goes_to_py_files_after_the_scenarios_own() {
+        let staged = StagedJob {
+            app: "job/app.py".into(),
+            deps: deps::Staged {
+                py_files: vec!["deps/py/helpers.py".into()],
+                ..deps::Staged::default()
+            },
+            modules_zip: Some("job/job-modules.zip".into()),
+        };
+        assert_eq!(
+            staged.py_files(Path::new("/sandbox")),
+            [
+                "/sandbox/deps/py/helpers.py",
+                "/sandbox/job/job-modules.zip"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_job_alone_in_its_directory_gets_no_zip() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(&tmp.path().join("jobs/app.py"), "");
+        std::fs::create_dir_all(tmp.path().join("sandbox/job")).unwrap();
+        let (_, zip) =
+            stage_python_job(&tmp.path().join("jobs/app.py"), &tmp.path().join("sandbox")).unwrap();
+        assert_eq!(zip, None);
+    }
 
     #[test]
     fn the_traced_argv_names_secrets_without_their_values() {

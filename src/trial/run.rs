@@ -263,7 +263,20 @@ impl Trial<'_> {
             ),
             built_for,
             target: self.target.to_string(),
+            not_shipped: self.not_shipped(),
         }
+    }
+
+    /// Names beside a PySpark job that do not travel with it (`JobDir::not_shipped`), for the
+    /// verdict of a `ModuleNotFoundError`. Empty for a jar, or a directory load could not read
+    /// (load refused that already).
+    fn not_shipped(&self) -> Vec<(String, String)> {
+        let crate::scenario::Job::Python { file } = &self.job.job else {
+            return Vec::new();
+        };
+        crate::scenario::JobDir::read(file)
+            .map(|d| d.not_shipped.into_iter().map(|n| (n.name, n.why)).collect())
+            .unwrap_or_default()
     }
 
     /// The sandbox copy of the source (hashed while copied): the working set of a restart on

@@ -525,6 +525,7 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
             artifact: "count-by-key_2.12-3.5.3.jar".into(),
             built_for: Some("3.5.3".into()),
             target: "4.0.1".into(),
+            not_shipped: Vec::new(),
         };
         let with_job = TrialContext {
             job: Some(job.clone()),

@@ -67,6 +67,12 @@ pub struct JobFacts {
     pub built_for: Option<String>,
     /// The target the trial restarts on.
     pub target: String,
+    /// Names beside a PySpark job an `import` could mean that did not travel with it into the
+    /// sandbox (`lib` for a directory `lib/` without `__init__.py`), each with why, a fragment
+    /// (`scenario::JobDir::not_shipped`): a `ModuleNotFoundError` for one of them is the fact
+    /// `module-beside-job`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_shipped: Vec<(String, String)>,
 }
 
 impl JobFacts {

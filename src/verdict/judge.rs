@@ -250,7 +250,7 @@ pub(crate) fn judge_failure(
         lines: primary.to_vec(),
         error_class_hint: None,
     };
-    let facts_held = trial_facts(ctx);
+    let facts_held = trial_facts(ctx, primary, earlier);
     if let Some(found) = rules.first_match_given(&primary_text, &facts_held) {
         return finish_match(rules, ctx, &primary_text, found);
     }
@@ -306,13 +306,49 @@ pub(crate) fn judge_failure(
     }
 }
 
-/// The facts of this trial a rule's `when` may name (`rules::FACTS`).
-fn trial_facts(ctx: &TrialContext) -> Vec<&'static str> {
+/// The facts of this trial a rule's `when` may name (`rules::FACTS`); `module-beside-job`
+/// from the failure's lines (the `primary` block and the `earlier` ones).
+fn trial_facts(ctx: &TrialContext, primary: &[String], earlier: &[&[String]]) -> Vec<&'static str> {
     let mut facts = Vec::new();
     if ctx.job.as_ref().and_then(|j| j.line_change()).is_some() {
         facts.push("job-built-for-another-line");
     }
+    let lines = primary.iter().chain(earlier.iter().flat_map(|b| b.iter()));
+    if lines
+        .filter_map(|l| missing_module(l))
+        .any(|m| not_shipped_why(ctx, m).is_some())
+    {
+        facts.push("module-beside-job");
+    }
     facts
+}
+
+/// The module a `ModuleNotFoundError: No module named 'X'` line names (`X`, dotted or not).
+fn missing_module(line: &str) -> Option<&str> {
+    let rest = line.split_once("ModuleNotFoundError: No module named '")?.1;
+    rest.split('\'').next().filter(|m| !m.is_empty())
+}
+
+/// Why the top-level name of `module` (`lib` of `lib.sub`) beside the job did not travel with
+/// it, when it is one of [`JobFacts::not_shipped`](super::JobFacts::not_shipped).
+fn not_shipped_why<'c>(ctx: &'c TrialContext, module: &str) -> Option<&'c str> {
+    let top = module.split('.').next().unwrap_or(module);
+    ctx.job
+        .as_ref()?
+        .not_shipped
+        .iter()
+        .find(|(name, _)| name == top)
+        .map(|(_, why)| why.as_str())
+}
+
+/// A remedy's `{module}` and `{why}` filled from the failure's `ModuleNotFoundError` line.
+fn fill_module_remedy(remedy: &str, ctx: &TrialContext, lines: &[String]) -> String {
+    let Some(module) = lines.iter().find_map(|l| missing_module(l)) else {
+        return remedy.to_owned();
+    };
+    let module = crate::text::sanitize(module);
+    let why = not_shipped_why(ctx, &module).unwrap_or("");
+    remedy.replace("{module}", &module).replace("{why}", why)
 }
 
 /// A `when = "job-built-for-another-line"` row's remedy with its placeholders filled:
@@ -379,6 +415,9 @@ fn finish_match(
                 evidence.push(format!("in the job's own code: {}", clip_owned(f.trim())));
             }
             fill_linkage_remedy(&m.rule.remedy, ctx, user_frame)
+        }
+        _ if m.rule.remedy.contains("{module}") => {
+            fill_module_remedy(&m.rule.remedy, ctx, &text.lines)
         }
         _ => m.rule.remedy.clone(),
     };
@@ -584,6 +623,66 @@ mod tests {
             sink_rows: None,
             idle: false,
         }
+    }
+
+    /// Issue 26 §3: a job's `import lib.util` as PySpark's driver prints it, before Spark
+    /// started. With `lib/` beside the job but not shipped (no `__init__.py`), the remedy says
+    /// so; otherwise it names `py_files` and `requirements`. Never "fix the job".
+    #[test]
+    fn a_missing_module_names_py_files_and_what_stayed_beside_the_job() {
+        let lines: Vec<String> = [
+            "Traceback (most recent call last):",
+            "  File \"/sandbox/job/app.py\", line 4, in <module>",
+            "    from lib.util import parse_event",
+            "ModuleNotFoundError: No module named 'lib'",
+        ]
+        .map(String::from)
+        .to_vec();
+        let facts = RunFacts {
+            driver_started: false,
+            query_started: false,
+        };
+        let rules = RuleTable::default_table();
+        let plain = judge_failure(rules, &ctx(), &lines, &[], None, facts);
+        assert_eq!(plain.verdict, Verdict::EnvironmentError);
+        assert_eq!(plain.rule, "python-module-not-found");
+        assert!(
+            plain.remedy.contains("`lib`") && plain.remedy.contains("py_files"),
+            "{}",
+            plain.remedy
+        );
+        assert!(!plain.remedy.contains('{'), "{}", plain.remedy);
+
+        let beside = TrialContext {
+            job: Some(super::super::JobFacts {
+                artifact: "app.py".into(),
+                target: "4.0.1".into(),
+                not_shipped: vec![(
+                    "lib".into(),
+                    "a directory without __init__.py (only packages travel with the job)".into(),
+                )],
+                ..Default::default()
+            }),
+            ..ctx()
+        };
+        let j = judge_failure(rules, &beside, &lines, &[], None, facts);
+        assert_eq!(j.rule, "python-module-beside-job-not-shipped");
+        assert!(
+            j.remedy
+                .starts_with("`lib` is beside the job (a directory without __init__.py")
+                && j.remedy.contains("py_files"),
+            "{}",
+            j.remedy
+        );
+        // Another module than the one left behind: the plain row.
+        let other: Vec<String> = lines
+            .iter()
+            .map(|l| l.replace("'lib'", "'requests'"))
+            .collect();
+        assert_eq!(
+            judge_failure(rules, &beside, &other, &[], None, facts).rule,
+            "python-module-not-found"
+        );
     }
 
     #[test]

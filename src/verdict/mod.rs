@@ -12,6 +12,8 @@
 //!   bounds evidence lines, `store_load.rs` reads a RocksDB store's load of a checkpoint
 //!   version from its log line; `exercised.rs`: which paths of the restarted query ran
 //!   ([`Exercised`]), from its progress reports (and those load lines);
+//! - `signs.rs`: WARN/ERROR messages that name a stalled or unexplained end (embedded from
+//!   `sign-rules.toml`);
 //! - `judge.rs`: the pure judgements (what a progress report proves, which rule explains
 //!   a failure);
 //! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line (`watch/at_end.rs`:
@@ -30,6 +32,7 @@ mod progress;
 mod render;
 mod rules;
 mod scan;
+mod signs;
 mod state_files;
 mod store_load;
 #[expect(
@@ -50,6 +53,7 @@ pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
+pub use signs::SIGN_RULES_TOML;
 pub use state_files::{merge_warnings, state_file_warnings, stored_schema_evidence};
 pub use verdict::{Classification, QueryRuns, SeveralRuns, Verdict};
 pub use warnings::{settle_for_versions, Warning, WARNING_RULES_TOML};

@@ -41,7 +41,7 @@ pub struct Rule {
 
 /// The facts of a trial a row's `when` may name; the classifier decides each from the
 /// [`TrialContext`](super::TrialContext) (`judge.rs`).
-pub const FACTS: &[&str] = &["job-built-for-another-line"];
+pub const FACTS: &[&str] = &["job-built-for-another-line", "module-beside-job"];
 
 /// A validated rule table; order is priority (the first matching row wins).
 #[derive(Debug, Clone)]

@@ -39,6 +39,7 @@ use super::judge::{
 use super::progress::{JsonDepth, Progress};
 use super::rules::RuleTable;
 use super::scan::{self, Level};
+use super::signs::{self, Sign};
 use super::warnings::{self, Warning};
 use super::{BatchId, Classification, TrialContext, Verdict};
 
@@ -130,6 +131,9 @@ struct Facts {
     /// The first idle signal since the last executed batch, while paths are awaited
     /// ([`Watcher::went_idle`]): the second one ends the watch.
     idle_once: Option<String>,
+    /// The first sign seen (`signs.rs`: a WARN/ERROR message explaining a stalled or
+    /// unexplained end) and its line.
+    sign: Option<(&'static Sign, String)>,
 }
 
 /// A proved resume waiting for the query's paths to run.
@@ -468,6 +472,11 @@ impl Watcher {
     }
 
     fn scan_record(&mut self, line: &str, level: Level, msg: &str) {
+        if level >= Level::Warn && self.facts.sign.is_none() {
+            if let Some(sign) = signs::sign_of(msg) {
+                self.facts.sign = Some((sign, clip_owned(line)));
+            }
+        }
         if level >= Level::Error {
             if msg.contains("terminated with error") {
                 let ours = self.is_ours(scan::parse_pretty_id(msg).0.as_deref());

@@ -131,3 +131,155 @@ fn job_files_are_checked_by_kind() {
         InitError::JobNotAFile { .. }
     ));
 }
+
+/// Issue 26 §7: `name = "checkpoint"` came from the checkpoint directory's own name.
+#[test]
+fn the_default_name_says_which_checkpoint_not_that_it_is_one() {
+    assert_eq!(
+        default_name(&["orders", "checkpoint"], Some("windowed_avg")),
+        "windowed_avg"
+    );
+    assert_eq!(
+        default_name(&["orders", "checkpoint"], Some("main")),
+        "orders"
+    );
+    assert_eq!(
+        default_name(&["jobs", "orders-agg"], Some("main")),
+        "orders-agg"
+    );
+    assert_eq!(
+        default_name(&["tmp", "_checkpoints"], Some("job")),
+        "scenario"
+    );
+    assert_eq!(default_name(&["checkpoint"], None), "scenario");
+    assert_eq!(default_name(&["orders", "chk"], None), "orders");
+    assert_eq!(default_name(&["x", "0001"], Some("dedup")), "dedup");
+}
+
+fn kafka_inspection(topics: &[&str]) -> Inspection {
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path();
+    std::fs::create_dir_all(ck.join("offsets")).unwrap();
+    std::fs::create_dir_all(ck.join("commits")).unwrap();
+    std::fs::write(
+        ck.join("metadata"),
+        "{\"id\":\"5d0e3f5c-1a2b-4c3d-8e9f-0a1b2c3d4e5f\"}",
+    )
+    .unwrap();
+    let offsets: Vec<String> = topics
+        .iter()
+        .map(|t| format!("{{\"{t}\":{{\"0\":5,\"1\":5}}}}"))
+        .collect();
+    std::fs::write(
+        ck.join("offsets/0"),
+        format!(
+            "v1\n{{\"batchWatermarkMs\":0,\"batchTimestampMs\":1,\"conf\":{{}}}}\n{}",
+            offsets.join("\n")
+        ),
+    )
+    .unwrap();
+    std::fs::write(ck.join("commits/0"), "v1\n{\"nextBatchWatermarkMs\":0}").unwrap();
+    crate::checkpoint::inspect(ck).unwrap()
+}
+
+fn spec_with(args: JobArgs) -> InitSpec {
+    InitSpec {
+        checkpoint: "ck".into(),
+        job: InitJob::Python {
+            file: "job.py".into(),
+        },
+        targets: Vec::new(),
+        name: "n".into(),
+        job_args: args,
+        job_records: JobRecords::default(),
+    }
+}
+
+fn args_of(text: &str) -> Vec<String> {
+    let file: crate::scenario::ScenarioFile = toml::from_str(text).unwrap();
+    file.job.args
+}
+
+/// Issue 26 §7: two topics wrote `--topic` twice (argparse keeps the last); the example join
+/// jobs take `--left-topic` and `--right-topic`, which their source names.
+#[test]
+fn two_topics_go_to_the_jobs_own_topic_flags_or_one_list() {
+    let i = kafka_inspection(&["clicks", "impressions"]);
+    let fallback = args_of(&scenario_text(&i, &spec_with(JobArgs::default())));
+    assert_eq!(
+        fallback.iter().filter(|a| *a == "--topic").count(),
+        1,
+        "{fallback:?}"
+    );
+    assert!(
+        fallback.contains(&"{topic.clicks},{topic.impressions}".to_string()),
+        "{fallback:?}"
+    );
+
+    let join = read_job_args(&[
+        "args = parse_args(__doc__, topics=(\"--left-topic\", \"--right-topic\"))",
+        "def parse_args(d, topics=(\"--topic\",)):\n    p.add_argument(\"--checkpoint\")\n    p.add_argument(\"--bootstrap-servers\")\n    p.add_argument(\"--output\")\n    p.add_argument(\"--trigger-seconds\")\n",
+    ]);
+    let text = scenario_text(&i, &spec_with(join));
+    let args = args_of(&text);
+    assert_eq!(
+        args,
+        [
+            "--left-topic",
+            "{topic.clicks}",
+            "--right-topic",
+            "{topic.impressions}",
+            "--checkpoint",
+            "{checkpoint}",
+            "--bootstrap-servers",
+            "{bootstrap_servers}",
+            "--output",
+            "{output}"
+        ]
+    );
+    assert!(
+        text.contains("The job also takes --topic, --trigger-seconds:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CHECK: the topics are given to --left-topic, --right-topic"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_job_reading_sys_argv_gets_its_positions() {
+    let i = kafka_inspection(&["events"]);
+    let a = read_job_args(&["brokers = sys.argv[1]\ntopic = sys.argv[2]\nwindow = sys.argv[3]\ncheckpoint = sys.argv[4]\n"]);
+    let args = args_of(&scenario_text(&i, &spec_with(a)));
+    assert_eq!(
+        args,
+        ["{bootstrap_servers}", "{topic.events}", "", "{checkpoint}"]
+    );
+}
+
+/// Issue 26 §7: the written template is a record the job parses, and loads back.
+#[test]
+fn the_template_follows_the_jobs_schema_and_loads_back() {
+    let i = kafka_inspection(&["words"]);
+    let job = "schema = StructType([StructField(\"word\", StringType()), StructField(\"event_time\", StringType())])\nts = to_timestamp(col(\"j.event_time\"), \"yyyy-MM-dd HH:mm:ss\")\n";
+    let spec = InitSpec {
+        job_records: read_job_records(&[job]),
+        ..spec_with(JobArgs::default())
+    };
+    let text = scenario_text(&i, &spec);
+    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    let template = file.topics[0].template.clone().unwrap();
+    assert_eq!(
+        template,
+        "{\"word\":\"word-{n}\",\"event_time\":\"{timestamp:yyyy-MM-dd HH:mm:ss}\"}"
+    );
+    crate::scenario::placeholders::check_template(&template).unwrap();
+    // Without a schema in the source: the generic template, as before.
+    let text = scenario_text(&i, &spec_with(JobArgs::default()));
+    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    assert_eq!(
+        file.topics[0].template.as_deref(),
+        Some("{\"n\":{n},\"partition\":{partition}}")
+    );
+}

@@ -33,7 +33,7 @@ mod topics;
 
 use job_table::{checkpoint_unnamed, dependencies, job, per_target};
 pub use topics::check_topic_name;
-use topics::{output_topics, topics};
+use topics::{output_topics, topics, unused_topic_keys};
 
 /// A Spark version as written (`3.5.3`, no pre-release suffix: [`SparkVersion::release`], the
 /// rule in `src/versions.rs`): the syntax `min_spark` and merged reports take.
@@ -141,6 +141,10 @@ impl Scenario {
         )
         .map_err(invalid)?;
         let topics = topics(&file.topics, &dir).map_err(invalid)?;
+        for warning in file.topics.iter().flat_map(unused_topic_keys) {
+            // A warning, not a refusal: the key is harmless, but the user meant it to act.
+            eprintln!("warning: {}: {warning}", path.display());
+        }
         let output_topics = output_topics(&file.output_topics, &topics).map_err(invalid)?;
         let expect = expectations(&file.expect, &file.targets).map_err(invalid)?;
         if let Some(k) = &file.kafka_version {
@@ -230,6 +234,12 @@ impl Scenario {
         scenario
             .check_artifacts(generate, &scenario.targets)
             .map_err(invalid)?;
+        for warning in scenario
+            .check_job_dirs(generate, &scenario.targets)
+            .map_err(invalid)?
+        {
+            eprintln!("warning: {}: {warning}", path.display());
+        }
         let mut scenario = scenario;
         scenario
             .check_fresh()

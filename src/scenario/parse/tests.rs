@@ -255,3 +255,86 @@ fn topic_names_are_kafkas_never_a_path() {
         assert!(super::check_topic_name(good).is_ok(), "{good:?}");
     }
 }
+
+/// Issue 26 §5: a job whose code sets `.master(...)` overrides the `--master` rehearse passes;
+/// load warns, naming the file, the line and the text.
+#[test]
+fn a_master_set_in_the_jobs_code_is_a_load_warning_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("job.py"),
+        "from pyspark.sql import SparkSession\nspark = SparkSession.builder \\\n    .master(\"spark://spark-master:7077\") \\\n    .getOrCreate()\n",
+    )
+    .unwrap();
+    let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"{checkpoint}\"]\n[[topics]]\nname = \"events\"\n";
+    let s = Scenario::parse(text, &dir.path().join("s.toml")).unwrap();
+    let warnings = s.check_job_dirs(Some("3.5.3"), &s.targets).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = &warnings[0];
+    assert!(w.contains("job.py:3"), "{w}");
+    assert!(w.contains(".master(\"spark://spark-master:7077\")"), "{w}");
+    assert!(
+        w.contains("remove it and let spark-submit choose the master"),
+        "{w}"
+    );
+    // Without the call: no warning.
+    std::fs::write(dir.path().join("job.py"), "print(1)\n").unwrap();
+    assert!(s
+        .check_job_dirs(Some("3.5.3"), &s.targets)
+        .unwrap()
+        .is_empty());
+}
+
+/// Issue 26 §3: the job's packages travel with it, so a job directory whose packages are over
+/// the bound is refused at load, naming the directory, not half-way through a sandbox copy.
+#[test]
+fn a_job_directory_over_the_bound_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    write_job(dir.path());
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("__init__.py"), "").unwrap();
+    for i in 0..=crate::scenario::job_dir::MAX_JOB_DIR_FILES {
+        std::fs::write(data.join(format!("part-{i}.json")), "{}").unwrap();
+    }
+    let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"{checkpoint}\"]\n[[topics]]\nname = \"events\"\n";
+    let e = Scenario::parse(text, &dir.path().join("s.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ships over 2000 files"), "{e}");
+    assert!(e.contains(&dir.path().display().to_string()), "{e}");
+}
+
+/// Issue 26 §7: keys that act on nothing beside the others are load warnings, one per key.
+#[test]
+fn topic_keys_that_act_on_nothing_are_named() {
+    let spec = |extra: &str| -> TopicSpec {
+        toml::from_str(&format!("name = \"events\"\n{extra}")).unwrap()
+    };
+    let w = unused_topic_keys(&spec(
+        "records_file = \"r.jsonl\"\ntime_step_ms = 500\nkafka_timestamp = true",
+    ));
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].contains("`time_step_ms` is unused beside `records_file`"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        w[1].contains("`kafka_timestamp` is unused beside `records_file`"),
+        "{}",
+        w[1]
+    );
+    let w = unused_topic_keys(&spec("template = \"{\\\"n\\\":{n}}\"\ntime_step_ms = 500"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("no event-time placeholder"), "{}", w[0]);
+    // Used: the template's event time, or the Kafka timestamp it asks for.
+    for used in [
+        "template = \"{timestamp:yyyy-MM-dd HH:mm:ss}\"\ntime_step_ms = 500",
+        "template = \"{n}\"\ntime_step_ms = 500\nkafka_timestamp = true",
+        "records_file = \"r.jsonl\"",
+        "template = \"{timestamp_ms}\"\nkafka_timestamp = true",
+    ] {
+        assert!(unused_topic_keys(&spec(used)).is_empty(), "{used}");
+    }
+}

@@ -35,6 +35,41 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The keys of a `[[topics]]` entry that change nothing beside the others given, one load
+/// warning each (issue 26 §7: `time_step_ms` and `kafka_timestamp` beside a `records_file` were
+/// taken silently). A `records_file`'s records keep their own `timestamp_ms` (Kafka timestamp)
+/// and values, so neither key reaches them (`kafka/records.rs`); a `template` without an
+/// event-time placeholder (`{timestamp_ms}`, `{timestamp_s}`, `{timestamp_iso}`,
+/// `{timestamp:…}`) uses `time_step_ms` only for the Kafka timestamp `kafka_timestamp = true`
+/// asks for.
+pub(super) fn unused_topic_keys(t: &TopicSpec) -> Vec<String> {
+    let mut out = Vec::new();
+    if t.records_file.is_some() {
+        for (key, given) in [
+            ("time_step_ms", t.time_step_ms.is_some()),
+            ("kafka_timestamp", t.kafka_timestamp.is_some()),
+        ] {
+            if given {
+                out.push(format!(
+                    "topic {}: `{key}` is unused beside `records_file`: each line's own `timestamp_ms` is its record's Kafka timestamp and its value is sent as written (remove `{key}`, or give the event times in the file's lines)",
+                    t.name
+                ));
+            }
+        }
+    } else if let Some(tpl) = &t.template {
+        if t.time_step_ms.is_some()
+            && !tpl.contains("{timestamp")
+            && t.kafka_timestamp != Some(true)
+        {
+            out.push(format!(
+                "topic {}: `time_step_ms` is unused: the template has no event-time placeholder ({{timestamp_ms}}, {{timestamp_s}}, {{timestamp_iso}}, {{timestamp:PATTERN}}) and `kafka_timestamp` is not true (put the event time the job parses into the template, or remove `time_step_ms`)",
+                t.name
+            ));
+        }
+    }
+    out
+}
+
 /// One `[[topics]]` entry: a valid Kafka topic name and where its record values come from.
 pub(super) fn topic(t: &TopicSpec, dir: &Relative) -> Result<Topic, String> {
     check_topic_name(&t.name)?;

@@ -91,6 +91,19 @@ impl Watcher {
             start_offsets_match,
             error_class,
         } = d;
+        // A generic "nothing known happened" with a sign in the log: the sign names it.
+        let (verdict, rule) = match &self.facts.sign {
+            Some((sign, line)) if signs::replaceable(&rule) => {
+                evidence.push(line.clone());
+                evidence.push(format!(
+                    "(rule {} would have decided; this line explains it: {})",
+                    rule, sign.source
+                ));
+                remedy = sign.remedy.clone();
+                (sign.verdict, sign.id.clone())
+            }
+            _ => (verdict, rule),
+        };
         dedup_keep_order(&mut evidence);
         // Nothing fresh seeded: the offsets are proved, no path could run on a fresh record.
         let (verdict, rule) = if verdict == Verdict::Resumed && self.ctx.nothing_fresh {
