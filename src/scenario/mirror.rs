@@ -273,15 +273,39 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
         } else {
             dir.join(p)
         };
-        if !p.is_file() {
-            return Err(format!(
-                "{}: {key} = {value:?}: no such file ({})\n(hint: a path relative to the properties file, or absolute)",
-                at(line),
-                p.display()
-            ));
+        // librdkafka reads `ssl.ca.location` as a file or a directory of CA certificates
+        // (OpenSSL's CApath); every other file key names one file.
+        if key == "ssl.ca.location" && p.is_dir() {
+            return Ok(p.display().to_string());
         }
+        // Said as what is there: a FIFO or a directory was called "no such file" (issue 25 §7).
+        crate::userfile::check_regular(&p, key, crate::userfile::MAX_CONFIG_BYTES).map_err(
+            |e| {
+                let what = match e {
+                    crate::userfile::UserFileError::Missing { .. } => "no such file".to_string(),
+                    crate::userfile::UserFileError::Directory { .. } => {
+                        "a directory, not a file".to_string()
+                    }
+                    crate::userfile::UserFileError::NotRegular { kind, .. } => format!(
+                        "a {kind}, not a regular file (librdkafka would block reading a pipe)"
+                    ),
+                    crate::userfile::UserFileError::TooBig { size, max, .. } => {
+                        format!("{size} bytes, over the {max} bytes a certificate or key file holds")
+                    }
+                    other => other.to_string().lines().next().unwrap_or_default().to_string(),
+                };
+                format!(
+                    "{}: {key} = {}: {what} ({})\n(hint: name a PEM (or PKCS12 keystore) file, a path relative to the properties file, or absolute)",
+                    at(line),
+                    crate::text::quoted(value),
+                    p.display()
+                )
+            },
+        )?;
         Ok(p.display().to_string())
     };
+    // The properties line each setting of `out` comes from, for librdkafka's refusals.
+    let mut origin: Vec<usize> = Vec::new();
     for (line, key, value) in &props {
         let (line, value) = (*line, value.as_str());
         match key.as_str() {
@@ -349,7 +373,9 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
             "ssl.truststore.type" | "ssl.keystore.type" | "ssl.truststore.password" => {}
             _ => out.push((key.clone(), value.to_string())),
         }
+        origin.resize(out.len(), line);
     }
+    librdkafka_accepts(&out, &origin, path)?;
     let get = |k: &str| {
         out.iter()
             .find(|(key, _)| key == k)
@@ -371,6 +397,51 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
         ));
     }
     Ok(out)
+}
+
+/// Each translated setting as librdkafka's own configuration parser takes it
+/// (`rd_kafka_conf_set` through rdkafka's `ClientConfig::create_native_config`: no client is
+/// created, nothing is connected to). rehearse checks the keys it knows and their files; the
+/// values of the others (`client.dns.lookup=bogus`) only librdkafka judges, and a value it
+/// refused surfaced after the sandbox started as "cannot reach the production cluster", exit 4,
+/// with no file or line (issue 25 §6). `origin[i]` is the line `settings[i]` comes from.
+fn librdkafka_accepts(
+    settings: &[(String, String)],
+    origin: &[usize],
+    path: &Path,
+) -> Result<(), String> {
+    for (i, (key, value)) in settings.iter().enumerate() {
+        let mut config = rdkafka::ClientConfig::new();
+        config.set(key, value);
+        if let Err(e) = config.create_native_config() {
+            let why = match &e {
+                rdkafka::error::KafkaError::ClientConfig(_, description, _, _) => {
+                    description.clone()
+                }
+                other => other.to_string(),
+            };
+            let shown = if SECRET_KEYS.contains(&key.as_str()) {
+                "(the value is not shown)".to_string()
+            } else {
+                crate::text::quoted(value)
+            };
+            // librdkafka's description quotes the value; a secret's is not repeated.
+            let why = if SECRET_KEYS.contains(&key.as_str()) {
+                "librdkafka refuses it".to_string()
+            } else if value.chars().count() > crate::text::QUOTE_CHARS {
+                // Already quoted, clipped, before it.
+                crate::text::mask(&why.replace(value.as_str(), "…")).into_owned()
+            } else {
+                crate::text::mask(&why).into_owned()
+            };
+            return Err(format!(
+                "{}:{}: {key} = {shown}: librdkafka, rehearse's Kafka client, refuses this value: {why}\n(hint: give a value librdkafka takes for {key} (see librdkafka's CONFIGURATION.md), or remove the line to use its default)",
+                path.display(),
+                origin.get(i).copied().unwrap_or(0)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `username="…"` and `password="…"` of a JAAS line.
@@ -457,6 +528,45 @@ mod tests {
         assert!(!format!("{m:?}").contains("s3cr3t"), "{m:?}");
     }
 
+    /// Issue 25 §7: a FIFO or a directory given as a certificate file was called "no such
+    /// file"; each is said as what it is, and a FIFO is never opened (librdkafka would block).
+    /// A directory of CA certificates is what librdkafka's ssl.ca.location also takes.
+    #[test]
+    fn certificate_paths_are_said_as_what_they_are() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("certs")).unwrap();
+        let fifo = d.path().join("ca.fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for (text, wanted) in [
+            (
+                "ssl.ca.location=ca.fifo\n",
+                ":1: ssl.ca.location = \"ca.fifo\": a FIFO (named pipe), not a regular file",
+            ),
+            (
+                "ssl.certificate.location=certs\n",
+                ":1: ssl.certificate.location = \"certs\": a directory, not a file",
+            ),
+            (
+                "ssl.key.location=missing.pem\n",
+                ":1: ssl.key.location = \"missing.pem\": no such file",
+            ),
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(
+                e.contains("c.properties") && e.contains(wanted),
+                "{text}: {e}"
+            );
+        }
+        write(d.path(), "c.properties", "ssl.ca.location=certs\n");
+        let m =
+            mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path()).unwrap();
+        assert!(m.client[0].1.ends_with("certs"), "{:?}", m.client);
+    }
+
     #[test]
     fn bad_properties_name_the_file_line_and_key() {
         let d = tempfile::tempdir().unwrap();
@@ -498,6 +608,23 @@ mod tests {
             for secret in ["hunter2", "jaas-Secret1"] {
                 assert!(!e.contains(secret), "{text}: {e}");
             }
+        }
+        // Issue 25 §6: values only librdkafka judges were refused after the sandbox started,
+        // as "cannot reach the production cluster" (exit 4) with no file or line.
+        for (text, wanted) in [
+            (
+                "security.protocol=SSL\nclient.dns.lookup=bogus\n",
+                ":2: client.dns.lookup = \"bogus\": librdkafka, rehearse's Kafka client, refuses this value: Invalid value \"bogus\"",
+            ),
+            (
+                "ssl.endpoint.identification.algorithm=sometimes\n",
+                ":1: ssl.endpoint.identification.algorithm = \"sometimes\": librdkafka",
+            ),
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(e.contains("c.properties") && e.contains(wanted), "{text}: {e}");
         }
         let e = mirror_config(
             "h:1",
