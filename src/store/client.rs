@@ -410,6 +410,15 @@ impl CheckpointStore {
                 hint: endpoint_from.to_string(),
             };
         }
+        if let Some(first) = err.message().strip_prefix(NOT_A_LISTING) {
+            return StoreError::NotAStore {
+                url: self.location.to_string(),
+                endpoint: endpoint.clone(),
+                protocol: protocol(&self.location),
+                what: format!("bytes that are not a listing of it, starting {first}"),
+                hint: endpoint_from.to_string(),
+            };
+        }
         let url = self.location.to_string();
         let target = self.location.join_display(rel);
         // The message and its sources, without opendal's context dump (request headers, paths).
@@ -420,6 +429,38 @@ impl CheckpointStore {
         }
         let text = cause.0.to_ascii_lowercase();
         let hdfs = matches!(self.location, CheckpointLocation::Hdfs { .. });
+        if is_redirect_loop(&err) {
+            return StoreError::RedirectLoop {
+                url,
+                endpoint: endpoint.clone(),
+                hint: endpoint_from.to_string(),
+            };
+        }
+        // Throttling, said as such (the raw `S3Error { code: "SlowDown", … }` was printed).
+        const THROTTLED: [(&str, &str); 5] = [
+            ("slowdown", "SlowDown"),
+            ("throttl", "a throttling error"),
+            ("serverbusy", "ServerBusy"),
+            ("toomanyrequests", "429 Too Many Requests"),
+            ("requestlimitexceeded", "RequestLimitExceeded"),
+        ];
+        if let Some((_, code)) = THROTTLED
+            .iter()
+            .find(|(m, _)| text.replace(' ', "").contains(m))
+        {
+            return StoreError::Throttled {
+                url,
+                endpoint: endpoint.clone(),
+                code: (*code).to_string(),
+            };
+        }
+        if err.kind() == opendal::ErrorKind::RateLimited {
+            return StoreError::Throttled {
+                url,
+                endpoint: endpoint.clone(),
+                code: "429 Too Many Requests".into(),
+            };
+        }
         if is_connect_error(&err) {
             return StoreError::Unreachable {
                 url,
@@ -495,6 +536,21 @@ impl CheckpointStore {
             },
         }
     }
+}
+
+/// True when the error (or anything in its source chain) is reqwest giving up on redirects
+/// (its policy follows at most 10).
+fn is_redirect_loop(err: &opendal::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_redirect)
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// True when the error (or anything in its source chain) is a failure to connect: refused,
@@ -685,7 +741,7 @@ impl opendal::raw::HttpFetch for StoreHttp {
         &self,
         req: http::Request<opendal::Buffer>,
     ) -> opendal::Result<http::Response<opendal::raw::HttpBody>> {
-        let query = req.uri().query().unwrap_or("");
+        let query = req.uri().query().unwrap_or("").to_string();
         let listing = LISTING_MARKERS.iter().any(|m| query.contains(m));
         let resp = self.0.fetch(req).await?;
         let html = resp
@@ -699,7 +755,47 @@ impl opendal::raw::HttpFetch for StoreHttp {
                 NOT_A_STORE,
             ));
         }
-        Ok(resp)
+        if !listing || !resp.status().is_success() {
+            return Ok(resp);
+        }
+        // A listing page is small (1000 names at most): read it whole and check it is one.
+        // `<html>` served as application/octet-stream parsed as an empty listing, and the
+        // prefix then as "a file" (issue 25 §7).
+        let (parts, mut body) = resp.into_parts();
+        let page = body.to_buffer().await?;
+        let bytes = page.to_bytes();
+        if !is_listing(&query, &bytes) {
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(60)]).into_owned();
+            return Err(opendal::Error::new(
+                opendal::ErrorKind::Unexpected,
+                format!("{NOT_A_LISTING}{}", crate::text::quoted(&head)),
+            ));
+        }
+        let size = bytes.len() as u64;
+        let stream = futures::stream::iter([Ok(opendal::Buffer::from(bytes))]);
+        Ok(http::Response::from_parts(
+            parts,
+            opendal::raw::HttpBody::new(stream, Some(size)),
+        ))
+    }
+}
+
+/// The message prefix of the error [`StoreHttp`] gives for a listing answered with bytes that
+/// are no listing of the backend's protocol; the first bytes follow, quoted.
+const NOT_A_LISTING: &str = "a listing was answered with other bytes: ";
+
+/// Whether `body` can be a successful listing page of the request with this query: the root
+/// element of S3's (`ListBucketResult`) or Azure Blob's (`EnumerationResults`) XML, a JSON
+/// object for WebHDFS, ADLS Gen2 and GCS.
+fn is_listing(query: &str, body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&body[..body.len().min(4096)]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if query.contains("list-type=") {
+        text.contains("<ListBucketResult")
+    } else if query.contains("comp=list") {
+        text.contains("<EnumerationResults")
+    } else {
+        text.starts_with('{')
     }
 }
 

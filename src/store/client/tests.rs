@@ -525,3 +525,162 @@ async fn a_credential_file_that_is_no_regular_file_is_refused_before_it_is_read(
         );
     }
 }
+
+/// Issue 25 §7: a throttling answer (`503 SlowDown`, `429`) printed the raw
+/// `S3Error { code: "SlowDown", … }`; a redirect loop printed reqwest's "error following
+/// redirect"; each is now a sentence naming the URL, the endpoint and what to do.
+#[tokio::test]
+async fn throttling_and_redirect_loops_are_said_as_such() {
+    let slow = serve(
+        |_, _| {
+            (
+                "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml".into(),
+                b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message><RequestId>r1</RequestId></Error>".to_vec(),
+            )
+        },
+        false,
+    );
+    let store = s3_at(&slow, "s3://bkt/ck").await;
+    for err in [
+        store.list().await.unwrap_err(),
+        store.read_small("metadata", 100).await.unwrap_err(),
+    ] {
+        assert!(matches!(err, StoreError::Throttled { .. }), "{err:?}");
+        assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+        let text = err.to_string();
+        assert!(
+            text.contains("is throttling requests for s3://bkt/ck")
+                && text.contains("SlowDown")
+                && text.contains("retry later")
+                && !text.contains("S3Error {"),
+            "{text}"
+        );
+    }
+    let redirect = serve(
+        |_, target| {
+            (
+                format!("HTTP/1.1 307 Temporary Redirect\r\nLocation: {target}"),
+                Vec::new(),
+            )
+        },
+        false,
+    );
+    let store = s3_at(&redirect, "s3://bkt/ck").await;
+    let err = store.list().await.unwrap_err();
+    assert!(matches!(err, StoreError::RedirectLoop { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("redirects the requests for s3://bkt/ck in a loop")
+            && text.contains(&redirect)
+            && text.contains("AWS_ENDPOINT_URL"),
+        "{text}"
+    );
+}
+
+/// Issue 25 §7: a server answering a listing with bytes that are no listing — a web page sent
+/// as `application/octet-stream`, garbage sent as XML — was read as an empty listing and the
+/// prefix called "a file (an object)", or printed serde's "deserialize xml: invalid type"; it
+/// does not speak the S3 API, naming the URL, the endpoint and its first bytes.
+#[tokio::test]
+async fn a_listing_answered_with_other_bytes_does_not_speak_s3() {
+    for (content_type, body) in [
+        (
+            "application/octet-stream",
+            &b"<html><body>hello</body></html>"[..],
+        ),
+        ("application/xml", b"\x00\x01garbage not xml"),
+        ("application/xml", b""),
+    ] {
+        let endpoint = serve(
+            move |_, _| {
+                (
+                    format!("HTTP/1.1 200 OK\r\nContent-Type: {content_type}"),
+                    body.to_vec(),
+                )
+            },
+            false,
+        );
+        let store = s3_at(&endpoint, "s3://bkt/ck").await;
+        let err = store.list().await.unwrap_err();
+        assert!(
+            matches!(err, StoreError::NotAStore { .. }),
+            "{body:?}: {err:?}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!(
+                "{endpoint} does not speak the S3 API for s3://bkt/ck"
+            )) && text.contains("not a listing"),
+            "{text}"
+        );
+    }
+    // A real listing still lists through the check.
+    let endpoint = s3_serving(&["ck/metadata"], b"{}");
+    let store = s3_at(&endpoint, "s3://bkt/ck").await;
+    assert_eq!(store.list().await.unwrap().len(), 1);
+}
+
+/// Issue 25 §7: `AWS_ENDPOINT_URL=not a url` failed each request with "building http request:
+/// invalid uri character"; a garbage `AZURE_STORAGE_CONNECTION_STRING` printed opendal's
+/// context dump. Each is refused when the store is opened, naming the variable and the form.
+#[tokio::test]
+async fn endpoint_urls_and_connection_strings_are_checked_naming_the_variable() {
+    for (var, value, wanted) in [
+        ("AWS_ENDPOINT_URL", "not a url", "it holds whitespace"),
+        ("AWS_ENDPOINT_URL", "ftp://x", "its scheme is ftp://"),
+        (
+            "AWS_ENDPOINT_URL",
+            "http://",
+            "AWS_ENDPOINT_URL=\"http://\" is not an endpoint URL",
+        ),
+        (
+            "AWS_ENDPOINT_URL_S3",
+            "minio:9000",
+            "no http:// or https://",
+        ),
+        (
+            "AWS_ENDPOINT_URL",
+            "http://h\x07",
+            "AWS_ENDPOINT_URL=\"http://h\\u{7}\" is not an endpoint URL",
+        ),
+    ] {
+        let err = CheckpointStore::open(
+            CheckpointLocation::parse("s3://bkt/ck").unwrap(),
+            &env(&[(var, value), ("AWS_ALLOW_HTTP", "true")]),
+        )
+        .await
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, StoreError::Config { .. })
+                && text.contains(&format!("{var}="))
+                && text.contains(wanted)
+                && text.contains("s3://bkt/ck"),
+            "{value:?}: {text}"
+        );
+    }
+    for (cs, wanted) in [
+        ("garbage", "not KEY=VALUE pairs"),
+        ("AccountName=;AccountKey=", "names no AccountName"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=not base64!!;BlobEndpoint=http://127.0.0.1:9/a",
+            "AZURE_STORAGE_CONNECTION_STRING is not a storage connection string",
+        ),
+        (
+            "AccountName=a;AccountKey=Zm9v;BlobEndpoint=not a url",
+            "BlobEndpoint=\"not a url\" is not an endpoint URL",
+        ),
+    ] {
+        let err = CheckpointStore::open(
+            CheckpointLocation::parse("az://ckpts/ck").unwrap(),
+            &env(&[("AZURE_STORAGE_CONNECTION_STRING", cs)]),
+        )
+        .await
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains(wanted) && !text.contains("context:") && !text.contains("Zm9v"),
+            "{cs}: {text}"
+        );
+    }
+}
