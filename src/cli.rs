@@ -59,7 +59,8 @@ pub struct GcArgs {
 /// `rehearse capture`.
 #[derive(Debug, Args)]
 pub struct CaptureArgs {
-    /// The checkpoint whose Kafka offsets say which records to copy (a local directory).
+    /// The checkpoint whose Kafka offsets say which records to copy: a directory or a store's
+    /// URL (`s3://…`, `gs://…`, `abfss://…`, `hdfs://…`, as `inspect` takes it; only read).
     pub checkpoint: PathBuf,
     /// The production cluster's bootstrap servers (host:port[,host:port…]).
     #[arg(long, value_name = "SERVERS")]
