@@ -93,6 +93,9 @@ enum Backend {
         endpoint_from: &'static str,
         /// Where credentials come from, for hints.
         credentials_from: &'static str,
+        /// The token endpoint the credential chain exchanges credentials at, when the
+        /// environment names such credentials ([`token_endpoint`]).
+        token_from: Option<&'static str>,
         /// The store deadline ([`StoreEnv::store_timeout`]).
         timeout: Duration,
     },
@@ -396,6 +399,7 @@ impl CheckpointStore {
             endpoint,
             endpoint_from,
             credentials_from,
+            token_from,
             ..
         } = &self.backend
         else {
@@ -520,6 +524,15 @@ impl CheckpointStore {
                 }
             }
             opendal::ErrorKind::NotFound => StoreError::NotFound { url: target },
+            opendal::ErrorKind::ConfigInvalid | opendal::ErrorKind::Unexpected
+                if text.contains("credential") && token_from.is_some() =>
+            {
+                StoreError::NoToken {
+                    url,
+                    token_endpoint: token_from.unwrap_or_default().to_string(),
+                    cause,
+                }
+            }
             opendal::ErrorKind::ConfigInvalid | opendal::ErrorKind::Unexpected
                 if text.contains("credential") =>
             {
@@ -845,6 +858,38 @@ fn with_progress_deadline(
     )
 }
 
+/// The token endpoint a location's credential chain must reach when the environment names
+/// credentials that are exchanged for a token (web identity, a service principal, a Google key
+/// file), else `None`. When such a chain ends with "failed to load signing credential", the
+/// credentials are there and the exchange failed: "no credentials found" sent the user looking
+/// for credentials they had set (issue 25 §7).
+fn token_endpoint(location: &CheckpointLocation, env: &StoreEnv) -> Option<&'static str> {
+    let has = |v: &str| env.get(v).is_some_and(|x| !x.is_empty());
+    match location {
+        CheckpointLocation::S3 { .. } if has("AWS_WEB_IDENTITY_TOKEN_FILE") && has("AWS_ROLE_ARN") => {
+            Some("AWS STS (AssumeRoleWithWebIdentity for AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE)")
+        }
+        CheckpointLocation::S3 { .. }
+            if has("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+                || has("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") =>
+        {
+            Some("the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI)")
+        }
+        CheckpointLocation::AzureBlob { .. } | CheckpointLocation::AzureDataLake { .. }
+            if has("AZURE_FEDERATED_TOKEN_FILE")
+                || (has("AZURE_CLIENT_ID") && has("AZURE_CLIENT_SECRET") && has("AZURE_TENANT_ID")) =>
+        {
+            Some("Microsoft Entra ID's token endpoint (login.microsoftonline.com, for AZURE_CLIENT_ID in AZURE_TENANT_ID)")
+        }
+        CheckpointLocation::Gcs { .. }
+            if has("GOOGLE_APPLICATION_CREDENTIALS") && !has("STORAGE_EMULATOR_HOST") =>
+        {
+            Some("Google's OAuth token endpoint (oauth2.googleapis.com, for the key in GOOGLE_APPLICATION_CREDENTIALS)")
+        }
+        _ => None,
+    }
+}
+
 /// The operator, endpoint and hints for a remote location (one function per platform in
 /// `platforms.rs`), over the one HTTP client.
 async fn remote_backend(
@@ -910,6 +955,7 @@ async fn remote_backend(
         endpoint: crate::text::mask(&remote.endpoint).into_owned(),
         endpoint_from: remote.endpoint_from,
         credentials_from: remote.credentials_from,
+        token_from: token_endpoint(location, env),
         timeout,
     })
 }

@@ -160,6 +160,18 @@ pub enum StoreError {
         /// Where credentials are looked for.
         hint: String,
     },
+    /// The environment names credentials that are exchanged for a token (web identity, a
+    /// service principal, a Google key), and no token came back: the token endpoint could not be
+    /// reached, or refused the exchange.
+    #[error("could not get a token for {url} from {token_endpoint}{cause}: the credentials are set, but the token endpoint could not be reached or refused the exchange\n(hint: check that this machine reaches the token endpoint (a proxy or firewall may block it) and that the role, client or key is still valid)")]
+    NoToken {
+        /// The location.
+        url: String,
+        /// Which endpoint, for which credentials.
+        token_endpoint: String,
+        /// The chain's error, redacted.
+        cause: Cause,
+    },
     /// Nothing answered at the endpoint (connection refused, DNS, timeout).
     #[error("cannot reach {endpoint} for {url}{cause}\n(hint: check the endpoint ({hint}) and that this machine can reach it)")]
     Unreachable {
@@ -214,7 +226,7 @@ impl StoreError {
     /// | variant | kind |
     /// |---|---|
     /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
-    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
+    /// | Config, BadCredentials, AccessDenied, NoCredentials, NoToken, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
     pub fn kind(&self) -> StoreErrorKind {
         match self {
             Self::BadLocation { .. }
@@ -232,6 +244,7 @@ impl StoreError {
             | Self::BadCredentials { .. }
             | Self::AccessDenied { .. }
             | Self::NoCredentials { .. }
+            | Self::NoToken { .. }
             | Self::Unreachable { .. }
             | Self::Other { .. }
             | Self::Io { .. } => StoreErrorKind::Environment,

@@ -739,3 +739,44 @@ async fn a_malformed_credential_file_is_named_with_what_is_wrong() {
             .is_ok()
     );
 }
+
+/// Issue 25 §7: credentials that are exchanged for a token, with the token endpoint not
+/// answering, were reported as "no credentials found", sending the user to look for
+/// credentials they had set. Said as the token that could not be got, naming the endpoint.
+#[tokio::test]
+async fn a_token_that_cannot_be_got_is_not_called_missing_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("user.json");
+    std::fs::write(
+        &key,
+        r#"{"type":"authorized_user","client_id":"c","client_secret":"token-test-Secret1","refresh_token":"r"}"#,
+    )
+    .unwrap();
+    let env = StoreEnv::from_vars([
+        ("GOOGLE_APPLICATION_CREDENTIALS", key.to_str().unwrap()),
+        ("REHEARSE_STORE_TIMEOUT_SECONDS", "10"),
+    ]);
+    let store = CheckpointStore::open(CheckpointLocation::parse("gs://bucket-x/ck").unwrap(), &env)
+        .await
+        .unwrap();
+    // The exchange fails whether Google is reachable (the refresh token is refused) or not.
+    let err = store.list().await.unwrap_err();
+    let text = err.to_string();
+    assert!(
+        matches!(err, StoreError::NoToken { .. })
+            && text.contains("could not get a token for gs://bucket-x/ck")
+            && text.contains("oauth2.googleapis.com")
+            && !text.contains("no credentials found")
+            && !text.contains("token-test-Secret1"),
+        "{err:?}: {text}"
+    );
+    // Without such credentials it is still "no credentials found".
+    let env = StoreEnv::from_vars([
+        ("AWS_ENDPOINT_URL", "http://127.0.0.1:9"),
+        ("AWS_ALLOW_HTTP", "true"),
+    ]);
+    assert_eq!(
+        token_endpoint(&CheckpointLocation::parse("s3://bkt/ck").unwrap(), &env),
+        None
+    );
+}
