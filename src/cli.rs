@@ -231,6 +231,19 @@ impl ClusterArgs {
         self.workers.is_some() || self.worker_cores.is_some() || self.worker_memory.is_some()
     }
 
+    /// Refuses cluster flags with `--runtime docker|local` before anything is read (the
+    /// scenario or suite loaded first, so its errors came before this one): with clap's
+    /// `requires`, a cluster flag is then checked whole as the command line is read.
+    pub fn check(&self, choice: Option<RuntimeChoice>) -> anyhow::Result<()> {
+        if self.given() && matches!(choice, Some(RuntimeChoice::Docker | RuntimeChoice::Local)) {
+            anyhow::bail!(
+                "--workers, --worker-cores and --worker-memory shape a standalone cluster: \
+                 give them with --runtime standalone (or drop them)"
+            );
+        }
+        Ok(())
+    }
+
     /// The runtime `--runtime` and these flags ask for, with `file` the scenario's or suite's
     /// `[cluster]`: `--runtime` wins; without it a `[cluster]` table means standalone. Cluster
     /// flags need `--runtime standalone` (clap refuses them without `--runtime`; with
@@ -241,8 +254,9 @@ impl ClusterArgs {
         file: Option<rehearse::scenario::ClusterShape>,
     ) -> anyhow::Result<rehearse::runtime::RuntimeKind> {
         use rehearse::runtime::{Cluster, RuntimeKind};
+        self.check(choice)?;
         let standalone = match choice {
-            Some(RuntimeChoice::Docker | RuntimeChoice::Local) | None if self.given() => {
+            None if self.given() => {
                 anyhow::bail!(
                     "--workers, --worker-cores and --worker-memory shape a standalone cluster: \
                      give them with --runtime standalone (or drop them)"
