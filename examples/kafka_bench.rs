@@ -97,6 +97,7 @@ async fn main() -> ExitCode {
                 client: Vec::new(),
                 history: 0,
                 fresh: records,
+                hidden: Vec::new(),
             };
             let start = Instant::now();
             let mut mirror =

@@ -39,9 +39,11 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::BadInput);
         }
     };
-    let inspection = match rehearse::checkpoint::inspect(&args.checkpoint) {
+    // A directory or a store's URL, as `inspect` and `init` take it: capture reads only the
+    // offset log. `capture s3://…` said the URL was no such directory (issue 25 §7).
+    let inspection = match crate::inspect_location(&args.checkpoint) {
         Ok(i) => i,
-        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+        Err(err) => return Ok(crate::location_failed(err)),
     };
     let checkpointed = inspection.required_kafka_offsets();
     if checkpointed.is_empty() {
@@ -51,11 +53,20 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::BadInput);
     }
-    if let Err(err) =
-        rehearse::sandbox::refuse_output_inside(&args.checkpoint, &args.out_dir, "--out-dir")
-    {
-        say!("error: {err}");
-        return Ok(Outcome::BadInput);
+    // A remote checkpoint cannot hold a local --out-dir; a local one (or file://) must not.
+    let local = match args.checkpoint.to_str().filter(|t| t.contains("://")) {
+        None => Some(args.checkpoint.clone()),
+        Some(url) => match rehearse::store::CheckpointLocation::parse(url) {
+            Ok(rehearse::store::CheckpointLocation::Local { path }) => Some(path),
+            _ => None,
+        },
+    };
+    if let Some(dir) = local {
+        if let Err(err) = rehearse::sandbox::refuse_output_inside(&dir, &args.out_dir, "--out-dir")
+        {
+            say!("error: {err}");
+            return Ok(Outcome::BadInput);
+        }
     }
     let existing = if args.force {
         Existing::Replace

@@ -59,7 +59,8 @@ pub struct GcArgs {
 /// `rehearse capture`.
 #[derive(Debug, Args)]
 pub struct CaptureArgs {
-    /// The checkpoint whose Kafka offsets say which records to copy (a local directory).
+    /// The checkpoint whose Kafka offsets say which records to copy: a directory or a store's
+    /// URL (`s3://…`, `gs://…`, `abfss://…`, `hdfs://…`, as `inspect` takes it; only read).
     pub checkpoint: PathBuf,
     /// The production cluster's bootstrap servers (host:port[,host:port…]).
     #[arg(long, value_name = "SERVERS")]
@@ -216,14 +217,17 @@ pub enum RuntimeChoice {
 /// `[cluster]` key of the same meaning.
 #[derive(Debug, Args, Default)]
 pub struct ClusterArgs {
-    /// Workers of the standalone cluster (default 1).
-    #[arg(long, value_name = "N")]
+    /// Workers of the standalone cluster (default 1; with --runtime standalone).
+    // `requires`: without --runtime a cluster flag was taken to mean standalone, and with
+    // `--runtime docker|local` it was refused only after the scenario loaded (issue 25 §6):
+    // refused at parse, as usage, with or without a `[cluster]` table.
+    #[arg(long, value_name = "N", requires = "runtime")]
     pub workers: Option<u16>,
-    /// Cores each worker offers (default 2).
-    #[arg(long, value_name = "N")]
+    /// Cores each worker offers (default 2; with --runtime standalone).
+    #[arg(long, value_name = "N", requires = "runtime")]
     pub worker_cores: Option<u16>,
-    /// Memory each worker offers to its executor, MiB (default 1024).
-    #[arg(long, value_name = "MIB")]
+    /// Memory each worker offers to its executor, MiB (default 1024; with --runtime standalone).
+    #[arg(long, value_name = "MIB", requires = "runtime")]
     pub worker_memory: Option<u32>,
 }
 
@@ -232,17 +236,32 @@ impl ClusterArgs {
         self.workers.is_some() || self.worker_cores.is_some() || self.worker_memory.is_some()
     }
 
+    /// Refuses cluster flags with `--runtime docker|local` before anything is read (the
+    /// scenario or suite loaded first, so its errors came before this one): with clap's
+    /// `requires`, a cluster flag is then checked whole as the command line is read.
+    pub fn check(&self, choice: Option<RuntimeChoice>) -> anyhow::Result<()> {
+        if self.given() && matches!(choice, Some(RuntimeChoice::Docker | RuntimeChoice::Local)) {
+            anyhow::bail!(
+                "--workers, --worker-cores and --worker-memory shape a standalone cluster: \
+                 give them with --runtime standalone (or drop them)"
+            );
+        }
+        Ok(())
+    }
+
     /// The runtime `--runtime` and these flags ask for, with `file` the scenario's or suite's
-    /// `[cluster]`: `--runtime` wins; without it a `[cluster]` table or a cluster flag means
-    /// standalone. Cluster flags with `--runtime docker|local` are refused (bad input).
+    /// `[cluster]`: `--runtime` wins; without it a `[cluster]` table means standalone. Cluster
+    /// flags need `--runtime standalone` (clap refuses them without `--runtime`; with
+    /// `--runtime docker|local`, or without it when called as a library, they are refused here).
     pub fn runtime(
         &self,
         choice: Option<RuntimeChoice>,
         file: Option<rehearse::scenario::ClusterShape>,
     ) -> anyhow::Result<rehearse::runtime::RuntimeKind> {
         use rehearse::runtime::{Cluster, RuntimeKind};
+        self.check(choice)?;
         let standalone = match choice {
-            Some(RuntimeChoice::Docker | RuntimeChoice::Local) if self.given() => {
+            None if self.given() => {
                 anyhow::bail!(
                     "--workers, --worker-cores and --worker-memory shape a standalone cluster: \
                      give them with --runtime standalone (or drop them)"
@@ -251,7 +270,7 @@ impl ClusterArgs {
             Some(RuntimeChoice::Docker) => return Ok(RuntimeKind::Docker),
             Some(RuntimeChoice::Local) => return Ok(RuntimeKind::Local),
             Some(RuntimeChoice::Standalone) => true,
-            None => file.is_some() || self.given(),
+            None => file.is_some(),
         };
         if !standalone {
             return Ok(RuntimeKind::Docker);
@@ -458,12 +477,13 @@ mod tests {
             ..ClusterArgs::default()
         };
         assert_eq!(
-            two.runtime(None, None).unwrap(),
+            two.runtime(Some(RuntimeChoice::Standalone), None).unwrap(),
             RuntimeKind::Standalone(Cluster {
                 workers: 2,
                 ..Cluster::default()
             })
         );
+        assert!(two.runtime(None, table).is_err());
         assert_eq!(
             two.runtime(Some(RuntimeChoice::Standalone), table).unwrap(),
             RuntimeKind::Standalone(Cluster {
@@ -478,13 +498,39 @@ mod tests {
             workers: Some(0),
             ..ClusterArgs::default()
         };
-        let e = zero.runtime(None, None).unwrap_err();
+        let e = zero
+            .runtime(Some(RuntimeChoice::Standalone), None)
+            .unwrap_err();
         assert!(e.to_string().contains("workers = 0"), "{e}");
         let small = ClusterArgs {
             worker_memory: Some(100),
             ..ClusterArgs::default()
         };
-        assert!(small.runtime(None, None).is_err());
+        assert!(small
+            .runtime(Some(RuntimeChoice::Standalone), None)
+            .is_err());
+    }
+
+    /// Issue 25 §6: a cluster flag without `--runtime` (`run s.toml --workers 2`) is refused
+    /// at parse with the usage code, on run and matrix; with `--runtime standalone` (or
+    /// `REHEARSE_RUNTIME`, which clap reads as the flag) it parses.
+    #[test]
+    fn cluster_flags_need_runtime_standalone_at_parse() {
+        for sub in [&["run", "s.toml"][..], &["matrix", "suite.toml"]] {
+            for flag in ["--workers", "--worker-cores", "--worker-memory"] {
+                let line = |extra: &[&'static str]| {
+                    let mut l = vec!["rehearse"];
+                    l.extend_from_slice(sub);
+                    l.extend_from_slice(&[flag, "2"]);
+                    l.extend_from_slice(extra);
+                    l
+                };
+                let e = Cli::try_parse_from(line(&[])).unwrap_err();
+                assert_eq!(e.exit_code(), rehearse::exit::Outcome::Usage.code());
+                assert!(e.to_string().contains("--runtime"), "{e}");
+                assert!(Cli::try_parse_from(line(&["--runtime", "standalone"])).is_ok());
+            }
+        }
     }
 
     /// `--master` excludes `--runtime` and the cluster flags; `--advertised-host` needs it.

@@ -56,6 +56,12 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
         Ok(inspection) => inspection,
         Err(err) => return Ok(crate::location_failed(err)),
     };
+    if let Some(message) = file_source_only(&args.checkpoint, &inspection) {
+        return Ok(refuse(
+            &message,
+            "run `rehearse inspect` on it; to rehearse the restart, restart a copy of the checkpoint on the target Spark yourself with the job's input directory in place, and give its driver log to `rehearse classify`",
+        ));
+    }
     let job = match std::fs::canonicalize(&args.job) {
         Ok(job) => job,
         Err(e) => {
@@ -112,6 +118,32 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     }
     summary(&dest, &inspection, &spec);
     Ok(Outcome::Success)
+}
+
+/// Why `init` writes no scenario for a checkpoint whose sources are file sources and none is
+/// Kafka, in one paragraph: what rehearse can and cannot do with it. `None` for any other
+/// checkpoint (a rate source needs no input; a Kafka source beside a file source is seeded).
+/// A scenario for it loaded and ran, and the restarted query found no input (issue 25 §6).
+fn file_source_only(
+    checkpoint: &Path,
+    inspection: &rehearse::checkpoint::Inspection,
+) -> Option<String> {
+    use rehearse::checkpoint::SourceKind;
+    let kinds: Vec<SourceKind> = inspection.sources.iter().map(|s| s.kind).collect();
+    let files: Vec<String> = inspection
+        .sources
+        .iter()
+        .filter(|s| s.kind == SourceKind::File)
+        .map(|s| format!("sources/{}/", s.index))
+        .collect();
+    if files.is_empty() || kinds.contains(&SourceKind::Kafka) {
+        return None;
+    }
+    Some(format!(
+        "{} is the checkpoint of a query on a file source (its offset log holds {{\"logOffset\":N}}, not Kafka offsets; {} lists the files it read) and no Kafka source: rehearse can inspect it (`rehearse inspect`: batches, state, the Spark version that wrote it, findings) and classify the driver log of a restart run elsewhere (`rehearse classify`), but it cannot rehearse its restart, since a rehearsal gives the restarted query its input only through the sandbox Kafka and never copies the input directory a file source reads; no scenario was written",
+        rehearse::text::sanitize(&checkpoint.display().to_string()),
+        files.join(" and ")
+    ))
 }
 
 /// The checkpoint as given: a local path, or a URL of a store (`file://` is a local path).

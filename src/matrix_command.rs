@@ -29,6 +29,7 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     let Some(path) = args.suite.as_deref() else {
         anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/suites/README.md)");
     };
+    args.cluster.check(args.runtime)?;
     if args.spark_memory > MAX_SPARK_MEMORY_MB {
         // Docker takes the cap in bytes (an i64): a larger value would overflow on the way.
         say!(

@@ -18,6 +18,7 @@ use crate::progress_render::Progress;
 
 /// `rehearse run SCENARIO`.
 pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
+    args.cluster.check(args.runtime)?;
     check_outputs(
         args.report_dir.as_deref(),
         &[("--junit", &args.junit), ("--markdown", &args.markdown)],

@@ -250,6 +250,23 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// Characters of a user-given value an error message quotes (see [`quoted`]).
+pub const QUOTE_CHARS: usize = 80;
+
+/// `value` as an error message quotes it: Rust-escaped in double quotes (control characters
+/// shown, not obeyed), its first [`QUOTE_CHARS`] characters, `…` after the quote when cut, and
+/// its secrets [`mask`]ed. A records-file value of 3 MB or a megabyte template was echoed whole
+/// into one error line (issue 25 §7).
+pub fn quoted(value: &str) -> String {
+    let masked = mask(value);
+    let head: String = masked.chars().take(QUOTE_CHARS).collect();
+    if head.len() < masked.len() {
+        format!("{head:?}… ({} bytes)", value.len())
+    } else {
+        format!("{head:?}")
+    }
+}
+
 /// A byte count for people: `17 B`, `512.0 KiB`, `2.1 GiB` (binary units, one decimal).
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
@@ -267,6 +284,19 @@ pub fn bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 25 §7: a 3 MB value was echoed whole in one error line. Quoted values are cut to
+    /// 80 characters with their size, escaped, and masked.
+    #[test]
+    fn quoted_values_are_cut_escaped_and_masked() {
+        let big = "x".repeat(3 << 20);
+        let q = super::quoted(&big);
+        assert!(q.len() < 120 && q.ends_with("… (3145728 bytes)"), "{q}");
+        assert_eq!(super::quoted("a\nb"), "\"a\\nb\"");
+        assert_eq!(super::quoted("é"), "\"é\"");
+        let q = super::quoted("password=hunter2-secret");
+        assert!(!q.contains("hunter2"), "{q}");
+    }
+
     /// Breaker pass (issue 25 §3): HTTP credential headers, an API key header and a secret
     /// given as a flag's next word were quoted verbatim in classify's evidence.
     #[test]

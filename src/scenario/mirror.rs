@@ -32,6 +32,10 @@ pub struct MirrorConfig {
     pub history: u64,
     /// Records per partition copied from the checkpointed offset on.
     pub fresh: u64,
+    /// Values of `client` that ran on over continuation lines: never shown, masked as the
+    /// passwords are (a `\` at a line's end makes the next line, which may be a password on a
+    /// line of its own, part of the value; found by tests/integration/properties.rs).
+    pub hidden: Vec<String>,
 }
 
 impl std::fmt::Debug for MirrorConfig {
@@ -42,6 +46,7 @@ impl std::fmt::Debug for MirrorConfig {
             .field("client", &self.masked())
             .field("history", &self.history)
             .field("fresh", &self.fresh)
+            .field("hidden", &self.hidden.len())
             .finish()
     }
 }
@@ -55,10 +60,10 @@ impl MirrorConfig {
         self.client
             .iter()
             .map(|(k, v)| {
-                let v = if SECRET_KEYS.contains(&k.as_str()) {
+                let v = if SECRET_KEYS.contains(&k.as_str()) || self.hidden.contains(v) {
                     "***".to_string()
                 } else {
-                    v.clone()
+                    crate::text::mask(v).into_owned()
                 };
                 (k.clone(), v)
             })
@@ -71,6 +76,7 @@ impl MirrorConfig {
             .iter()
             .filter(|(k, v)| SECRET_KEYS.contains(&k.as_str()) && !v.is_empty())
             .map(|(_, v)| v.clone())
+            .chain(self.hidden.iter().filter(|v| !v.is_empty()).cloned())
             .collect()
     }
 }
@@ -142,8 +148,8 @@ pub fn mirror_config(
     if history + fresh == 0 {
         return Err("[kafka.mirror] history and fresh are both 0: nothing would be copied\n(hint: fresh = 1000 copies the next records the restart reads)".into());
     }
-    let (properties_file, client) = match properties {
-        None => (None, Vec::new()),
+    let (properties_file, (client, hidden)) = match properties {
+        None => (None, (Vec::new(), Vec::new())),
         Some(p) => {
             let path = if p.is_absolute() {
                 p.to_path_buf()
@@ -166,12 +172,14 @@ pub fn mirror_config(
         client,
         history,
         fresh,
+        hidden,
     })
 }
 
-/// `key=value` pairs of a Java `.properties` text with their line numbers (continuation lines
-/// joined; escapes other than `\\` and line continuations are kept as written).
-fn properties(text: &str) -> Vec<(usize, String, String)> {
+/// `key=value` pairs of a Java `.properties` text with their line numbers and whether the
+/// value runs on over continuation lines (joined; escapes other than `\\` and line
+/// continuations are kept as written).
+fn properties(text: &str) -> Vec<(usize, String, String, bool)> {
     let mut out = Vec::new();
     let mut lines = text.lines().enumerate();
     while let Some((i, line)) = lines.next() {
@@ -179,17 +187,32 @@ fn properties(text: &str) -> Vec<(usize, String, String)> {
         if logical.is_empty() || logical.starts_with('#') || logical.starts_with('!') {
             continue;
         }
+        let mut continued = false;
         while logical.ends_with('\\') && !logical.ends_with("\\\\") {
             logical.pop();
             match lines.next() {
-                Some((_, next)) => logical.push_str(next.trim_start()),
+                Some((_, next)) => {
+                    logical.push_str(next.trim_start());
+                    continued = true;
+                }
                 None => break,
             }
         }
         let (k, v) = split_property(&logical);
-        out.push((i + 1, k, v.trim().replace("\\\\", "\\")));
+        out.push((i + 1, k, v.trim().replace("\\\\", "\\"), continued));
     }
     out
+}
+
+/// A value as a message shows it: [`crate::text::quoted`], or not at all when it ran on over
+/// continuation lines — a `\` at a line's end makes the next line, which may be a password on
+/// a line of its own, part of the value (found by tests/integration/properties.rs).
+fn shown_value(value: &str, continued: bool) -> String {
+    if continued {
+        "(a value continued over several lines; not shown: it may hold a secret)".to_string()
+    } else {
+        crate::text::quoted(value)
+    }
 }
 
 /// One logical line split as `java.util.Properties.load` splits it: the key ends at the first
@@ -225,15 +248,18 @@ fn split_property(line: &str) -> (String, &str) {
     (key, rest.trim_start())
 }
 
+/// librdkafka settings, and the values among them never to show (see [`MirrorConfig::hidden`]).
+type Settings = (Vec<(String, String)>, Vec<String>);
+
 /// The librdkafka settings of a properties file, checked.
-fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, String> {
+fn client_settings(text: &str, path: &Path) -> Result<Settings, String> {
     let at = |line: usize| format!("{}:{line}", path.display());
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut out: Vec<(String, String)> = Vec::new();
     let mut truststore_type = None;
     let mut keystore_type = None;
     let props = properties(text);
-    for (line, key, value) in &props {
+    for (line, key, value, continued) in &props {
         // A line that is not `name = value` may be a secret on a line of its own (a JAAS
         // `password="…";` whose `\` continuation was lost, a bare password): never echoed.
         let named = !value.is_empty()
@@ -241,7 +267,7 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
             && key
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-        if !KNOWN_KEYS.contains(&key.as_str()) && !named {
+        if !KNOWN_KEYS.contains(&key.as_str()) && (!named || *continued) {
             return Err(format!(
                 "{}: not a `key = value` setting (the line is not shown: it may hold a secret)\n(hint: a JAAS line continued on the next needs a `\\` at its end: sasl.jaas.config=… required \\ then username=\"…\" password=\"…\"; on the next line; remove anything else)",
                 at(*line)
@@ -266,30 +292,63 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
                 .map(|p| p.2.to_uppercase());
         }
     }
-    let file = |line: usize, key: &str, value: &str| -> Result<String, String> {
+    let file = |line: usize, key: &str, value: &str, continued: bool| -> Result<String, String> {
         let p = Path::new(value);
         let p = if p.is_absolute() {
             p.to_path_buf()
         } else {
             dir.join(p)
         };
-        if !p.is_file() {
-            return Err(format!(
-                "{}: {key} = {value:?}: no such file ({})\n(hint: a path relative to the properties file, or absolute)",
-                at(line),
-                p.display()
-            ));
+        // librdkafka reads `ssl.ca.location` as a file or a directory of CA certificates
+        // (OpenSSL's CApath); every other file key names one file.
+        if key == "ssl.ca.location" && p.is_dir() {
+            return Ok(p.display().to_string());
         }
+        // Said as what is there: a FIFO or a directory was called "no such file" (issue 25 §7).
+        crate::userfile::check_regular(&p, key, crate::userfile::MAX_CONFIG_BYTES).map_err(
+            |e| {
+                let what = match e {
+                    crate::userfile::UserFileError::Missing { .. } => "no such file".to_string(),
+                    crate::userfile::UserFileError::Directory { .. } => {
+                        "a directory, not a file".to_string()
+                    }
+                    crate::userfile::UserFileError::NotRegular { kind, .. } => format!(
+                        "a {kind}, not a regular file (librdkafka would block reading a pipe)"
+                    ),
+                    crate::userfile::UserFileError::TooBig { size, max, .. } => {
+                        format!("{size} bytes, over the {max} bytes a certificate or key file holds")
+                    }
+                    other => other.to_string().lines().next().unwrap_or_default().to_string(),
+                };
+                format!(
+                    "{}: {key} = {}: {what} ({})\n(hint: name a PEM (or PKCS12 keystore) file, a path relative to the properties file, or absolute)",
+                    at(line),
+                    shown_value(value, continued),
+                    // The path holds the value: masked, and not shown when the value is not.
+                    if continued {
+                        "the path is not shown".to_string()
+                    } else {
+                        crate::text::mask(&p.display().to_string()).into_owned()
+                    }
+                )
+            },
+        )?;
         Ok(p.display().to_string())
     };
-    for (line, key, value) in &props {
-        let (line, value) = (*line, value.as_str());
+    // The properties line each setting of `out` comes from, for librdkafka's refusals.
+    let mut origin: Vec<usize> = Vec::new();
+    // Settings of `out` whose value ran on over continuation lines (never shown).
+    let mut hidden: Vec<bool> = Vec::new();
+    for (line, key, value, continued) in &props {
+        let (line, value, continued) = (*line, value.as_str(), *continued);
+        let file = |line, key, value| file(line, key, value, continued);
         match key.as_str() {
             "security.protocol" => {
                 if !PROTOCOLS.contains(&value.to_uppercase().as_str()) {
                     return Err(format!(
-                        "{}: security.protocol = {value:?} is not one of {}",
+                        "{}: security.protocol = {} is not one of {}",
                         at(line),
+                        shown_value(value, continued),
                         PROTOCOLS.join(", ")
                     ));
                 }
@@ -298,8 +357,9 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
             "sasl.mechanism" | "sasl.mechanisms" => {
                 if !MECHANISMS.contains(&value.to_uppercase().as_str()) {
                     return Err(format!(
-                        "{}: sasl.mechanism = {value:?} is not supported\n(hint: rehearse's Kafka client (librdkafka, built without Cyrus SASL or OAuth callbacks) speaks {}; give it a user of one of these)",
+                        "{}: sasl.mechanism = {} is not supported\n(hint: rehearse's Kafka client (librdkafka, built without Cyrus SASL or OAuth callbacks) speaks {}; give it a user of one of these)",
                         at(line),
+                        shown_value(value, continued),
                         MECHANISMS.join(", ")
                     ));
                 }
@@ -349,7 +409,11 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
             "ssl.truststore.type" | "ssl.keystore.type" | "ssl.truststore.password" => {}
             _ => out.push((key.clone(), value.to_string())),
         }
+        origin.resize(out.len(), line);
+        // A JAAS line runs on by design; its password is a secret key's value anyway.
+        hidden.resize(out.len(), continued && key != "sasl.jaas.config");
     }
+    librdkafka_accepts(&out, &origin, &hidden, path)?;
     let get = |k: &str| {
         out.iter()
             .find(|(key, _)| key == k)
@@ -370,7 +434,60 @@ fn client_settings(text: &str, path: &Path) -> Result<Vec<(String, String)>, Str
             path.display()
         ));
     }
-    Ok(out)
+    let hidden_values = out
+        .iter()
+        .zip(&hidden)
+        .filter(|(_, h)| **h)
+        .map(|((_, v), _)| v.clone())
+        .collect();
+    Ok((out, hidden_values))
+}
+
+/// Each translated setting as librdkafka's own configuration parser takes it
+/// (`rd_kafka_conf_set` through rdkafka's `ClientConfig::create_native_config`: no client is
+/// created, nothing is connected to). rehearse checks the keys it knows and their files; the
+/// values of the others (`client.dns.lookup=bogus`) only librdkafka judges, and a value it
+/// refused surfaced after the sandbox started as "cannot reach the production cluster", exit 4,
+/// with no file or line (issue 25 §6). `origin[i]` is the line `settings[i]` comes from.
+fn librdkafka_accepts(
+    settings: &[(String, String)],
+    origin: &[usize],
+    hidden: &[bool],
+    path: &Path,
+) -> Result<(), String> {
+    for (i, (key, value)) in settings.iter().enumerate() {
+        let mut config = rdkafka::ClientConfig::new();
+        config.set(key, value);
+        if let Err(e) = config.create_native_config() {
+            let why = match &e {
+                rdkafka::error::KafkaError::ClientConfig(_, description, _, _) => {
+                    description.clone()
+                }
+                other => other.to_string(),
+            };
+            let secret = SECRET_KEYS.contains(&key.as_str()) || hidden.get(i) == Some(&true);
+            let shown = if secret {
+                "(the value is not shown: it may hold a secret)".to_string()
+            } else {
+                crate::text::quoted(value)
+            };
+            // librdkafka's description quotes the value; a secret's is not repeated.
+            let why = if secret {
+                "librdkafka refuses it".to_string()
+            } else if value.chars().count() > crate::text::QUOTE_CHARS {
+                // Already quoted, clipped, before it.
+                crate::text::mask(&why.replace(value.as_str(), "…")).into_owned()
+            } else {
+                crate::text::mask(&why).into_owned()
+            };
+            return Err(format!(
+                "{}:{}: {key} = {shown}: librdkafka, rehearse's Kafka client, refuses this value: {why}\n(hint: give a value librdkafka takes for {key} (see librdkafka's CONFIGURATION.md), or remove the line to use its default)",
+                path.display(),
+                origin.get(i).copied().unwrap_or(0)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `username="…"` and `password="…"` of a JAAS line.
@@ -457,6 +574,80 @@ mod tests {
         assert!(!format!("{m:?}").contains("s3cr3t"), "{m:?}");
     }
 
+    /// Issue 25 §7: a FIFO or a directory given as a certificate file was called "no such
+    /// file"; each is said as what it is, and a FIFO is never opened (librdkafka would block).
+    /// A directory of CA certificates is what librdkafka's ssl.ca.location also takes.
+    #[test]
+    fn certificate_paths_are_said_as_what_they_are() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("certs")).unwrap();
+        let fifo = d.path().join("ca.fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for (text, wanted) in [
+            (
+                "ssl.ca.location=ca.fifo\n",
+                ":1: ssl.ca.location = \"ca.fifo\": a FIFO (named pipe), not a regular file",
+            ),
+            (
+                "ssl.certificate.location=certs\n",
+                ":1: ssl.certificate.location = \"certs\": a directory, not a file",
+            ),
+            (
+                "ssl.key.location=missing.pem\n",
+                ":1: ssl.key.location = \"missing.pem\": no such file",
+            ),
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(
+                e.contains("c.properties") && e.contains(wanted),
+                "{text}: {e}"
+            );
+        }
+        // Found by the property suite (tests/integration/properties.rs): a `\` continuation
+        // made the next line, a password, the value of a file key; the path shown held it.
+        write(
+            d.path(),
+            "c.properties",
+            "ssl.ca.location=\\\nsasl.password=Pl4ntedAaaA00AA0A\n ",
+        );
+        let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+            .unwrap_err();
+        assert!(e.contains("no such file") && !e.contains("Pl4nted"), "{e}");
+        // A setting that does load keeps such a value out of its Debug and masks it in messages.
+        write(
+            d.path(),
+            "c.properties",
+            "client.id=\\\nsasl.password=Pl4ntedAa0000AaAA\nclient.id=",
+        );
+        let m =
+            mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path()).unwrap();
+        assert!(!format!("{m:?}").contains("Pl4nted"), "{m:?}");
+        assert!(m.secrets().iter().any(|s| s.contains("Pl4nted")));
+        // The same with a bare password line: the value itself is not shown either.
+        for text in [
+            "ssl.ca.location=\\\nPl4ntedAaaA00AA0A\n ",
+            "security.protocol=\\\nPl4ntedAaaA00AA0A\n",
+            "client.dns.lookup=\\\nPl4ntedAaaA00AA0A\n",
+            "group.id=\\\nPl4ntedAaaA00AA0A\n",
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(
+                e.contains("c.properties:1") && !e.contains("Pl4nted"),
+                "{text:?}: {e}"
+            );
+        }
+        write(d.path(), "c.properties", "ssl.ca.location=certs\n");
+        let m =
+            mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path()).unwrap();
+        assert!(m.client[0].1.ends_with("certs"), "{:?}", m.client);
+    }
+
     #[test]
     fn bad_properties_name_the_file_line_and_key() {
         let d = tempfile::tempdir().unwrap();
@@ -498,6 +689,23 @@ mod tests {
             for secret in ["hunter2", "jaas-Secret1"] {
                 assert!(!e.contains(secret), "{text}: {e}");
             }
+        }
+        // Issue 25 §6: values only librdkafka judges were refused after the sandbox started,
+        // as "cannot reach the production cluster" (exit 4) with no file or line.
+        for (text, wanted) in [
+            (
+                "security.protocol=SSL\nclient.dns.lookup=bogus\n",
+                ":2: client.dns.lookup = \"bogus\": librdkafka, rehearse's Kafka client, refuses this value: Invalid value \"bogus\"",
+            ),
+            (
+                "ssl.endpoint.identification.algorithm=sometimes\n",
+                ":1: ssl.endpoint.identification.algorithm = \"sometimes\": librdkafka",
+            ),
+        ] {
+            write(d.path(), "c.properties", text);
+            let e = mirror_config("h:1", Some(Path::new("c.properties")), None, None, d.path())
+                .unwrap_err();
+            assert!(e.contains("c.properties") && e.contains(wanted), "{text}: {e}");
         }
         let e = mirror_config(
             "h:1",

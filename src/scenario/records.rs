@@ -225,7 +225,8 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
     };
     if let Some(unknown) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
-            "unknown key {unknown:?}\n(hint: a record has {})",
+            "unknown key {}\n(hint: a record has {})",
+            crate::text::quoted(unknown),
             KEYS.join(", ")
         ));
     }
@@ -242,7 +243,7 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
     let timestamp_ms = match obj.get("timestamp_ms") {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_i64().filter(|t| *t >= 0).ok_or_else(|| {
-            format!("`timestamp_ms` = {v} is not a non-negative integer\n(hint: milliseconds since the epoch, e.g. 1733050000000)")
+            format!("`timestamp_ms` = {} is not a non-negative integer\n(hint: milliseconds since the epoch, e.g. 1733050000000)", shown(v))
         })?),
     };
     let partition = match obj.get("partition") {
@@ -251,7 +252,7 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
             let p = v
                 .as_u64()
                 .and_then(|p| u32::try_from(p).ok())
-                .ok_or_else(|| format!("`partition` = {v} is not a partition number\n(hint: 0 up to the topic's partitions − 1, or leave it out to partition by key)"))?;
+                .ok_or_else(|| format!("`partition` = {} is not a partition number\n(hint: 0 up to the topic's partitions − 1, or leave it out to partition by key)", shown(v)))?;
             if let Some(n) = partitions {
                 if p >= n {
                     return Err(format!(
@@ -266,7 +267,7 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
     let offset = match obj.get("offset") {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_i64().filter(|o| *o >= 0).ok_or_else(|| {
-            format!("`offset` = {v} is not an offset\n(hint: the record's non-negative offset in its production partition, as rehearse capture writes it)")
+            format!("`offset` = {} is not an offset\n(hint: the record's non-negative offset in its production partition, as rehearse capture writes it)", shown(v))
         })?),
     };
     if offset.is_some() && partition.is_none() {
@@ -337,13 +338,25 @@ impl<'de> serde::de::Visitor<'de> for UnrepeatedVisitor {
         while let Some(k) = map.next_key::<String>()? {
             if out.contains_key(&k) {
                 return Err(serde::de::Error::custom(format!(
-                    "the key {k:?} {REPEATED}"
+                    "the key {} {REPEATED}",
+                    crate::text::quoted(&k)
                 )));
             }
             let Unrepeated(v) = map.next_value()?;
             out.insert(k, v);
         }
         Ok(Value::Object(out))
+    }
+}
+
+/// A JSON value as an error quotes it: its JSON text cut by [`crate::text::quoted`] (a
+/// 3 MB string given as `offset` was echoed whole, issue 25 §7).
+fn shown(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > crate::text::QUOTE_CHARS {
+        crate::text::quoted(&text)
+    } else {
+        crate::text::mask(&text).into_owned()
     }
 }
 
@@ -372,12 +385,21 @@ fn header(name: &str, v: &Value) -> Result<Option<Vec<u8>>, String> {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone().into_bytes())),
         Value::Object(o) if o.len() == 1 => match o.get("base64") {
-            Some(Value::String(s)) => decode(s)
-                .map(Some)
-                .map_err(|e| format!("header {name:?}: not valid base64 ({e})\n{hint}")),
-            _ => Err(format!("header {name:?}: not a header value\n{hint}")),
+            Some(Value::String(s)) => decode(s).map(Some).map_err(|e| {
+                format!(
+                    "header {}: not valid base64 ({e})\n{hint}",
+                    crate::text::quoted(name)
+                )
+            }),
+            _ => Err(format!(
+                "header {}: not a header value\n{hint}",
+                crate::text::quoted(name)
+            )),
         },
-        _ => Err(format!("header {name:?}: not a header value\n{hint}")),
+        _ => Err(format!(
+            "header {}: not a header value\n{hint}",
+            crate::text::quoted(name)
+        )),
     }
 }
 
@@ -391,6 +413,30 @@ mod tests {
 
     fn parse(text: &str, partitions: Option<u32>) -> Result<RecordsFile, String> {
         RecordsFile::parse(text.as_bytes(), Path::new("r.jsonl"), partitions)
+    }
+
+    /// Issue 25 §7: a 3 MB value in a field that is refused (an `offset` given as a string, a
+    /// key name, a header name, a key given twice) was echoed whole into the one-line error.
+    #[test]
+    fn a_refused_value_is_quoted_clipped_not_echoed_whole() {
+        let big = "z".repeat(3 << 20);
+        let half = "z".repeat(3 << 19);
+        for line in [
+            format!("{{\"value\":\"v\",\"partition\":0,\"offset\":\"{big}\"}}"),
+            format!("{{\"value\":\"v\",\"partition\":\"{big}\"}}"),
+            format!("{{\"value\":\"v\",\"timestamp_ms\":\"{big}\"}}"),
+            format!("{{\"value\":\"v\",\"{big}\":1}}"),
+            format!("{{\"value\":\"v\",\"headers\":{{\"{big}\":1}}}}"),
+            format!("{{\"value\":\"v\",\"{half}\":1,\"{half}\":2}}"),
+        ] {
+            let e = parse(&line, Some(4)).unwrap_err();
+            assert!(
+                e.len() < 1000 && e.starts_with("records_file r.jsonl:1:") && e.contains("bytes)"),
+                "{} bytes: {}",
+                e.len(),
+                &e[..300.min(e.len())]
+            );
+        }
     }
 
     /// The breaker pass: a 2 MiB value passed load and failed after Kafka started (exit 4).

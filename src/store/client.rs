@@ -93,6 +93,9 @@ enum Backend {
         endpoint_from: &'static str,
         /// Where credentials come from, for hints.
         credentials_from: &'static str,
+        /// The token endpoint the credential chain exchanges credentials at, when the
+        /// environment names such credentials ([`token_endpoint`]).
+        token_from: Option<&'static str>,
         /// The store deadline ([`StoreEnv::store_timeout`]).
         timeout: Duration,
     },
@@ -396,6 +399,7 @@ impl CheckpointStore {
             endpoint,
             endpoint_from,
             credentials_from,
+            token_from,
             ..
         } = &self.backend
         else {
@@ -410,6 +414,15 @@ impl CheckpointStore {
                 hint: endpoint_from.to_string(),
             };
         }
+        if let Some(first) = err.message().strip_prefix(NOT_A_LISTING) {
+            return StoreError::NotAStore {
+                url: self.location.to_string(),
+                endpoint: endpoint.clone(),
+                protocol: protocol(&self.location),
+                what: format!("bytes that are not a listing of it, starting {first}"),
+                hint: endpoint_from.to_string(),
+            };
+        }
         let url = self.location.to_string();
         let target = self.location.join_display(rel);
         // The message and its sources, without opendal's context dump (request headers, paths).
@@ -420,6 +433,38 @@ impl CheckpointStore {
         }
         let text = cause.0.to_ascii_lowercase();
         let hdfs = matches!(self.location, CheckpointLocation::Hdfs { .. });
+        if is_redirect_loop(&err) {
+            return StoreError::RedirectLoop {
+                url,
+                endpoint: endpoint.clone(),
+                hint: endpoint_from.to_string(),
+            };
+        }
+        // Throttling, said as such (the raw `S3Error { code: "SlowDown", … }` was printed).
+        const THROTTLED: [(&str, &str); 5] = [
+            ("slowdown", "SlowDown"),
+            ("throttl", "a throttling error"),
+            ("serverbusy", "ServerBusy"),
+            ("toomanyrequests", "429 Too Many Requests"),
+            ("requestlimitexceeded", "RequestLimitExceeded"),
+        ];
+        if let Some((_, code)) = THROTTLED
+            .iter()
+            .find(|(m, _)| text.replace(' ', "").contains(m))
+        {
+            return StoreError::Throttled {
+                url,
+                endpoint: endpoint.clone(),
+                code: (*code).to_string(),
+            };
+        }
+        if err.kind() == opendal::ErrorKind::RateLimited {
+            return StoreError::Throttled {
+                url,
+                endpoint: endpoint.clone(),
+                code: "429 Too Many Requests".into(),
+            };
+        }
         if is_connect_error(&err) {
             return StoreError::Unreachable {
                 url,
@@ -480,6 +525,15 @@ impl CheckpointStore {
             }
             opendal::ErrorKind::NotFound => StoreError::NotFound { url: target },
             opendal::ErrorKind::ConfigInvalid | opendal::ErrorKind::Unexpected
+                if text.contains("credential") && token_from.is_some() =>
+            {
+                StoreError::NoToken {
+                    url,
+                    token_endpoint: token_from.unwrap_or_default().to_string(),
+                    cause,
+                }
+            }
+            opendal::ErrorKind::ConfigInvalid | opendal::ErrorKind::Unexpected
                 if text.contains("credential") =>
             {
                 StoreError::NoCredentials {
@@ -495,6 +549,21 @@ impl CheckpointStore {
             },
         }
     }
+}
+
+/// True when the error (or anything in its source chain) is reqwest giving up on redirects
+/// (its policy follows at most 10).
+fn is_redirect_loop(err: &opendal::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if e.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_redirect)
+        {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 /// True when the error (or anything in its source chain) is a failure to connect: refused,
@@ -685,7 +754,7 @@ impl opendal::raw::HttpFetch for StoreHttp {
         &self,
         req: http::Request<opendal::Buffer>,
     ) -> opendal::Result<http::Response<opendal::raw::HttpBody>> {
-        let query = req.uri().query().unwrap_or("");
+        let query = req.uri().query().unwrap_or("").to_string();
         let listing = LISTING_MARKERS.iter().any(|m| query.contains(m));
         let resp = self.0.fetch(req).await?;
         let html = resp
@@ -699,7 +768,47 @@ impl opendal::raw::HttpFetch for StoreHttp {
                 NOT_A_STORE,
             ));
         }
-        Ok(resp)
+        if !listing || !resp.status().is_success() {
+            return Ok(resp);
+        }
+        // A listing page is small (1000 names at most): read it whole and check it is one.
+        // `<html>` served as application/octet-stream parsed as an empty listing, and the
+        // prefix then as "a file" (issue 25 §7).
+        let (parts, mut body) = resp.into_parts();
+        let page = body.to_buffer().await?;
+        let bytes = page.to_bytes();
+        if !is_listing(&query, &bytes) {
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(60)]).into_owned();
+            return Err(opendal::Error::new(
+                opendal::ErrorKind::Unexpected,
+                format!("{NOT_A_LISTING}{}", crate::text::quoted(&head)),
+            ));
+        }
+        let size = bytes.len() as u64;
+        let stream = futures::stream::iter([Ok(opendal::Buffer::from(bytes))]);
+        Ok(http::Response::from_parts(
+            parts,
+            opendal::raw::HttpBody::new(stream, Some(size)),
+        ))
+    }
+}
+
+/// The message prefix of the error [`StoreHttp`] gives for a listing answered with bytes that
+/// are no listing of the backend's protocol; the first bytes follow, quoted.
+const NOT_A_LISTING: &str = "a listing was answered with other bytes: ";
+
+/// Whether `body` can be a successful listing page of the request with this query: the root
+/// element of S3's (`ListBucketResult`) or Azure Blob's (`EnumerationResults`) XML, a JSON
+/// object for WebHDFS, ADLS Gen2 and GCS.
+fn is_listing(query: &str, body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&body[..body.len().min(4096)]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if query.contains("list-type=") {
+        text.contains("<ListBucketResult")
+    } else if query.contains("comp=list") {
+        text.contains("<EnumerationResults")
+    } else {
+        text.starts_with('{')
     }
 }
 
@@ -747,6 +856,38 @@ fn with_progress_deadline(
             }
         },
     )
+}
+
+/// The token endpoint a location's credential chain must reach when the environment names
+/// credentials that are exchanged for a token (web identity, a service principal, a Google key
+/// file), else `None`. When such a chain ends with "failed to load signing credential", the
+/// credentials are there and the exchange failed: "no credentials found" sent the user looking
+/// for credentials they had set (issue 25 §7).
+fn token_endpoint(location: &CheckpointLocation, env: &StoreEnv) -> Option<&'static str> {
+    let has = |v: &str| env.get(v).is_some_and(|x| !x.is_empty());
+    match location {
+        CheckpointLocation::S3 { .. } if has("AWS_WEB_IDENTITY_TOKEN_FILE") && has("AWS_ROLE_ARN") => {
+            Some("AWS STS (AssumeRoleWithWebIdentity for AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE)")
+        }
+        CheckpointLocation::S3 { .. }
+            if has("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+                || has("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") =>
+        {
+            Some("the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI)")
+        }
+        CheckpointLocation::AzureBlob { .. } | CheckpointLocation::AzureDataLake { .. }
+            if has("AZURE_FEDERATED_TOKEN_FILE")
+                || (has("AZURE_CLIENT_ID") && has("AZURE_CLIENT_SECRET") && has("AZURE_TENANT_ID")) =>
+        {
+            Some("Microsoft Entra ID's token endpoint (login.microsoftonline.com, for AZURE_CLIENT_ID in AZURE_TENANT_ID)")
+        }
+        CheckpointLocation::Gcs { .. }
+            if has("GOOGLE_APPLICATION_CREDENTIALS") && !has("STORAGE_EMULATOR_HOST") =>
+        {
+            Some("Google's OAuth token endpoint (oauth2.googleapis.com, for the key in GOOGLE_APPLICATION_CREDENTIALS)")
+        }
+        _ => None,
+    }
 }
 
 /// The operator, endpoint and hints for a remote location (one function per platform in
@@ -814,6 +955,7 @@ async fn remote_backend(
         endpoint: crate::text::mask(&remote.endpoint).into_owned(),
         endpoint_from: remote.endpoint_from,
         credentials_from: remote.credentials_from,
+        token_from: token_endpoint(location, env),
         timeout,
     })
 }

@@ -104,6 +104,28 @@ pub enum StoreError {
         /// What gave it away.
         why: String,
     },
+    /// The server asks rehearse to slow down (S3 `SlowDown`, HTTP 429, Azure `ServerBusy`):
+    /// the store is throttling this account or prefix, not refusing the request.
+    #[error("{endpoint} is throttling requests for {url} (it answered {code}): rehearse reads too fast for it, or other clients use up the request rate of this bucket or prefix\n(hint: retry later, or lower the load: fewer matrix --jobs at once, or other readers of the bucket paused)")]
+    Throttled {
+        /// The location.
+        url: String,
+        /// The endpoint asked.
+        endpoint: String,
+        /// What it answered: `SlowDown`, `429 Too Many Requests`.
+        code: String,
+    },
+    /// The endpoint answers with redirects that never reach an answer (more than 10 in a row,
+    /// or one back to itself).
+    #[error("{endpoint} redirects the requests for {url} in a loop (too many redirects): it is not answering as a store would\n(hint: check the endpoint ({hint}): a load balancer or proxy in front of it may redirect HTTP to HTTPS and back, or to a login page; give the URL the store answers at)")]
+    RedirectLoop {
+        /// The location.
+        url: String,
+        /// The endpoint asked.
+        endpoint: String,
+        /// Where the endpoint comes from.
+        hint: String,
+    },
     /// One object or file named under the location does not exist.
     #[error("no such file: {url}")]
     NotFound {
@@ -137,6 +159,18 @@ pub enum StoreError {
         cause: Cause,
         /// Where credentials are looked for.
         hint: String,
+    },
+    /// The environment names credentials that are exchanged for a token (web identity, a
+    /// service principal, a Google key), and no token came back: the token endpoint could not be
+    /// reached, or refused the exchange.
+    #[error("could not get a token for {url} from {token_endpoint}{cause}: the credentials are set, but the token endpoint could not be reached or refused the exchange\n(hint: check that this machine reaches the token endpoint (a proxy or firewall may block it) and that the role, client or key is still valid)")]
+    NoToken {
+        /// The location.
+        url: String,
+        /// Which endpoint, for which credentials.
+        token_endpoint: String,
+        /// The chain's error, redacted.
+        cause: Cause,
     },
     /// Nothing answered at the endpoint (connection refused, DNS, timeout).
     #[error("cannot reach {endpoint} for {url}{cause}\n(hint: check the endpoint ({hint}) and that this machine can reach it)")]
@@ -192,7 +226,7 @@ impl StoreError {
     /// | variant | kind |
     /// |---|---|
     /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
-    /// | Config, BadCredentials, AccessDenied, NoCredentials, Unreachable, NotAStore, TimedOut, ListingRunsAway, Other, Io | Environment |
+    /// | Config, BadCredentials, AccessDenied, NoCredentials, NoToken, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
     pub fn kind(&self) -> StoreErrorKind {
         match self {
             Self::BadLocation { .. }
@@ -201,13 +235,16 @@ impl StoreError {
             | Self::IsAFile { .. }
             | Self::NotFound { .. }
             | Self::UnsafeName { .. } => StoreErrorKind::BadInput,
-            Self::NotAStore { .. } | Self::TimedOut { .. } | Self::ListingRunsAway { .. } => {
-                StoreErrorKind::Environment
-            }
+            Self::NotAStore { .. }
+            | Self::TimedOut { .. }
+            | Self::ListingRunsAway { .. }
+            | Self::Throttled { .. }
+            | Self::RedirectLoop { .. } => StoreErrorKind::Environment,
             Self::Config { .. }
             | Self::BadCredentials { .. }
             | Self::AccessDenied { .. }
             | Self::NoCredentials { .. }
+            | Self::NoToken { .. }
             | Self::Unreachable { .. }
             | Self::Other { .. }
             | Self::Io { .. } => StoreErrorKind::Environment,

@@ -23,9 +23,43 @@ pub(super) struct Remote {
 fn config_error(url: &str, redactor: &Redactor, e: opendal::Error) -> StoreError {
     StoreError::Config {
         url: url.to_string(),
-        what: redactor.redact(&e.to_string()),
+        // The message without opendal's "ConfigInvalid (permanent) at …, context: {…}" dump.
+        what: redactor.redact(e.message()),
         hint: "check the store's settings in the environment".into(),
     }
+}
+
+/// Checks an endpoint URL from the environment (`name=value`): `http://` or `https://`, a host,
+/// no whitespace — `AWS_ENDPOINT_URL=not a url` failed every request with "building http
+/// request: invalid uri character" and no variable named (issue 25 §7).
+fn check_endpoint(url: &str, name: &str, value: &str) -> Result<(), StoreError> {
+    let shown = crate::text::quoted(value);
+    let bad = |why: &str| {
+        StoreError::Config {
+        url: url.to_string(),
+        what: format!("{name}={shown} is not an endpoint URL: {why}"),
+        hint: format!("set {name} to the server's base URL, e.g. https://minio.example.com:9000 or http://127.0.0.1:9000 (with AWS_ALLOW_HTTP=true for plain HTTP)"),
+    }
+    };
+    if value.chars().any(char::is_whitespace) {
+        return Err(bad("it holds whitespace"));
+    }
+    let uri: http::Uri = value
+        .parse()
+        .map_err(|e: http::uri::InvalidUri| bad(&e.to_string()))?;
+    match uri.scheme_str() {
+        Some("http" | "https") => {}
+        Some(other) => {
+            return Err(bad(&format!(
+                "its scheme is {other}://, not http:// or https://"
+            )))
+        }
+        None => return Err(bad("it has no http:// or https://")),
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(bad("it names no host"));
+    }
+    Ok(())
 }
 
 /// S3 or an S3-compatible server: `AWS_ENDPOINT_URL[_S3]` (plain HTTP only with
@@ -47,6 +81,7 @@ pub(super) async fn s3(
     };
     let endpoint = match custom {
         Some((name, e)) => {
+            check_endpoint(url, name, e)?;
             let e = e.trim_end_matches('/').to_string();
             if e.starts_with("http://") && env.get("AWS_ALLOW_HTTP") != Some("true") {
                 return Err(StoreError::Config {
@@ -111,6 +146,7 @@ pub(super) fn gcs(
             } else {
                 format!("http://{}", host.trim_end_matches('/'))
             };
+            check_endpoint(url, "STORAGE_EMULATOR_HOST", &e)?;
             b = b
                 .endpoint(&e)
                 .skip_signature()
@@ -152,8 +188,33 @@ pub(super) fn azure_blob(
     let creds = "Azure credentials come from AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT_KEY, AZURE_STORAGE_SAS_TOKEN, AZURE_CLIENT_ID/AZURE_CLIENT_SECRET/AZURE_TENANT_ID, workload identity or the Azure CLI";
     let (b, endpoint, from) = match env.get("AZURE_STORAGE_CONNECTION_STRING") {
         Some(cs) => {
+            // A garbage value was "ConfigInvalid (permanent) at  => Invalid connection string,
+            // expected '=' in field: ***" (issue 25 §7): said as the variable, what it must be.
+            let garbage = |why: String| {
+                StoreError::Config {
+                url: url.to_string(),
+                what: format!("AZURE_STORAGE_CONNECTION_STRING is not a storage connection string: {why}"),
+                hint: "copy it from the storage account's Access keys page: DefaultEndpointsProtocol=https;AccountName=NAME;AccountKey=KEY;EndpointSuffix=core.windows.net (or Azurite's, with BlobEndpoint=…), or unset it".into(),
+            }
+            };
+            if cs
+                .split(';')
+                .filter(|p| !p.trim().is_empty())
+                .any(|p| !p.contains('='))
+            {
+                return Err(garbage("it is not KEY=VALUE pairs separated by `;`".into()));
+            }
+            if connection_string_part(cs, "AccountName").is_none() {
+                return Err(garbage("it names no AccountName".into()));
+            }
+            if let Some(e) = connection_string_part(cs, "BlobEndpoint") {
+                check_endpoint(url, "AZURE_STORAGE_CONNECTION_STRING's BlobEndpoint", &e)?;
+            }
             let b = services::Azblob::from_connection_string(cs)
-                .map_err(|e| config_error(url, redactor, e))?
+                .map_err(|e| {
+                    // opendal's text without its context dump, redacted (it may quote the key).
+                    garbage(redactor.redact(e.message()))
+                })?
                 .container(container);
             let endpoint = connection_string_part(cs, "BlobEndpoint")
                 .map(|e| e.trim_end_matches('/').to_string())
@@ -203,7 +264,19 @@ pub(super) fn azure_blob(
         }
     };
     let op = Operator::new(b.root("/"))
-        .map_err(|e| config_error(url, redactor, e))?
+        .map_err(|e| match env.get("AZURE_STORAGE_CONNECTION_STRING") {
+            // The connection string's parts are checked as the operator is built (an
+            // AccountKey that is not base64).
+            Some(_) => StoreError::Config {
+                url: url.to_string(),
+                what: format!(
+                    "AZURE_STORAGE_CONNECTION_STRING is not a storage connection string: {}",
+                    redactor.redact(e.message())
+                ),
+                hint: "copy it from the storage account's Access keys page, or unset it".into(),
+            },
+            None => config_error(url, redactor, e),
+        })?
         .finish();
     Ok(Remote {
         op,
@@ -278,7 +351,10 @@ pub(super) fn webhdfs(
     redactor: &Redactor,
 ) -> Result<Remote, StoreError> {
     let (endpoint, from) = match env.get("REHEARSE_WEBHDFS_URL") {
-        Some(u) => (u.trim_end_matches('/').to_string(), "REHEARSE_WEBHDFS_URL"),
+        Some(u) => {
+            check_endpoint(url, "REHEARSE_WEBHDFS_URL", u)?;
+            (u.trim_end_matches('/').to_string(), "REHEARSE_WEBHDFS_URL")
+        }
         None => {
             let http_port = match (port_is_http, port) {
                 (true, Some(p)) => p,

@@ -145,26 +145,68 @@ fn the_scenario_of_every_checkpoint_fixture_loads_back() {
 }
 
 /// The v2 checkpoint format is not in the offset log: `init` passes it, from the commit log.
+/// (These fixtures read a file source, which the command refuses: the scenario text is the
+/// library's.)
 #[test]
 fn a_checkpoint_format_v2_checkpoint_gets_its_conf() {
-    let dir = fixtures().join("4.0.1/rocksdb-ckptv2-agg");
-    let out = init_cmd(&dir, &["--output", "-"]).code(0);
+    let text = |case: &str| {
+        let dir = fixtures().join(case);
+        let inspection = checkpoint::inspect(&dir).unwrap();
+        let spec = InitSpec {
+            checkpoint: dir.display().to_string(),
+            job: InitJob::Python {
+                file: "/jobs/job.py".into(),
+            },
+            targets: Vec::new(),
+            name: "v2".into(),
+        };
+        scenario_text(&inspection, &spec)
+    };
+    let v2 = text("4.0.1/rocksdb-ckptv2-agg");
     assert!(
-        out.stdout
-            .contains("\n\"spark.sql.streaming.stateStore.checkpointFormatVersion\" = \"2\"\n"),
-        "{}",
-        out.stdout
+        v2.contains("\n\"spark.sql.streaming.stateStore.checkpointFormatVersion\" = \"2\"\n"),
+        "{v2}"
     );
-    let plain = init_cmd(&fixtures().join("4.0.1/rocksdb-agg"), &["--output", "-"]).code(0);
-    assert!(!plain.stdout.contains("checkpointFormatVersion\" ="));
-    let changelog = init_cmd(
-        &fixtures().join("3.5.3/rocksdb-changelog-agg"),
-        &["--output", "-"],
-    )
-    .code(0);
-    assert!(changelog.stdout.contains(
+    assert!(!text("4.0.1/rocksdb-agg").contains("checkpointFormatVersion\" ="));
+    assert!(text("3.5.3/rocksdb-changelog-agg").contains(
         "\"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled\" = \"true\""
     ));
+}
+
+/// Issue 25 §6: a checkpoint whose only sources are file sources got a scenario that loaded
+/// and whose restart had no input. Refused (exit 3) in one paragraph saying what rehearse can
+/// (inspect, classify) and cannot (rehearse its restart) do with it, nothing written; a rate
+/// source (no input needed) and a Kafka source still get their scenario.
+#[test]
+fn a_file_source_checkpoint_is_refused_saying_what_rehearse_can_do() {
+    for case in ["3.5.3/file-agg", "4.0.1/file-join", "4.0.1/rocksdb-agg"] {
+        let dir = workdir();
+        let ckpt = fixtures().join(case);
+        let out = run_in(
+            dir.path(),
+            &[ckpt.to_str().unwrap(), "--job", "job.py", "-o", "s.toml"],
+        )
+        .code(3);
+        for wanted in [
+            "query on a file source",
+            "sources/0/",
+            "rehearse inspect",
+            "rehearse classify",
+            "cannot rehearse its restart",
+            "no scenario was written",
+        ] {
+            assert!(
+                out.stderr.contains(wanted),
+                "{case}: {wanted}: {}",
+                out.stderr
+            );
+        }
+        assert_eq!(out.stderr.matches("error:").count(), 1, "{}", out.stderr);
+        assert!(!dir.path().join("s.toml").exists(), "{case}");
+    }
+    let rate = init_cmd(&fixtures().join("3.5.3/rate-agg"), &["--output", "-"]).code(0);
+    assert!(rate.stdout.contains("[checkpoint]"), "{}", rate.stdout);
+    init_cmd(&fixtures().join("3.5.3/kafka-agg"), &["--output", "-"]).code(0);
 }
 
 // ---------------------------------------------------------------------------------------------

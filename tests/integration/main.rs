@@ -14,6 +14,7 @@ mod local;
 mod matrix;
 mod mirror;
 mod parity;
+mod properties;
 mod remote;
 mod report;
 mod run;

@@ -747,3 +747,30 @@ fn bad_report_paths_are_refused_and_a_linked_checkpoint_root_is_taken_before_any
     );
     assert_eq!(hash_tree(&source), before, "the source is byte-identical");
 }
+
+/// Issue 25 §6: a cluster flag with `--runtime docker|local` was refused only after the
+/// scenario loaded (its errors first); without `--runtime` it is a usage error (exit 2). Both
+/// before the scenario is read: here the scenario does not exist, and is never named.
+#[test]
+fn cluster_flags_without_runtime_standalone_are_refused_before_the_scenario_is_read() {
+    for (extra, code) in [
+        (&["--runtime", "local"][..], 3),
+        (&["--runtime", "docker"], 3),
+        (&[], 2),
+    ] {
+        for sub in ["run", "matrix"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+                .args([sub, "/nonexistent/h2-s.toml", "--workers", "2"])
+                .args(extra)
+                .env_remove("REHEARSE_RUNTIME")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(code), "{sub} {extra:?}: {stderr}");
+            assert!(
+                stderr.contains("--runtime") && !stderr.contains("h2-s.toml does not exist"),
+                "{sub} {extra:?}: {stderr}"
+            );
+        }
+    }
+}

@@ -142,7 +142,10 @@ impl Inspector {
         match parse_commit_log(&text) {
             Ok(commit) => Parsed::Ok(commit),
             Err(err) => {
-                self.parse_failed(&rel, &err, severity, why);
+                // A fix line as a damaged offset file has (a commit log `v99` had none).
+                let has_offsets = self.has_file(&format!("offsets/{id}"));
+                let why = format!("{why}; {}", commit_file_fix(id, has_offsets));
+                self.parse_failed(&rel, &err, severity, &why);
                 Parsed::Failed
             }
         }
@@ -377,6 +380,18 @@ pub(crate) fn offset_file_fix(id: u64, pending: bool) -> String {
         format!("fix: {rel} is the pending batch (there is no commits/{id}): delete it and its .{id}.crc side file in a copy of the checkpoint, and Spark plans batch {id} anew from the committed offsets of batch {}", id.saturating_sub(1))
     } else {
         format!("fix: restore {rel} from a backup of the checkpoint, or start the query on a new checkpoint with the startingOffsets rehearse inspect prints")
+    }
+}
+
+/// How to repair a damaged `commits/<id>`: from a backup; or, when `offsets/<id>` is there,
+/// by deleting it in a copy, which makes batch `id` the pending batch that Spark runs again from
+/// its offsets on restart (MicroBatchExecution.populateStartOffsets) — writing its output again.
+pub(crate) fn commit_file_fix(id: u64, has_offsets: bool) -> String {
+    let rel = format!("commits/{id}");
+    if has_offsets {
+        format!("fix: restore {rel} from a backup of the checkpoint, or delete it and its .{id}.crc side file in a copy: batch {id} then becomes the pending batch and Spark runs it again from offsets/{id} (its output is written again)")
+    } else {
+        format!("fix: restore {rel} from a backup of the checkpoint (offsets/{id} is missing too, so Spark cannot run batch {id} again without it)")
     }
 }
 

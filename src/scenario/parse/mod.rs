@@ -73,11 +73,21 @@ pub fn check_name(name: &str) -> Result<(), String> {
 /// driver itself in client mode — it reads the driver's log for the verdict and the sandbox
 /// checkpoint from the driver's side — so `spark.submit.deployMode` other than `client` is
 /// refused (with `cluster` the driver would run where rehearse cannot watch it, and the
-/// restart be judged on spark-submit's own log; breaker pass, issue 25 §6).
+/// restart be judged on spark-submit's own log; breaker pass, issue 25 §6). `spark.master` is
+/// refused too: rehearse gives spark-submit `--master` itself (the runtime's `local[N]`, the
+/// standalone cluster's URL, or `--master URL`), and spark-submit's flag wins over the conf
+/// (SparkSubmitArguments: `master` before `sparkProperties("spark.master")`), so the setting
+/// was dropped without a word (issue 25 §7).
 pub fn check_conf(key: &str, value: &str) -> Result<(), String> {
     if key.trim().is_empty() {
         return Err(format!(
             "the Spark conf entry {key:?} = {value:?} has no key: give KEY=VALUE, e.g. spark.executor.instances=2"
+        ));
+    }
+    if key.trim() == "spark.master" {
+        return Err(format!(
+            "spark.master = {}: rehearse sets the master of every restart itself (local[2] in its container or on this host, the standalone cluster's spark://…), so this setting would be ignored\n(hint: drop it; to run the restarts on your own cluster give --master URL (client mode), or --runtime standalone for a cluster in containers)",
+            crate::text::quoted(value)
         ));
     }
     if key.trim() == "spark.submit.deployMode" && value.trim() != "client" {

@@ -325,6 +325,27 @@ fn a_cluster_mode_driver_is_refused_at_load() {
     Scenario::parse(&ok, &dir.path().join("s.toml")).unwrap();
 }
 
+/// Issue 25 §7: `spark.master` in `[job.conf]` (or `--conf`) was dropped without a word:
+/// spark-submit's `--master`, which rehearse always gives, wins over it.
+#[test]
+fn a_master_in_the_conf_is_refused_at_load() {
+    let s = scenario("").replace(
+        "[[topics]]",
+        "[job.conf]\n\"spark.master\" = \"yarn\"\n[[topics]]",
+    );
+    refused(
+        &s,
+        &[
+            "[job.conf]",
+            "spark.master = \"yarn\"",
+            "sets the master",
+            "--master URL",
+        ],
+    );
+    assert!(check_conf("spark.master", "local[4]").is_err());
+    assert!(check_conf("spark.master.rest.enabled", "false").is_ok());
+}
+
 /// Issue 25 §6: an empty scenario name passed load.
 #[test]
 fn an_empty_or_unprintable_name_is_refused_at_load() {

@@ -122,6 +122,29 @@ fn a_damaged_latest_offset_file_still_gives_version_and_remedy_from_the_one_befo
     assert_eq!(doc.sources[0].offsets, serde_json::json!({"logOffset": 2}));
 }
 
+/// Issue 25 §7: a commit file of a version no release writes (`v99`) was named, but with no
+/// fix line, where a damaged offset file has one. The latest commit's says how to repair it.
+#[test]
+fn a_commit_file_of_an_unknown_version_gets_a_fix_line() {
+    let (_tmp, ckpt) = copy_of("3.5.3/file-agg");
+    fs::write(
+        ckpt.join("commits/5"),
+        "v99\n{\"nextBatchWatermarkMs\":0}\n",
+    )
+    .unwrap();
+    let _ = fs::remove_file(ckpt.join("commits/.5.crc"));
+    let doc = inspect(&ckpt, true).code(5).doc();
+    let f = doc.finding("log-version");
+    assert_eq!(f.file.as_deref(), Some("commits/5"));
+    assert!(
+        f.message.contains("v99")
+            && f.message.contains("fix: restore commits/5 from a backup")
+            && f.message.contains("batch 5 then becomes the pending batch"),
+        "{}",
+        f.message
+    );
+}
+
 #[test]
 fn a_missing_checkpoint_format_v2_state_file_is_an_error() {
     let (_tmp, ckpt) = copy_of("4.0.1/rocksdb-ckptv2-agg");

@@ -588,3 +588,48 @@ fn capture_never_writes_into_the_checkpoint_and_leaves_nothing_when_refused() {
     assert_ne!(out.status.code(), Some(0));
     assert!(!elsewhere.exists(), "no empty --out-dir left behind");
 }
+
+/// Issue 25 §7: `capture s3://…` said the URL was no such directory. Capture reads a store's
+/// URL as `inspect` does: here the endpoint is a closed port, and the error is the store's
+/// (exit 4, naming the URL and the endpoint), not a missing directory; `file://` is the
+/// local directory, with its --out-dir check.
+#[test]
+fn capture_reads_a_checkpoint_by_url_as_inspect_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args([
+            "capture",
+            "s3://bkt/ck",
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--out-dir",
+        ])
+        .arg(tmp.path().join("caps"))
+        .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "k")
+        .env("AWS_SECRET_ACCESS_KEY", "capture-url-Secret1")
+        .env("REHEARSE_STORE_TIMEOUT_SECONDS", "5")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("cannot reach http://127.0.0.1:9 for s3://bkt/ck")
+            && !stderr.contains("does not exist")
+            && !stderr.contains("capture-url-Secret1"),
+        "{stderr}"
+    );
+    let ck = checkpoint(tmp.path(), r#"{"events":{"0":15,"1":15}}"#);
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .arg("capture")
+        .arg(format!("file://{}", ck.display()))
+        .args(["--bootstrap-servers", "127.0.0.1:1", "--out-dir"])
+        .arg(ck.join("caps"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("inside the source checkpoint"), "{stderr}");
+}
