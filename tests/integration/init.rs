@@ -159,6 +159,8 @@ fn a_checkpoint_format_v2_checkpoint_gets_its_conf() {
             },
             targets: Vec::new(),
             name: "v2".into(),
+            job_args: Default::default(),
+            job_records: Default::default(),
         };
         scenario_text(&inspection, &spec)
     };
