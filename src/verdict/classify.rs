@@ -298,7 +298,7 @@ impl CompleteLog {
                     self.resumed_run = self.first.current_run().map(str::to_owned);
                     // The line that completed the proof may also open the next record (an
                     // ERROR header closing a cut progress report): the after-watcher reads it too.
-                    let mut after = Watcher::new(self.ctx.clone());
+                    let mut after = self.first.for_later_batches();
                     match feed(&mut after) {
                         Some(f) if is_failure(f.verdict) => {
                             self.decided = self.resumed.as_ref().map(|r| failed_after_resume(r, f));
@@ -306,7 +306,7 @@ impl CompleteLog {
                         // The line was the proof itself (a progress report on one line): a
                         // watcher that decided reads no more, so the next one starts fresh
                         // (and the proof's batch is not counted twice in the paths).
-                        Some(_) => after = Watcher::new(self.ctx.clone()),
+                        Some(_) => after = self.first.for_later_batches(),
                         None => {}
                     }
                     self.after = Some(after);
@@ -343,7 +343,10 @@ impl CompleteLog {
                     Some(c) if is_failure(c.verdict) => {
                         self.decided = Some(failed_after_resume(resumed, c))
                     }
-                    Some(_) => self.after = Some(Watcher::new(self.ctx.clone())),
+                    Some(_) => {
+                        let next = after.for_later_batches();
+                        self.after = Some(next);
+                    }
                     None => {}
                 }
             }
@@ -685,6 +688,28 @@ java.lang.IllegalStateException: Partition t-0's offset was changed from 42 to 5
         let log = format!("{START}\n{RESUMING}\n{first}\n{DATA_LOSS}");
         let c = classify(log.lines(), std::iter::empty(), &ctx);
         assert_eq!(c.verdict, Verdict::KafkaDataLoss, "{c:#?}");
+    }
+}
+
+#[cfg(test)]
+mod later_batches_tests {
+    use crate::verdict::{classify, TrialContext, Verdict};
+
+    /// New-user pass, session 13: a real 4.0.1 restart (driver log kept by `rehearse run`)
+    /// whose batch 5 resumed at watermark 11:39:55 and batch 6 moved it to 11:49:25 and evicted
+    /// 20 rows. `classify` without `--checkpoint` said "watermark-advanced NOT run … never moved
+    /// past the first reported" beside "state-evicted ran": the watcher reading the batches after
+    /// the proof took batch 6's own watermark as its base.
+    #[test]
+    fn a_watermark_that_moved_after_the_proof_is_seen_without_the_checkpoint() {
+        let log = include_str!("../../tests/fixtures/logs/4.0.1/windowed-batches-5-and-6.log");
+        let c = classify(log.lines(), std::iter::empty(), &TrialContext::default());
+        assert_eq!(c.verdict, Verdict::Resumed, "{c:?}");
+        let e = c.exercised.clone().expect("paths");
+        let w = e.watermark_advanced.expect("a watermark");
+        assert!(w.ran, "{w:?}");
+        assert!(w.evidence.contains("batch 6"), "{w:?}");
+        assert!(!c.remedy.contains("Not proven"), "{}", c.remedy);
     }
 }
 

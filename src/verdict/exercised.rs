@@ -359,6 +359,18 @@ impl PathTracker {
         }
     }
 
+    /// The watermark the comparison starts from (the checkpoint's, else the first reported
+    /// after the restart), once known.
+    pub(crate) fn watermark_base(&self) -> Option<(i64, String)> {
+        self.watermark_base.clone()
+    }
+
+    /// Starts the comparison from `base` (a watcher reading later batches of the same run,
+    /// `rehearse classify`), unless this tracker has a base already.
+    pub(crate) fn continue_watermark_from(&mut self, base: (i64, String)) {
+        self.watermark_base.get_or_insert(base);
+    }
+
     fn observe_watermark(&mut self, p: &Progress, batch: &str) {
         let WatermarkSeen::At(at) = &p.watermark else {
             return;

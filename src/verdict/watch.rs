@@ -183,6 +183,19 @@ impl Watcher {
             .then(|| self.facts.paths.exercised())
     }
 
+    /// A watcher like `self` for the later batches of the same run (`rehearse classify` reads
+    /// past a proved resume with a fresh watcher): its watermark comparison starts where this
+    /// one's did. Without the checkpoint's watermark a fresh watcher took the first later
+    /// report's watermark as its base, so a watermark that moved from batch 5 to batch 6 was
+    /// "never moved" (new-user pass, session 13).
+    pub(crate) fn for_later_batches(&self) -> Watcher {
+        let mut w = Watcher::with_rules(self.ctx.clone(), self.rules);
+        if let Some(base) = self.facts.paths.watermark_base() {
+            w.facts.paths.continue_watermark_from(base);
+        }
+        w
+    }
+
     /// The most recent driver-log lines (clipped), oldest first.
     pub fn recent_lines(&self) -> impl Iterator<Item = &str> {
         self.recent.iter().map(String::as_str)
