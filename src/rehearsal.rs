@@ -183,6 +183,8 @@ pub fn refuse_nested_paths(
             None => (std::env::temp_dir(), false),
         };
         crate::sandbox::refuse_nesting(source, &parent, explicit).map_err(TrialError::from)?;
+        crate::sandbox::refuse_cache_inside(source, &crate::cache::root())
+            .map_err(TrialError::from)?;
     }
     // The local runtime refuses a sandbox path with whitespace when it starts Spark — after
     // the copy, Kafka and seeding (breaker pass, issue 25 §6): said here, before any of them.

@@ -67,7 +67,7 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         spark_memory_mb: args.spark_memory,
         runtime: kind,
         full_copy: args.full_copy,
-        jobs: run_jobs(args.jobs, kind, args.spark_memory),
+        jobs: run_jobs(args.jobs, &kind, args.spark_memory)?,
     };
     let report = runtime.block_on(async {
         let mut progress = Progress::new(mode, std::io::stderr());
@@ -110,17 +110,22 @@ pub fn run(args: RunArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
 /// standalone cluster per trial, or a cluster someone else runs).
 fn run_jobs(
     jobs: Option<u16>,
-    runtime: rehearse::runtime::RuntimeKind,
+    runtime: &rehearse::runtime::RuntimeKind,
     spark_memory: Option<u64>,
-) -> usize {
+) -> anyhow::Result<usize> {
+    use rehearse::runtime::RuntimeKind;
     const KAFKA_MB: u64 = 1024;
-    match (jobs, runtime) {
-        (Some(n), _) => usize::from(n),
-        (None, rehearse::runtime::RuntimeKind::Docker) => {
+    Ok(match (jobs, runtime) {
+        (Some(n), RuntimeKind::Docker) => usize::from(n),
+        (Some(n), _) if n > 1 => anyhow::bail!(
+            "--jobs {n} (or REHEARSE_JOBS): targets run at once on the docker runtime only; on the local runtime trials share the host's ports and Spark install, and on a cluster each trial has a cluster of its own or shares one someone else runs\n(hint: drop --jobs, or give --runtime docker)"
+        ),
+        (Some(_), _) => 1,
+        (None, RuntimeKind::Docker) => {
             rehearse::runtime::default_jobs(spark_memory.unwrap_or(2048) + KAFKA_MB)
         }
         (None, _) => 1,
-    }
+    })
 }
 
 /// `--master URL`: an existing cluster, checked before anything starts. Client mode only; the

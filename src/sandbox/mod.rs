@@ -30,7 +30,7 @@ pub use copy::{
     copy_checkpoint, copy_checkpoint_for, set_local_method, CopyOptions, CopySummary, LocalMethod,
     BUFFER, DEFAULT_PARALLEL_LOCAL, DEFAULT_PARALLEL_REMOTE,
 };
-pub use nesting::{refuse_nesting, refuse_output_inside};
+pub use nesting::{refuse_cache_inside, refuse_nesting, refuse_output_inside};
 pub use verify::verify_source;
 
 use std::collections::BTreeMap;
@@ -305,7 +305,6 @@ impl Sandbox {
     /// # Errors
     /// [`SandboxError::Write`] when the evidence directory cannot be written.
     pub fn keep_evidence(&mut self) -> Result<PathBuf, SandboxError> {
-        const EVIDENCE: [&str; 3] = ["logs", "eventlog", "conf"];
         if self.in_report_dir {
             let entries = fs::read_dir(&self.path).map_err(|source| SandboxError::Write {
                 path: self.path.clone(),
@@ -313,35 +312,95 @@ impl Sandbox {
             })?;
             for entry in entries.flatten() {
                 let name = entry.file_name();
-                if EVIDENCE.iter().any(|e| name == *e) {
-                    continue;
-                }
                 let p = entry.path();
-                // Not followed: a link (a job's `-> /data`) is removed as the link.
-                let _ = match entry.file_type() {
-                    Ok(t) if t.is_dir() => fs::remove_dir_all(&p),
-                    _ => fs::remove_file(&p),
-                };
+                let kept = EVIDENCE.iter().any(|e| name == *e);
+                match entry.file_type() {
+                    // Kept, without what the job may have planted in it (below).
+                    Ok(t) if kept && t.is_dir() => drop_planted(&p),
+                    // Not followed: a link (a job's `-> /data`) is removed as the link.
+                    Ok(t) if t.is_dir() => {
+                        let _ = fs::remove_dir_all(&p);
+                    }
+                    _ => {
+                        let _ = fs::remove_file(&p);
+                    }
+                }
             }
             return Ok(self.keep());
         }
         let root = crate::cache::reports();
         let name = self.path.file_name().unwrap_or_default();
         let dest = root.join(name);
+        let mut budget = MAX_EVIDENCE_BYTES;
         for sub in EVIDENCE {
-            let from = self.path.join(sub);
-            if !from.is_dir() {
-                continue;
-            }
-            let to = dest.join(sub);
-            fs::create_dir_all(&to).map_err(|source| SandboxError::Write {
-                path: to.clone(),
-                source,
-            })?;
-            copy::copy_local(&from, None, &to, &CopyOptions::default())?;
+            copy_evidence(&self.path.join(sub), &dest.join(sub), &mut budget)?;
         }
         prune_reports(&root, KEPT_REPORTS);
         Ok(dest)
+    }
+}
+
+/// The parts of a sandbox kept as a trial's evidence ([`Sandbox::keep_evidence`]).
+const EVIDENCE: [&str; 3] = ["logs", "eventlog", "conf"];
+
+/// At most this many bytes of evidence are copied per trial (a job may log without end); files
+/// past it are left out.
+pub const MAX_EVIDENCE_BYTES: u64 = 1 << 30;
+
+/// Copies the regular files and directories below `from` to `to`, never through a link: the job
+/// ran as root in a container with the sandbox mounted, so anything in it may be a link it
+/// planted (`logs/x.log -> /etc/shadow`, `eventlog -> /root/.ssh`), and rehearse, reading on the
+/// host, would resolve it there (breaker pass, session 13: the host's /etc/shadow was copied into
+/// the cache, mode 644). A `from` that is not a directory itself is skipped, as are links,
+/// FIFOs, sockets and devices below it, and files past `budget` bytes.
+fn copy_evidence(from: &Path, to: &Path, budget: &mut u64) -> Result<(), SandboxError> {
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SandboxError::Write { path, source }
+    };
+    match fs::symlink_metadata(from) {
+        Ok(m) if m.is_dir() => {}
+        _ => return Ok(()),
+    }
+    for entry in WalkDir::new(from)
+        .follow_links(false)
+        .follow_root_links(false)
+        .sort_by_file_name()
+    {
+        let Ok(entry) = entry else { continue };
+        let Ok(rel) = entry.path().strip_prefix(from) else {
+            continue;
+        };
+        let target = to.join(rel);
+        let t = entry.file_type();
+        if t.is_dir() {
+            fs::create_dir_all(&target).map_err(write(&target))?;
+        } else if t.is_file() {
+            let len = entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+            if len > *budget {
+                continue;
+            }
+            *budget -= len;
+            fs::copy(entry.path(), &target).map_err(write(&target))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes what is not a regular file or a directory below the kept directory `dir` (links,
+/// FIFOs, sockets, devices the job may have planted), so the evidence left under `--report-dir`
+/// leads nowhere else.
+fn drop_planted(dir: &Path) {
+    for entry in WalkDir::new(dir)
+        .follow_links(false)
+        .follow_root_links(false)
+        .into_iter()
+        .flatten()
+    {
+        let t = entry.file_type();
+        if !t.is_dir() && !t.is_file() {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -521,6 +580,69 @@ mod tests {
         assert!(
             src.path().join("offsets/0").is_file(),
             "the source is untouched"
+        );
+    }
+
+    /// Breaker pass, session 13: the job runs as root with the sandbox mounted and planted
+    /// `logs/evil.log -> <host secret>`, `conf/evil.conf -> /etc/shadow`; the kept evidence in
+    /// the cache held the host's files (mode 644). Nothing planted is followed: a link to a
+    /// file, a link in place of a whole kept directory, a FIFO.
+    #[test]
+    fn kept_evidence_never_follows_what_the_job_planted() {
+        let host = tempfile::tempdir().unwrap();
+        fs::write(host.path().join("secret"), "HOST-ONLY").unwrap();
+        fs::create_dir_all(host.path().join("ssh")).unwrap();
+        fs::write(host.path().join("ssh/id_rsa"), "PRIVATE KEY").unwrap();
+        let plant = |sandbox: &Path| {
+            fs::write(sandbox.join("logs/driver.log"), "INFO the log\n").unwrap();
+            std::os::unix::fs::symlink(host.path().join("secret"), sandbox.join("logs/evil.log"))
+                .unwrap();
+            fs::remove_dir_all(sandbox.join("eventlog")).unwrap();
+            std::os::unix::fs::symlink(host.path().join("ssh"), sandbox.join("eventlog")).unwrap();
+            let fifo = sandbox.join("conf/fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        };
+        let src = tempfile::tempdir().unwrap();
+        fs::create_dir_all(src.path().join("offsets")).unwrap();
+        fs::write(src.path().join("offsets/0"), "v1\n{}\n{}").unwrap();
+        // The cache's copy: only the regular files below real directories.
+        let sb = Sandbox::create(src.path(), None, "planted").unwrap();
+        plant(sb.path());
+        let dest = tempfile::tempdir().unwrap();
+        let mut budget = MAX_EVIDENCE_BYTES;
+        for sub in EVIDENCE {
+            copy_evidence(&sb.path().join(sub), &dest.path().join(sub), &mut budget).unwrap();
+        }
+        assert_eq!(
+            fs::read_to_string(dest.path().join("logs/driver.log")).unwrap(),
+            "INFO the log\n"
+        );
+        for gone in ["logs/evil.log", "eventlog", "conf/fifo"] {
+            assert!(
+                fs::symlink_metadata(dest.path().join(gone)).is_err(),
+                "{gone} was copied"
+            );
+        }
+        // Under --report-dir: the sandbox stays, what was planted goes.
+        let report_dir = tempfile::tempdir().unwrap();
+        let mut sb = Sandbox::create(src.path(), Some(report_dir.path()), "planted").unwrap();
+        plant(sb.path());
+        let at = sb.keep_evidence().unwrap();
+        assert!(at.join("logs/driver.log").is_file());
+        for gone in ["logs/evil.log", "eventlog", "conf/fifo"] {
+            assert!(
+                fs::symlink_metadata(at.join(gone)).is_err(),
+                "{gone} is left"
+            );
+        }
+        assert_eq!(
+            fs::read_to_string(host.path().join("secret")).unwrap(),
+            "HOST-ONLY"
+        );
+        assert!(
+            host.path().join("ssh/id_rsa").is_file(),
+            "the link's target is untouched"
         );
     }
 

@@ -7,6 +7,30 @@ use std::path::{Component, Path, PathBuf};
 
 use super::SandboxError;
 
+/// Refuses the cache directory `cache` (where trials keep their evidence, `<cache>/reports/`,
+/// and generated checkpoints go) inside `source`: evidence would be written into the production
+/// checkpoint (breaker pass, session 13: `REHEARSE_CACHE_DIR=<checkpoint>/cache` was accepted,
+/// while the same through `--report-dir` is refused).
+///
+/// # Errors
+/// [`SandboxError::Nested`] naming both directories and the variables that choose the cache.
+pub fn refuse_cache_inside(source: &Path, cache: &Path) -> Result<(), SandboxError> {
+    let Ok(src) = source.canonicalize() else {
+        return Ok(());
+    };
+    if resolve(cache).starts_with(&src) {
+        return Err(SandboxError::Nested {
+            message: format!(
+                "the cache directory {} is inside the source checkpoint {}: each trial keeps its driver log and report there, which would write into the production checkpoint, which rehearse only ever reads; nothing was written\n(hint: point REHEARSE_CACHE_DIR (or REHEARSE_CACHE, XDG_CACHE_HOME) at a directory outside {})",
+                cache.display(),
+                source.display(),
+                source.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Refuses `sandbox_parent` inside `source` (every copy would be written into the checkpoint),
 /// and, when the parent was given explicitly (`--report-dir`, `explicit`), `source` inside it
 /// or equal to it. Paths are compared after resolving links and `..` (a parent that does not
@@ -113,6 +137,15 @@ fn resolve(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cache_inside_the_source_is_refused() {
+        let src = tempfile::tempdir().unwrap();
+        let err = refuse_cache_inside(src.path(), &src.path().join("cache")).unwrap_err();
+        assert!(err.to_string().contains("REHEARSE_CACHE_DIR"), "{err}");
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert!(refuse_cache_inside(src.path(), elsewhere.path()).is_ok());
+    }
 
     #[test]
     fn a_report_dir_inside_the_source_is_refused_and_nothing_is_written() {

@@ -689,11 +689,14 @@ impl Trial<'_> {
 /// logs in `dir`. Best effort: the report itself still reaches the user when this fails.
 fn keep_trial_json(dir: &Path, report: &TrialReport) {
     let path = dir.join("trial.json");
-    let written = std::fs::File::create(&path).and_then(|f| {
-        let mut out = std::io::BufWriter::new(f);
-        crate::report::write_trial_json(report, &mut out)?;
-        std::io::Write::flush(&mut out)
-    });
+    // Through userfile: with --keep `dir` is the sandbox the job wrote into as root, and a
+    // `trial.json` link it planted must be replaced, never written through (breaker pass).
+    let written = crate::userfile::write_with(
+        &path,
+        "trial report",
+        crate::userfile::Existing::Replace,
+        |mut out| crate::report::write_trial_json(report, &mut out),
+    );
     if let Err(e) = written {
         tracing::debug!(path = %path.display(), error = %e, "trial.json not written");
     }

@@ -19,8 +19,12 @@ const MAX_SINK_BYTES: u64 = 256 * 1024 * 1024;
 /// directory, or data files), named `file sink output/<dir>`; empty when nothing is there.
 pub fn file_sink_rows(output: &Path) -> Vec<RowSet> {
     let mut dirs = BTreeSet::new();
+    // Never through a link: the job ran as root with the sandbox mounted, so `output` itself
+    // may be a link it planted to a host directory (breaker pass, session 13). Links below it
+    // are not files here either (their file type is a link).
     for e in walkdir::WalkDir::new(output)
         .follow_links(false)
+        .follow_root_links(false)
         .into_iter()
         .flatten()
     {
@@ -283,6 +287,28 @@ mod tests {
             sets[0].how
         );
         assert!(sets[0].unreadable.is_none());
+    }
+
+    /// Breaker pass, session 13: the job may replace `output` (or a data file) with a link to a
+    /// host directory; rows are never read through it.
+    #[test]
+    fn rows_are_never_read_through_a_link_the_job_planted() {
+        let host = tempfile::tempdir().unwrap();
+        write(&host.path().join("data/part-0.json"), "{\"secret\":1}\n");
+        let sandbox = tempfile::tempdir().unwrap();
+        let output = sandbox.path().join("output");
+        std::os::unix::fs::symlink(host.path(), &output).unwrap();
+        assert!(file_sink_rows(&output).is_empty());
+        let real = sandbox.path().join("output2");
+        write(&real.join("data/part-1.json"), "{\"n\":1}\n");
+        std::os::unix::fs::symlink(
+            host.path().join("data/part-0.json"),
+            real.join("data/part-2.json"),
+        )
+        .unwrap();
+        let sets = file_sink_rows(&real);
+        assert_eq!(sets.len(), 1, "{sets:?}");
+        assert_eq!(sets[0].rows, ["{\"n\":1}"]);
     }
 
     /// Breaker pass, session 7: a `partitionBy("tags")` sink writes the column only in the

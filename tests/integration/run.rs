@@ -774,3 +774,30 @@ fn cluster_flags_without_runtime_standalone_are_refused_before_the_scenario_is_r
         }
     }
 }
+
+/// Breaker pass, session 13: `--jobs N` was taken as given on the local runtime, whose trials
+/// share the host's ports and Spark install. Refused before anything starts (exit 3); with
+/// `--jobs 1` or on docker it is taken.
+#[test]
+fn jobs_above_one_are_refused_off_the_docker_runtime() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/demo.toml");
+    let out = Command::new(env!("CARGO_BIN_EXE_rehearse"))
+        .args([
+            "run",
+            demo.to_str().unwrap(),
+            "--runtime",
+            "local",
+            "--jobs",
+            "2",
+        ])
+        .env_remove("REHEARSE_JOBS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("--jobs 2") && stderr.contains("docker runtime only"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("kafka ready"), "{stderr}");
+}

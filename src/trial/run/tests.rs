@@ -85,3 +85,26 @@ fn a_cell_and_its_control_compare_an_output_topic_by_its_declared_name() {
         "{e:?}"
     );
 }
+
+/// Breaker pass, session 13: with `--keep` the kept directory is the sandbox the job wrote into
+/// as root; a `trial.json` link it planted was written through (a host file truncated and
+/// overwritten by rehearse). The link is replaced; its target stays as it was.
+#[test]
+fn trial_json_replaces_a_planted_link_never_writes_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = tempfile::tempdir().unwrap();
+    let target = host.path().join(".bashrc");
+    std::fs::write(&target, "export PATH=/usr/bin\n").unwrap();
+    std::os::unix::fs::symlink(&target, dir.path().join("trial.json")).unwrap();
+    let report = crate::report::test_helpers::resumed().trials.remove(0);
+    keep_trial_json(dir.path(), &report);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "export PATH=/usr/bin\n"
+    );
+    let written = dir.path().join("trial.json");
+    assert!(!std::fs::symlink_metadata(&written).unwrap().is_symlink());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert_eq!(json["verdict"], "resumed");
+}
