@@ -30,13 +30,21 @@ fn root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
             return PathBuf::from(d);
         }
     }
-    if let Some(d) = env("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("rehearse");
+    if let Some(d) = env("XDG_CACHE_HOME").and_then(absolute) {
+        return d.join("rehearse");
     }
     env("HOME")
-        .map(PathBuf::from)
+        .and_then(absolute)
         .unwrap_or_else(std::env::temp_dir)
         .join(".cache/rehearse")
+}
+
+/// An environment path taken only when absolute: the XDG base-directory spec says to ignore an
+/// empty or relative `XDG_CACHE_HOME`, and `HOME=` made the cache `./.cache/rehearse` in
+/// whatever directory rehearse ran (breaker pass, session 13).
+fn absolute(value: OsString) -> Option<PathBuf> {
+    let p = PathBuf::from(value);
+    p.is_absolute().then_some(p)
 }
 
 /// Checks that the cache roots ([`root`], [`images_root`]) are directories or do not exist yet:
@@ -99,9 +107,18 @@ pub fn images_root() -> PathBuf {
 /// [`images_root`] with the environment passed in.
 fn images_root_in(env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
     env("REHEARSE_CACHE")
+        .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-        .or_else(|| env("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rehearse")))
-        .or_else(|| env("HOME").map(|d| PathBuf::from(d).join(".cache/rehearse")))
+        .or_else(|| {
+            env("XDG_CACHE_HOME")
+                .and_then(absolute)
+                .map(|d| d.join("rehearse"))
+        })
+        .or_else(|| {
+            env("HOME")
+                .and_then(absolute)
+                .map(|d| d.join(".cache/rehearse"))
+        })
         .unwrap_or_else(std::env::temp_dir)
 }
 
@@ -144,6 +161,25 @@ mod tests {
         assert!(e.contains("notes.txt is not a directory"), "{e}");
         let ok = dir.path().join("new").to_str().unwrap().to_string();
         check_roots_in(&env(&[("REHEARSE_CACHE", &ok)])).unwrap();
+    }
+
+    /// Breaker pass, session 13: `XDG_CACHE_HOME=` made the cache `./rehearse` and `HOME=`
+    /// `./.cache/rehearse`, in whatever directory rehearse ran; an empty or relative value is
+    /// ignored, as the XDG spec says.
+    #[test]
+    fn an_empty_or_relative_xdg_cache_home_or_home_is_ignored() {
+        for (xdg, home, want) in [
+            ("", "/home/u", "/home/u/.cache/rehearse"),
+            ("rel/cache", "/home/u", "/home/u/.cache/rehearse"),
+            ("/x/cache", "/home/u", "/x/cache/rehearse"),
+        ] {
+            let vars = [("XDG_CACHE_HOME", xdg), ("HOME", home)];
+            assert_eq!(root_in(&env(&vars)), PathBuf::from(want), "{xdg:?}");
+            assert_eq!(images_root_in(&env(&vars)), PathBuf::from(want), "{xdg:?}");
+        }
+        let no_home = [("HOME", "")];
+        assert!(root_in(&env(&no_home)).is_absolute());
+        assert!(images_root_in(&env(&no_home)).is_absolute());
     }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {

@@ -40,6 +40,10 @@ const SKIPPED_DIRS: &[&str] = &[
     "site-packages",
 ];
 
+/// The name of the zip of a job's modules, beside the job in the sandbox's `job/` (given to
+/// spark-submit `--py-files`, for the executors).
+pub const MODULES_ZIP: &str = "job-modules.zip";
+
 /// One file that travels with the job.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShippedFile {
@@ -140,6 +144,17 @@ impl JobDir {
         }
         out.files.sort_by(|a, b| a.relative.cmp(&b.relative));
         out.not_shipped.sort_by(|a, b| a.name.cmp(&b.name));
+        // The zip of the job's modules is written into the same `job/` directory (breaker
+        // pass, session 13: a package directory of that name passed load and failed staging).
+        if let Some(f) = out.files.iter().find(|f| {
+            f.relative == MODULES_ZIP || f.relative.starts_with(&format!("{MODULES_ZIP}/"))
+        }) {
+            return Err(format!(
+                "the job's directory {} holds {}, the name rehearse gives the zip of the job's modules in the sandbox\n(hint: rename it)",
+                dir.display(),
+                f.relative
+            ));
+        }
         Ok(out)
     }
 
@@ -222,7 +237,16 @@ impl Walk<'_> {
             };
             let kind = if meta.file_type().is_symlink() {
                 match std::fs::canonicalize(&path) {
-                    Ok(target) if target.starts_with(self.root) && target.is_file() => Kind::File,
+                    // A link to a file of the job's directory that would travel by itself: not
+                    // into a hidden or skipped directory (a `.hidden/token.py` got through the
+                    // skip list by a link, breaker pass, session 13).
+                    Ok(target)
+                        if target.starts_with(self.root)
+                            && target.is_file()
+                            && !self.under_skipped(&target) =>
+                    {
+                        Kind::File
+                    }
                     _ => Kind::LinkOut,
                 }
             } else if meta.is_file() {
@@ -236,6 +260,26 @@ impl Walk<'_> {
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(entries)
+    }
+
+    /// Whether `target` (canonical, below the root) sits in a directory that never travels.
+    fn under_skipped(&self, target: &Path) -> bool {
+        let Ok(rel) = target.strip_prefix(self.root) else {
+            return true;
+        };
+        let mut at = self.root.to_path_buf();
+        let parents: Vec<_> = rel
+            .parent()
+            .map(|p| p.components().collect())
+            .unwrap_or_default();
+        for c in parents {
+            at.push(c);
+            let name = c.as_os_str().to_string_lossy();
+            if skipped(&at, &name) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Every file of the package at `dir` (named `relative` below the job's directory).
@@ -415,6 +459,31 @@ mod tests {
             6,
             "the job itself is not a module to zip"
         );
+    }
+
+    /// Breaker pass, session 13: `pkg/linked_token.py -> ../.hidden/token.py` carried a file of
+    /// a hidden directory, which never travels by itself; and a package directory named as the
+    /// modules' zip passed load and failed staging.
+    #[test]
+    fn a_link_into_a_hidden_directory_stays_and_the_zips_name_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path();
+        write(&d.join("app.py"), "");
+        write(&d.join("pkg/__init__.py"), "");
+        write(&d.join(".hidden/token.py"), "TOKEN = 'x'");
+        write(&d.join("pkg/real.py"), "");
+        std::os::unix::fs::symlink(d.join(".hidden/token.py"), d.join("pkg/linked_token.py"))
+            .unwrap();
+        std::os::unix::fs::symlink(d.join("pkg/real.py"), d.join("pkg/alias.py")).unwrap();
+        let dir = JobDir::read(&d.join("app.py")).unwrap();
+        let names: Vec<&str> = dir.files.iter().map(|f| f.relative.as_str()).collect();
+        assert_eq!(
+            names,
+            ["app.py", "pkg/__init__.py", "pkg/alias.py", "pkg/real.py"]
+        );
+        write(&d.join("job-modules.zip/__init__.py"), "");
+        let e = JobDir::read(&d.join("app.py")).unwrap_err();
+        assert!(e.contains("job-modules.zip"), "{e}");
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn stage_python_job(file: &Path, sandbox: &Path) -> Result<(String, Option<Strin
 }
 
 /// The name of the zip of the job's own modules in the sandbox's `job/`.
-const MODULES_ZIP: &str = "job-modules.zip";
+use crate::scenario::job_dir::MODULES_ZIP;
 
 /// Writes the job's own modules (the `.py` files beside it and its packages, `dir.modules()`)
 /// into `job/job-modules.zip` and returns its path in the sandbox (`job/job-modules.zip`), or

@@ -127,7 +127,13 @@ impl JobRecords {
             Some(p) if p.contains('\'') || p.contains('{') || p.contains('}') => {
                 p.contains("'T'").then(|| "{timestamp_iso}".to_string())
             }
-            Some(p) => Some(format!("{{timestamp:{p}}}")),
+            // Only a pattern the template language fills (breaker pass, session 13: `EEE, dd
+            // MMM yyyy HH:mm:ss z` made init write a scenario that did not load, exit 3,
+            // "a bug in rehearse init"); else the field gets a plain value.
+            Some(p) => {
+                let t = format!("{{timestamp:{p}}}");
+                crate::scenario::event_time::check(&t).is_ok().then_some(t)
+            }
             None => None,
         };
         let values: Vec<String> = self
@@ -166,6 +172,18 @@ impl JobRecords {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Breaker pass, session 13: a pattern the template language cannot fill (`EEE`, `a`, a
+    /// zone name) gave a scenario that did not load; the field now gets a plain value.
+    #[test]
+    fn an_unsupported_time_pattern_gives_a_plain_value_not_a_scenario_that_fails() {
+        for pattern in ["EEE, dd MMM yyyy HH:mm:ss z", "yyyy-MM-dd hh:mm:ss a"] {
+            let job = format!("schema = StructType([StructField(\"event_time\", StringType())])\nts = to_timestamp(col(\"j.event_time\"), \"{pattern}\")\n");
+            let t = read_job_records(&[job.as_str()]).template().unwrap();
+            assert_eq!(t, "{\"event_time\":\"event_time-{n}\"}", "{pattern}");
+            assert!(crate::scenario::event_time::check(&t).is_ok());
+        }
+    }
 
     /// The three public jobs of issue 26: `yyyy-MM-dd HH:mm:ss`, ISO-8601, epoch seconds.
     #[test]
