@@ -133,7 +133,9 @@ pub struct RunArgs {
     /// Keep the sandbox (checkpoint copy, logs, event log) and print its path.
     #[arg(long, env = "REHEARSE_KEEP")]
     pub keep: bool,
-    /// Where sandboxes are created (default: the system temp dir).
+    /// Where sandboxes are created (default: the system temp dir). Without --keep each trial's
+    /// driver log, event log and trial.json stay there (without --report-dir: under
+    /// ~/.cache/rehearse/reports/); the checkpoint copy goes.
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
     /// Copy every file of the checkpoint into each sandbox, not only what a restart from the

@@ -506,8 +506,23 @@ fn target_hints(
         .collect();
     if !missing.is_empty() {
         let flags: Vec<String> = missing.iter().map(|v| format!("--spark {v}")).collect();
+        // The Spark images already built here (new-user pass, session 13: the quick start had
+        // built 3.5.3, 4.0.1, 3.3.4 and init chose 3.5.9 and 4.0.5 without a word of them).
+        let built: Vec<String> = rehearse::images::list_images()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|i| i.tag.strip_prefix("rehearse/spark:").map(str::to_owned))
+            .collect();
+        let built = if built.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; built here already: {} (pass --target for each to rehearse on them)",
+                built.join(", ")
+            )
+        };
         hints.push(format!(
-            "note: no local image for Spark {} yet: the first run builds each (minutes apiece), or build them now with: rehearse images build {}",
+            "note: no local image for Spark {} yet: the first run builds each (minutes apiece), or build them now with: rehearse images build {}{built}",
             missing.join(", "),
             flags.join(" ")
         ));
