@@ -13,7 +13,9 @@ macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         let line = format!($($arg)*);
-        let _ = writeln!(std::io::stderr(), "{}", rehearse::text::mask(&line));
+        // sanitize = mask + no terminal escapes: an error quotes paths and names from the
+        // user's files and listings, which may hold ESC sequences (breaker pass, session 13).
+        let _ = writeln!(std::io::stderr(), "{}", rehearse::text::sanitize(&line));
     }};
 }
 

@@ -25,6 +25,17 @@ use crate::verdict::Verdict;
 use crate::versions::{KafkaVersion, SparkVersion};
 
 mod job_table;
+
+/// A load warning on stderr: `warning: <scenario>: <what>`, sanitized (masked, no terminal
+/// escapes: it quotes names from the job's directory and the user's files). Issue 27 moves
+/// these into the scenario as data; until then this is the one place the library prints them.
+fn load_warning(path: &Path, what: &str) {
+    eprintln!(
+        "{}",
+        crate::text::sanitize(&format!("warning: {}: {what}", path.display()))
+    );
+}
+
 #[cfg(test)]
 mod refusals;
 #[cfg(test)]
@@ -153,7 +164,7 @@ impl Scenario {
         let topics = topics(&file.topics, &dir).map_err(invalid)?;
         for warning in file.topics.iter().flat_map(unused_topic_keys) {
             // A warning, not a refusal: the key is harmless, but the user meant it to act.
-            eprintln!("warning: {}: {warning}", path.display());
+            load_warning(path, &warning.to_string());
         }
         let output_topics = output_topics(&file.output_topics, &topics).map_err(invalid)?;
         let expect = expectations(&file.expect, &file.targets).map_err(invalid)?;
@@ -165,20 +176,24 @@ impl Scenario {
         for o in &per_target {
             if !file.targets.iter().any(|t| o.pattern.matches(t)) {
                 // A warning, not a refusal: `--target` narrows the targets of a shared file.
-                eprintln!(
-                    "warning: {}: [job.per_target.{:?}] matches none of the targets ({}): it applies to no trial",
-                    path.display(),
-                    o.key,
-                    file.targets.join(", ")
+                load_warning(
+                    path,
+                    &format!(
+                        "[job.per_target.{:?}] matches none of the targets ({}): it applies to no trial",
+                        o.key,
+                        file.targets.join(", ")
+                    ),
                 );
             }
         }
         for what in checkpoint_unnamed(&file.job) {
             // A warning, not a refusal: a job may find its checkpoint another way (its own
             // conf file, an environment variable), but most that lack it are a slip.
-            eprintln!(
-                "warning: {}: {what} never names {{checkpoint}}: unless the job finds the sandbox copy another way, the restart starts a new query on a new checkpoint and the trial can only end started-fresh, at the timeout (pass it, e.g. args = [\"--checkpoint\", \"{{checkpoint}}\"])",
-                path.display()
+            load_warning(
+                path,
+                &format!(
+                    "{what} never names {{checkpoint}}: unless the job finds the sandbox copy another way, the restart starts a new query on a new checkpoint and the trial can only end started-fresh, at the timeout (pass it, e.g. args = [\"--checkpoint\", \"{{checkpoint}}\"])"
+                ),
             );
         }
         let dependencies =
@@ -248,7 +263,7 @@ impl Scenario {
             .check_job_dirs(generate, &scenario.targets)
             .map_err(invalid)?
         {
-            eprintln!("warning: {}: {warning}", path.display());
+            load_warning(path, &warning.to_string());
         }
         let mut scenario = scenario;
         scenario
