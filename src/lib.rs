@@ -12,8 +12,6 @@
 //! callback) and the binary's reporters decide what reaches the terminal.
 #![warn(missing_docs)]
 
-pub mod cache;
-pub mod checkpoint;
 pub mod deps;
 pub mod exit;
 pub mod images;
@@ -25,9 +23,11 @@ pub mod runtime;
 pub mod sandbox;
 pub mod scenario;
 pub mod spark;
-pub mod store;
-pub mod text;
 pub mod trial;
-pub mod userfile;
-pub mod verdict;
-pub mod versions;
+
+// The lower layers are crates of their own (crates/): re-exported under their module names so
+// that `rehearse::checkpoint::inspect`, `crate::store::…` and the like name what they always did.
+pub use rehearse_base::{cache, text, userfile, versions};
+pub use rehearse_checkpoint as checkpoint;
+pub use rehearse_store as store;
+pub use rehearse_verdict as verdict;

@@ -1,0 +1,48 @@
+//! Plain-text rendering of one [`Classification`] (what `rehearse classify` prints without
+//! `--json`); text taken from logs goes through [`sanitize`] (`src/text.rs`).
+//! Terminal text may change freely; the JSON form is the stable one (it keeps log lines
+//! verbatim: JSON escapes them).
+
+use std::io::Write;
+
+use super::Classification;
+use rehearse_base::text::sanitize;
+
+/// Writes the verdict, its rule, the batch facts, the evidence lines and the remedy. Everything
+/// is [`sanitize`]d: evidence lines, the error class and the remedy come from the log.
+pub fn write_text(c: &Classification, out: &mut impl Write) -> std::io::Result<()> {
+    let opt = |b: Option<super::BatchId>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
+    let mut line = |text: String| writeln!(out, "{}", sanitize(&text));
+    line(format!("verdict: {}", c.verdict))?;
+    line(format!("rule:    {}", c.rule))?;
+    if let Some(class) = &c.error_class {
+        line(format!("error class: {class}"))?;
+    }
+    let offsets = match c.start_offsets_match {
+        Some(true) => "equal to the committed offsets",
+        Some(false) => "DIFFERENT from the committed offsets",
+        None => "not compared",
+    };
+    line(format!(
+        "batches: last committed {}, Spark resumed at {}, first batch after restart {}; start offsets {offsets}",
+        opt(c.last_committed_batch),
+        opt(c.resuming_at),
+        opt(c.first_batch_after_restart),
+    ))?;
+    if c.excerpt {
+        line(
+            "input:   an excerpt, not a whole driver log: its batch facts are unknown".to_owned(),
+        )?;
+    }
+    if let Some(several) = &c.several_runs {
+        line(format!("log:     {}", several.note))?;
+    }
+    line("evidence:".to_owned())?;
+    for e in &c.evidence {
+        // An entry with a newline in it stays indented, one line at a time.
+        for l in e.lines() {
+            line(format!("  {l}"))?;
+        }
+    }
+    line(format!("remedy:  {}", c.remedy))
+}
