@@ -99,7 +99,7 @@ pub fn kafka_version(text: &str) -> Result<KafkaVersion, ImageError> {
 }
 
 /// The Scala binary version of a Spark release's default build, the suffix of its connector
-/// artifacts (the `scala` column of `src/versions/spark-lines.toml`: `2.12` for Spark 3.x,
+/// artifacts (the `scala` column of `crates/rehearse-base/src/versions/spark-lines.toml`: `2.12` for Spark 3.x,
 /// `2.13` for 4.x and later; `2.12` before the table, which images refuse).
 pub fn scala_suffix(spark: &SparkVersion) -> &'static str {
     spark.spark_line().map_or("2.12", |line| line.scala)
@@ -134,7 +134,7 @@ impl BaseImage {
 }
 
 /// The base image a Spark version runs on (with `--from packages`): the `base` column of
-/// `src/versions/spark-lines.toml` (bullseye for Spark 3.0 – 3.3, bookworm for 3.4 and on).
+/// `crates/rehearse-base/src/versions/spark-lines.toml` (bullseye for Spark 3.0 – 3.3, bookworm for 3.4 and on).
 /// Before the table (Spark 2.x, which images refuse) bookworm.
 pub fn base_for_spark(spark: &SparkVersion) -> BaseImage {
     match spark.spark_line().map(|line| line.base) {

@@ -1,7 +1,7 @@
 //! The `spark-submit` command line and the logging configuration the harness gives a job, per
 //! Spark version, so that the evidence the verdict reads is always in the driver log.
 //!
-//! Facts used (per Spark line in `src/versions/spark-lines.toml`):
+//! Facts used (per Spark line in `crates/rehearse-base/src/versions/spark-lines.toml`):
 //! - Spark ≤ 3.2 logs through log4j 1 (`log4j.properties`, `-Dlog4j.configuration`); 3.3+
 //!   through log4j2 (`log4j2.properties`, `-Dlog4j2.configurationFile`).
 //! - The streaming loggers live in `org.apache.spark.sql.execution.streaming` (MicroBatchExecution
@@ -21,7 +21,7 @@ pub const SANDBOX_MOUNT: &str = "/sandbox";
 pub use crate::versions::LogFramework;
 
 /// The logging framework of a Spark version: the `log4j` column of its line in
-/// `src/versions/spark-lines.toml` (log4j2 from 3.3, SPARK-37814). Before the table (Spark 2.x)
+/// `crates/rehearse-base/src/versions/spark-lines.toml` (log4j2 from 3.3, SPARK-37814). Before the table (Spark 2.x)
 /// log4j 1; a text that is not a version (never reaches here: targets are checked on load)
 /// log4j2.
 pub fn log_framework(version: &str) -> LogFramework {

@@ -2,7 +2,7 @@
 //! the job runs with — `python3 -m pip install --target --only-binary=:all: --python-version
 //! --implementation cp --abi --platform` (wheels only: nothing is built on the host for another
 //! Python), `--require-hashes` when the file pins hashes. The image's Python and glibc come from
-//! the `base` column of `src/versions/spark-lines.toml` ([`Debian::python`], [`Debian::glibc`]);
+//! the `base` column of `crates/rehearse-base/src/versions/spark-lines.toml` ([`Debian::python`], [`Debian::glibc`]);
 //! `--runtime local` asks the host's `python3`. The installed tree is kept under
 //! `<cache>/deps/python/<key>/site`, `key` the blake3 of the file's bytes, the Python and the
 //! platform: a file installed once never reaches the index again. Its lines were checked at load

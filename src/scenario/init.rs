@@ -35,7 +35,7 @@ pub const PINNED_WORTH_PASSING: &[&str] = &[
 ];
 
 /// How many Spark lines the default targets cover, from the writer's highest possible line up
-/// (the newest patch of each, from `src/versions/spark-lines.toml`).
+/// (the newest patch of each, from `crates/rehearse-base/src/versions/spark-lines.toml`).
 pub const DEFAULT_LINES: usize = 2;
 
 /// A Kafka topic name as Kafka and the scenario parser take it ([`super::check_topic_name`]).
@@ -303,7 +303,7 @@ fn writer_line(w: &WriterVersion) -> Option<((u32, u32), String)> {
 }
 
 /// The targets `rehearse init` writes when none are given, from the Spark-line table
-/// (`src/versions/spark-lines.toml`): the newest patch of the line of the highest version the
+/// (`crates/rehearse-base/src/versions/spark-lines.toml`): the newest patch of the line of the highest version the
 /// writer can be — the nearest step up from every release the checkpoint may come from — and
 /// the newest patch of the next line — the upgrade
 /// ([`DEFAULT_LINES`] lines in all). A writer on the newest line gets that line's newest
@@ -590,7 +590,7 @@ fn targets(t: &mut Lines, writer: &WriterVersion, given: &[SparkVersion]) {
         let d = default_targets(writer);
         t.comment(
             &format!(
-                "The writer is Spark {}. Default, from src/versions/spark-lines.toml: {}. CHECK: the version production moves to.",
+                "The writer is Spark {}. Default, from crates/rehearse-base/src/versions/spark-lines.toml: {}. CHECK: the version production moves to.",
                 writer.describe(),
                 d.why
             ),

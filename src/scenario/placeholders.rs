@@ -8,7 +8,7 @@ use crate::versions::SparkLine;
 
 /// The placeholders of job paths (`jar`, `file`) and dependency coordinates, filled per Spark
 /// version by [`fill_versions`]: `{spark}` the full version (`4.0.1`), `{scala}` the Scala
-/// binary version of its line (`2.13`, the `scala` column of `src/versions/spark-lines.toml`:
+/// binary version of its line (`2.13`, the `scala` column of `crates/rehearse-base/src/versions/spark-lines.toml`:
 /// pom.xml `scala.binary.version`). Teams that publish one artifact per line name it so:
 /// `app_{scala}-{spark}.jar`, `org.apache.spark:spark-avro_{scala}:{spark}`.
 pub const VERSION_NAMES: &[&str] = &["spark", "scala"];

@@ -1,10 +1,77 @@
-//! The layer picture of docs/ARCHITECTURE.md, checked: every `crate::` path in a module's
-//! non-test code names its own module or one of a lower layer. A new top-level module must be
-//! given a layer here (and a paragraph in docs/ARCHITECTURE.md) before this test passes.
+//! The layer picture of docs/ARCHITECTURE.md, checked. The lowest layers are crates of their own
+//! (crates/), so Cargo refuses an import that goes up between them; this file checks that no
+//! crate *depends* upward ([`CRATES`]), that each forbids unsafe code, and, inside the root
+//! package, that every `crate::` path in a module's non-test code names its own module or one of
+//! a lower layer. A new crate or top-level module must be given a layer here (and a paragraph in
+//! docs/ARCHITECTURE.md) before this test passes.
 
 use std::path::Path;
 
-/// Top-level modules of the library by layer (docs/ARCHITECTURE.md, "Layers"). Within a layer,
+/// The workspace's crates, lowest first (docs/ARCHITECTURE.md, "Layers"): each may depend only
+/// on crates before it.
+const CRATES: &[&str] = &[
+    "rehearse-base",
+    "rehearse-store",
+    "rehearse-checkpoint",
+    "rehearse-verdict",
+    "rehearse",
+];
+
+/// The `rehearse-*` crates a manifest's `[dependencies]` names (dev-dependencies may reach
+/// anything below: a test support feature).
+fn rehearse_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).expect("a readable Cargo.toml");
+    let doc: toml::Table = toml::from_str(&text).expect("a valid Cargo.toml");
+    doc.get("dependencies")
+        .and_then(toml::Value::as_table)
+        .map(|deps| {
+            deps.keys()
+                .filter(|name| name.starts_with("rehearse"))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn crates_depend_only_on_lower_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut manifests = vec![("rehearse".to_owned(), root.join("Cargo.toml"))];
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/ is readable") {
+        let dir = entry.expect("a crates/ entry").path();
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a UTF-8 name");
+        manifests.push((name.to_owned(), dir.join("Cargo.toml")));
+        let lib = std::fs::read_to_string(dir.join("src/lib.rs")).expect("a crate's src/lib.rs");
+        assert!(
+            lib.contains("#![forbid(unsafe_code)]"),
+            "crates/{name}/src/lib.rs must forbid unsafe code (the FFI lives in one module of the root package)"
+        );
+    }
+    let mut wrong = Vec::new();
+    for (name, manifest) in &manifests {
+        let Some(own) = CRATES.iter().position(|c| c == name) else {
+            wrong.push(format!(
+                "crate `{name}` has no layer in tests/integration/architecture.rs"
+            ));
+            continue;
+        };
+        for dep in rehearse_dependencies(manifest) {
+            match CRATES.iter().position(|c| *c == dep) {
+                Some(theirs) if theirs < own => {}
+                _ => wrong.push(format!(
+                    "`{name}` depends on `{dep}`, which is not below it"
+                )),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Top-level modules of the root package's library by layer (docs/ARCHITECTURE.md, "Layers"),
+/// with the lower crates under the names lib.rs re-exports them by. Within a layer,
 /// the second column lists the same-layer modules a module may import (`runtime` uses `images`
 /// and `spark`; `matrix` uses `rehearsal`).
 const LAYERS: &[(&str, u32, &[&str])] = &[

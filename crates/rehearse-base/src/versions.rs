@@ -1,7 +1,7 @@
 //! Version facts: one type for a Spark release version ([`SparkVersion`]), one for a Kafka
 //! broker version ([`KafkaVersion`]), and one compatibility table per Spark line
 //! ([`SparkLine`]: Java, Python, Scala, log4j, base image, first and last known release), read
-//! from the embedded `src/versions/spark-lines.toml`, where each row cites its source.
+//! from the embedded `crates/rehearse-base/src/versions/spark-lines.toml`, where each row cites its source.
 //!
 //! Used by images (base image, Scala suffix, which versions get an image), the local runtime
 //! (host Java and Python), scenario and suite checks, and `spark` (log4j, structured logging).
@@ -297,7 +297,7 @@ impl SparkVersion {
         let lines = SparkLine::all();
         let (first, last) = (&lines[0], &lines[lines.len() - 1]);
         let known = format!(
-            "rehearse knows Spark {} to {} (src/versions/spark-lines.toml)",
+            "rehearse knows Spark {} to {} (crates/rehearse-base/src/versions/spark-lines.toml)",
             first.first, last.last
         );
         let Some(row) = v.line().and_then(|l| lines.iter().find(|r| r.line == l)) else {
@@ -307,12 +307,12 @@ impl SparkVersion {
                 ));
             }
             return Err(format!(
-                "Spark {text} is not a release rehearse knows: {known}; check the version (`pip index versions pyspark` lists them), or if it was released after this rehearse, add its line to src/versions/spark-lines.toml"
+                "Spark {text} is not a release rehearse knows: {known}; check the version (`pip index versions pyspark` lists them), or if it was released after this rehearse, add its line to crates/rehearse-base/src/versions/spark-lines.toml"
             ));
         };
         if v < row.first || v > row.last {
             return Err(format!(
-                "Spark {text} is not a release rehearse knows: the {}.{} line runs {} to {} ({known}); check the version, or if it was released after this rehearse, raise `last` of that line in src/versions/spark-lines.toml",
+                "Spark {text} is not a release rehearse knows: the {}.{} line runs {} to {} ({known}); check the version, or if it was released after this rehearse, raise `last` of that line in crates/rehearse-base/src/versions/spark-lines.toml",
                 row.line.0, row.line.1, row.first, row.last
             ));
         }
@@ -590,7 +590,8 @@ impl SparkLine {
     pub fn all() -> &'static [SparkLine] {
         static LINES: OnceLock<Vec<SparkLine>> = OnceLock::new();
         LINES.get_or_init(|| {
-            parse_lines(SPARK_LINES_TOML).expect("src/versions/spark-lines.toml is valid")
+            parse_lines(SPARK_LINES_TOML)
+                .expect("crates/rehearse-base/src/versions/spark-lines.toml is valid")
         })
     }
 

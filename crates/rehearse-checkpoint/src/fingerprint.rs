@@ -13,7 +13,7 @@
 //!    An absence that contradicts (1) or (2) is kept as evidence (`consistent: false`) and
 //!    dropped, so the range never has its minimum above its maximum.
 //!
-//! Versions are the crate's one [`SparkVersion`] (`src/versions.rs`). Pre-release builds are
+//! Versions are the crate's one [`SparkVersion`] (`crates/rehearse-base/src/versions.rs`). Pre-release builds are
 //! part of the version model: `4.0.0-preview` ([`SparkVersion::any_pre_release`]) stands for
 //! any preview, RC or development build of 4.0.0, ordered after every 3.x release and before
 //! 4.0.0; the marker table's pre-releases all become that form (`marker_version`).

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::{Classification, Verdict};
 
-/// The built-in rule table compiled into the binary (`src/verdict/builtin-rules.toml`).
+/// The built-in rule table compiled into the binary (`crates/rehearse-verdict/src/builtin-rules.toml`).
 pub const BUILTIN_RULES_TOML: &str = include_str!("builtin-rules.toml");
 
 /// A row of `builtin-rules.toml`, by its `key`. See the file for what each row means.

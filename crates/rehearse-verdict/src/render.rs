@@ -1,5 +1,5 @@
 //! Plain-text rendering of one [`Classification`] (what `rehearse classify` prints without
-//! `--json`); text taken from logs goes through [`sanitize`] (`src/text.rs`).
+//! `--json`); text taken from logs goes through [`sanitize`] (`crates/rehearse-base/src/text.rs`).
 //! Terminal text may change freely; the JSON form is the stable one (it keeps log lines
 //! verbatim: JSON escapes them).
 

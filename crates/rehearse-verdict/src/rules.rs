@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::Verdict;
 
-/// The rule table compiled into the binary (`src/verdict/default-rules.toml`).
+/// The rule table compiled into the binary (`crates/rehearse-verdict/src/default-rules.toml`).
 pub const DEFAULT_RULES_TOML: &str = include_str!("default-rules.toml");
 
 /// One row of the rule table: what it matches, the verdict it gives, and why.

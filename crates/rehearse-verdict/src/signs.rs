@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use super::{BuiltinRule, Verdict};
 
-/// The sign table compiled into the binary (`src/verdict/sign-rules.toml`).
+/// The sign table compiled into the binary (`crates/rehearse-verdict/src/sign-rules.toml`).
 pub const SIGN_RULES_TOML: &str = include_str!("sign-rules.toml");
 
 /// The built-in rows a sign replaces: the verdicts that say only "nothing known happened".

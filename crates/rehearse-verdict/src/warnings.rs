@@ -15,7 +15,7 @@ use super::progress::{Progress, WatermarkSeen};
 use super::TrialContext;
 use rehearse_base::versions::SparkVersion;
 
-/// The warning table compiled into the binary (`src/verdict/warning-rules.toml`).
+/// The warning table compiled into the binary (`crates/rehearse-verdict/src/warning-rules.toml`).
 pub const WARNING_RULES_TOML: &str = include_str!("warning-rules.toml");
 
 /// A restart Spark accepted whose meaning may have changed.

@@ -1,5 +1,5 @@
 //! Host tools and installs for the `local` runtime: which Java and Python the host has, whether
-//! a Spark line runs on them (`src/versions/spark-lines.toml`), and the Spark and Kafka
+//! a Spark line runs on them (`crates/rehearse-base/src/versions/spark-lines.toml`), and the Spark and Kafka
 //! installs under `<cache>/local/` made once per version by docker/local-install.sh.
 
 use super::*;
@@ -9,7 +9,7 @@ pub use crate::versions::ToolVersion;
 /// Whether Spark `spark` (`(major, minor)`) runs on Java `java` and Python `python` on the local
 /// runtime; `Err` holds the reason and the fix, one sentence each. The limits are the
 /// `java_min`, `java_max`, `python_min` and `python_max` columns of the Spark line's row in
-/// `src/versions/spark-lines.toml` (3.0 – 3.2: Java ≤ 11; 3.0 – 3.3: Python ≤ 3.10; 4.x: Java
+/// `crates/rehearse-base/src/versions/spark-lines.toml` (3.0 – 3.2: Java ≤ 11; 3.0 – 3.3: Python ≤ 3.10; 4.x: Java
 /// ≥ 17, Python ≥ 3.9); a line older than the table (Spark 2.x) has none.
 pub fn local_support(
     spark: (u32, u32),

@@ -47,14 +47,14 @@ pub use topics::check_topic_name;
 use topics::{output_topics, topics, unused_topic_keys};
 
 /// A Spark version as written (`3.5.3`, no pre-release suffix: [`SparkVersion::release`], the
-/// rule in `src/versions.rs`): the syntax `min_spark` and merged reports take.
+/// rule in `crates/rehearse-base/src/versions.rs`): the syntax `min_spark` and merged reports take.
 pub fn check_version(v: &str) -> Result<(), String> {
     SparkVersion::release(v).map(|_| ())
 }
 
 /// A Spark release rehearse can run, as targets, sources, `checkpoint.generate.spark` and
 /// `--target` take it ([`SparkVersion::known_release`]: plainly written, its line and patch in
-/// `src/versions/spark-lines.toml`). Checked at load so that no image build or PyPI download
+/// `crates/rehearse-base/src/versions/spark-lines.toml`). Checked at load so that no image build or PyPI download
 /// starts for a version that does not exist.
 pub fn check_release(v: &str) -> Result<(), String> {
     SparkVersion::known_release(v).map(|_| ())
