@@ -21,7 +21,6 @@ pub mod rehearsal;
 pub mod report;
 pub mod runtime;
 pub mod sandbox;
-pub mod scenario;
 pub mod spark;
 pub mod trial;
 
@@ -29,5 +28,6 @@ pub mod trial;
 // that `rehearse::checkpoint::inspect`, `crate::store::…` and the like name what they always did.
 pub use rehearse_base::{cache, text, userfile, versions};
 pub use rehearse_checkpoint as checkpoint;
+pub use rehearse_scenario as scenario;
 pub use rehearse_store as store;
 pub use rehearse_verdict as verdict;

@@ -8,13 +8,11 @@
 //! source version with the job that wrote it (`Scenario::generation_job`: the base `[job]`, no
 //! `[job.per_target]`, no `restart_args`), against a broker of its own seeded by the same plan.
 
-use crate::checkpoint::Inspection;
 use crate::kafka::InputDigest;
 use crate::kafka::TopicRows;
 use crate::report::{Parity, RowSet, TrialReport};
-use crate::scenario::{CheckpointSource, OutputTopic, Scenario};
+use crate::scenario::{OutputTopic, Scenario};
 use crate::verdict::Verdict;
-use crate::versions::SparkVersion;
 
 /// What a trial is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,46 +40,8 @@ pub struct Collected {
     pub start: Option<crate::report::StartProof>,
 }
 
-/// The Spark version the control runs on: the scenario's `control_version`, else the version
-/// that generated the checkpoint, else the checkpoint's writer when inspection pins it to one
-/// release.
-///
-/// # Errors
-/// The message says why no version is known and the fix (`control_version`).
-pub fn control_version(
-    scenario: &Scenario,
-    inspection: Option<&Inspection>,
-) -> Result<String, String> {
-    if let Some(v) = &scenario.parity.control_version {
-        // A control on a Spark older than the checkpoint's writer is a downgrade of the
-        // checkpoint, not a control: refused before anything starts (session 8).
-        let writer = match &scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
-            _ => inspection.and_then(|i| i.writer_version.min.clone()),
-        };
-        if let (Ok(control), Some(writer)) = (SparkVersion::parse(v), writer) {
-            if control < writer {
-                return Err(format!(
-                    "control_version = \"{v}\" is older than the Spark that wrote the checkpoint ({writer} or later): a control on an older Spark is a downgrade of the checkpoint, not a control, and its output is no reference\n(hint: set control_version to the writer's version, e.g. control_version = \"{writer}\", or leave it out)"
-                ));
-            }
-        }
-        return Ok(v.clone());
-    }
-    if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        return Ok(spark.clone());
-    }
-    let range = inspection.map(|i| &i.writer_version);
-    match range.map(|w| (&w.min, &w.max)) {
-        Some((Some(min), Some(max))) if min.to_string() == *max => Ok(min.to_string()),
-        Some((min, max)) => Err(format!(
-            "the control runs on the Spark version that wrote the checkpoint, but the checkpoint only shows it was written by {} – {}\n(hint: name it in the scenario, e.g. control_version = \"3.5.3\")",
-            min.as_ref().map_or_else(|| "?".into(), |v| v.to_string()),
-            max.as_deref().unwrap_or("?"),
-        )),
-        None => Err("the control's Spark version is not known before the checkpoint is inspected\n(hint: name it in the scenario, e.g. control_version = \"3.5.3\")".into()),
-    }
-}
+/// Which version the control runs on is the scenario's to say (`scenario/parity.rs`).
+pub use crate::scenario::control_version;
 
 /// The parity of `target` (what it collected: `t`) against the control (`c`), or why it is
 /// not checked: a control or target that did not resume, brokers seeded with other records,
@@ -417,7 +377,7 @@ mod tests {
             "{e}"
         );
         let mut given = s.clone();
-        given.checkpoint = CheckpointSource::Path("/x".into());
+        given.checkpoint = crate::scenario::CheckpointSource::Path("/x".into());
         let e = control_version(&given, None).unwrap_err();
         assert!(e.contains("control_version = "), "{e}");
         // A given checkpoint written by 4.0.0 or later (inspect: 4.0.0 – 4.1.x): a 3.5.3 control

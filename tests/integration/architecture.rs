@@ -14,6 +14,7 @@ const CRATES: &[&str] = &[
     "rehearse-store",
     "rehearse-checkpoint",
     "rehearse-verdict",
+    "rehearse-scenario",
     "rehearse",
 ];
 

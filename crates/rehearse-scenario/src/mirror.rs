@@ -63,14 +63,14 @@ impl MirrorConfig {
                 let v = if SECRET_KEYS.contains(&k.as_str()) || self.hidden.contains(v) {
                     "***".to_string()
                 } else {
-                    crate::text::mask(v).into_owned()
+                    rehearse_base::text::mask(v).into_owned()
                 };
                 (k.clone(), v)
             })
             .collect()
     }
 
-    /// The secret values (passwords), for [`crate::text::mask_secrets`].
+    /// The secret values (passwords), for [`rehearse_base::text::mask_secrets`].
     pub fn secrets(&self) -> Vec<String> {
         self.client
             .iter()
@@ -156,10 +156,10 @@ pub fn mirror_config(
             } else {
                 dir.join(p)
             };
-            let text = crate::userfile::read_text(
+            let text = rehearse_base::userfile::read_text(
                 &path,
                 "Kafka client properties",
-                crate::userfile::MAX_CONFIG_BYTES,
+                rehearse_base::userfile::MAX_CONFIG_BYTES,
             )
             .map_err(|e| format!("[kafka.mirror] properties: {e}"))?;
             let client = client_settings(&text, &path)?;
@@ -204,14 +204,14 @@ fn properties(text: &str) -> Vec<(usize, String, String, bool)> {
     out
 }
 
-/// A value as a message shows it: [`crate::text::quoted`], or not at all when it ran on over
+/// A value as a message shows it: [`rehearse_base::text::quoted`], or not at all when it ran on over
 /// continuation lines — a `\` at a line's end makes the next line, which may be a password on
 /// a line of its own, part of the value (found by tests/integration/properties.rs).
 fn shown_value(value: &str, continued: bool) -> String {
     if continued {
         "(a value continued over several lines; not shown: it may hold a secret)".to_string()
     } else {
-        crate::text::quoted(value)
+        rehearse_base::text::quoted(value)
     }
 }
 
@@ -305,17 +305,17 @@ fn client_settings(text: &str, path: &Path) -> Result<Settings, String> {
             return Ok(p.display().to_string());
         }
         // Said as what is there: a FIFO or a directory was called "no such file" (issue 25 §7).
-        crate::userfile::check_regular(&p, key, crate::userfile::MAX_CONFIG_BYTES).map_err(
+        rehearse_base::userfile::check_regular(&p, key, rehearse_base::userfile::MAX_CONFIG_BYTES).map_err(
             |e| {
                 let what = match e {
-                    crate::userfile::UserFileError::Missing { .. } => "no such file".to_string(),
-                    crate::userfile::UserFileError::Directory { .. } => {
+                    rehearse_base::userfile::UserFileError::Missing { .. } => "no such file".to_string(),
+                    rehearse_base::userfile::UserFileError::Directory { .. } => {
                         "a directory, not a file".to_string()
                     }
-                    crate::userfile::UserFileError::NotRegular { kind, .. } => format!(
+                    rehearse_base::userfile::UserFileError::NotRegular { kind, .. } => format!(
                         "a {kind}, not a regular file (librdkafka would block reading a pipe)"
                     ),
-                    crate::userfile::UserFileError::TooBig { size, max, .. } => {
+                    rehearse_base::userfile::UserFileError::TooBig { size, max, .. } => {
                         format!("{size} bytes, over the {max} bytes a certificate or key file holds")
                     }
                     other => other.to_string().lines().next().unwrap_or_default().to_string(),
@@ -328,7 +328,7 @@ fn client_settings(text: &str, path: &Path) -> Result<Settings, String> {
                     if continued {
                         "the path is not shown".to_string()
                     } else {
-                        crate::text::mask(&p.display().to_string()).into_owned()
+                        rehearse_base::text::mask(&p.display().to_string()).into_owned()
                     }
                 )
             },
@@ -469,16 +469,16 @@ fn librdkafka_accepts(
             let shown = if secret {
                 "(the value is not shown: it may hold a secret)".to_string()
             } else {
-                crate::text::quoted(value)
+                rehearse_base::text::quoted(value)
             };
             // librdkafka's description quotes the value; a secret's is not repeated.
             let why = if secret {
                 "librdkafka refuses it".to_string()
-            } else if value.chars().count() > crate::text::QUOTE_CHARS {
+            } else if value.chars().count() > rehearse_base::text::QUOTE_CHARS {
                 // Already quoted, clipped, before it.
-                crate::text::mask(&why.replace(value.as_str(), "…")).into_owned()
+                rehearse_base::text::mask(&why.replace(value.as_str(), "…")).into_owned()
             } else {
-                crate::text::mask(&why).into_owned()
+                rehearse_base::text::mask(&why).into_owned()
             };
             return Err(format!(
                 "{}:{}: {key} = {shown}: librdkafka, rehearse's Kafka client, refuses this value: {why}\n(hint: give a value librdkafka takes for {key} (see librdkafka's CONFIGURATION.md), or remove the line to use its default)",
@@ -582,9 +582,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir(d.path().join("certs")).unwrap();
         let fifo = d.path().join("ca.fifo");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path; mkfifo has no other precondition.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
         for (text, wanted) in [
             (
                 "ssl.ca.location=ca.fifo\n",

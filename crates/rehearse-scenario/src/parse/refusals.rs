@@ -206,9 +206,14 @@ fn a_job_that_is_neither_py_nor_jar_is_refused() {
 fn a_fifo_as_scenario_sample_file_or_job_is_refused_without_blocking() {
     let dir = dir();
     let fifo = dir.path().join("fifo.toml");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
     let e = Scenario::load(&fifo).unwrap_err().to_string();
     assert!(e.contains("FIFO") && e.contains("fifo.toml"), "{e}");
     let s = scenario("").replace(
@@ -227,9 +232,9 @@ fn a_fifo_as_scenario_sample_file_or_job_is_refused_without_blocking() {
 
 #[test]
 fn a_topic_the_checkpoint_does_not_read_is_refused() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
-    let inspection = crate::checkpoint::inspect(&fixture).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/checkpoints/3.5.3/kafka-agg");
+    let inspection = rehearse_checkpoint::inspect(&fixture).unwrap();
     let dir = dir();
     let path = dir.path().join("s.toml");
     let s = Scenario::parse(&scenario(""), &path).unwrap();
@@ -245,8 +250,9 @@ fn a_topic_the_checkpoint_does_not_read_is_refused() {
         "{e}"
     );
     // A checkpoint that names no Kafka topic (a rate source) checks nothing.
-    let rate = crate::checkpoint::inspect(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkpoints/3.5.3/rate-agg"),
+    let rate = rehearse_checkpoint::inspect(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/checkpoints/3.5.3/rate-agg"),
     )
     .unwrap();
     Scenario::parse(&typo, &path)
@@ -257,8 +263,8 @@ fn a_topic_the_checkpoint_does_not_read_is_refused() {
 
 #[test]
 fn a_checkpoint_holding_a_fifo_is_refused_for_a_rehearsal() {
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/checkpoints/3.5.3/kafka-agg");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/checkpoints/3.5.3/kafka-agg");
     let copy = tempfile::tempdir().unwrap();
     for e in walkdir::WalkDir::new(&fixture) {
         let e = e.unwrap();
@@ -271,14 +277,19 @@ fn a_checkpoint_holding_a_fifo_is_refused_for_a_rehearsal() {
     }
     let dir = dir();
     let s = Scenario::parse(&scenario(""), &dir.path().join("s.toml")).unwrap();
-    s.check_regular_files(&crate::checkpoint::inspect(copy.path()).unwrap())
+    s.check_regular_files(&rehearse_checkpoint::inspect(copy.path()).unwrap())
         .unwrap();
     let fifo = copy.path().join("offsets/stray");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
     let e = s
-        .check_regular_files(&crate::checkpoint::inspect(copy.path()).unwrap())
+        .check_regular_files(&rehearse_checkpoint::inspect(copy.path()).unwrap())
         .unwrap_err()
         .to_string();
     assert!(e.contains("offsets/stray") && e.contains("FIFO"), "{e}");

@@ -9,6 +9,8 @@
 //! suite (query shapes × state store providers × source versions × target versions) and cuts it
 //! into cells, groups and shards. [`init`] writes a starting scenario from a checkpoint's
 //! inspection (`rehearse init`). This module only declares and re-exports.
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod dependencies;
 pub mod event_time;
@@ -42,7 +44,7 @@ pub use model::{
     ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
-pub use parity::{parity_settings, ParitySettings};
+pub use parity::{control_version, parity_settings, ParitySettings};
 pub use parse::{
     check_conf, check_name, check_release, check_timeout, check_topic_name, check_version,
     cluster_shape, MAX_NAME_CHARS, MAX_TIMEOUT_SECONDS,

@@ -2,7 +2,7 @@
 //! at load (paths resolved against the scenario file's directory).
 
 use super::*;
-use crate::scenario::dependencies::Dependencies;
+use crate::dependencies::Dependencies;
 
 /// `[job]`: a PySpark `file` (`.py`), or a `jar` (`.jar`) with its `main_class`; the file must
 /// be a regular file (spark-submit decides by the extension how to run it).
@@ -112,17 +112,17 @@ pub(super) fn dependencies(
     if let CheckpointSource::Generate { spark, .. } = checkpoint {
         versions.push(spark);
     }
-    crate::scenario::dependencies::check_packages(&spec.packages, &versions)?;
+    crate::dependencies::check_packages(&spec.packages, &versions)?;
     // Each path, `{spark}`/`{scala}` filled for every version, is a regular file with the
     // extension spark-submit expects, and no two share a file name (they share `deps/`).
     let files = |key: &str, paths: &[PathBuf], exts: &[&str]| -> Result<Vec<PathBuf>, String> {
         let what = format!("[job] {key}");
         let written: Vec<PathBuf> = paths.iter().map(|p| dir.resolve(p)).collect();
         for p in &written {
-            crate::scenario::placeholders::check_versions(&p.to_string_lossy(), &what)?;
+            crate::placeholders::check_versions(&p.to_string_lossy(), &what)?;
         }
         for v in &versions {
-            let filled = crate::scenario::dependencies::fill_paths(&written, v);
+            let filled = crate::dependencies::fill_paths(&written, v);
             for (i, path) in filled.iter().enumerate() {
                 let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
                 if !exts.contains(&ext) {
@@ -140,10 +140,10 @@ pub(super) fn dependencies(
                 };
                 userfile::check_regular(path, &format!("{what}{for_version}"), u64::MAX)
                     .map_err(|e| e.to_string())?;
-                let name = crate::scenario::dependencies::file_name(path);
+                let name = crate::dependencies::file_name(path);
                 if filled[..i]
                     .iter()
-                    .any(|o| crate::scenario::dependencies::file_name(o) == name)
+                    .any(|o| crate::dependencies::file_name(o) == name)
                 {
                     return Err(format!(
                         "{what}: two files are named {name:?}: they would overwrite each other in the sandbox; rename one"
@@ -167,9 +167,9 @@ pub(super) fn dependencies(
             // `{spark}`/`{scala}` are filled per Spark version, as in `jars` and `py_files`;
             // each filled file is read and its lines checked.
             let path = dir.resolve(r);
-            crate::scenario::placeholders::check_versions(&path.to_string_lossy(), "[job] requirements")?;
+            crate::placeholders::check_versions(&path.to_string_lossy(), "[job] requirements")?;
             for v in &versions {
-                let filled = crate::scenario::dependencies::fill_paths(std::slice::from_ref(&path), v)
+                let filled = crate::dependencies::fill_paths(std::slice::from_ref(&path), v)
                     .pop()
                     .unwrap_or_else(|| path.clone());
                 let what = if filled == path {
@@ -182,7 +182,7 @@ pub(super) fn dependencies(
                 };
                 let bytes = userfile::read_bytes(&filled, &what, userfile::MAX_CONFIG_BYTES)
                     .map_err(|e| e.to_string())?;
-                crate::scenario::dependencies::check_requirements(&filled, &String::from_utf8_lossy(&bytes))?;
+                crate::dependencies::check_requirements(&filled, &String::from_utf8_lossy(&bytes))?;
             }
             Some(path)
         }

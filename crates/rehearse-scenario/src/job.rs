@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use super::job_dir::{master_overrides, JobDir};
 use super::model::{Job, Scenario};
 use super::placeholders::{check_versions, fill_versions};
-use crate::userfile;
-use crate::versions::SparkLine;
+use rehearse_base::userfile;
+use rehearse_base::versions::SparkLine;
 
 /// A `[job.per_target."KEY"]` entry, validated (its paths resolved against the scenario file,
 /// their placeholders unfilled).

@@ -132,7 +132,7 @@ impl JobRecords {
             // "a bug in rehearse init"); else the field gets a plain value.
             Some(p) => {
                 let t = format!("{{timestamp:{p}}}");
-                crate::scenario::event_time::check(&t).is_ok().then_some(t)
+                crate::event_time::check(&t).is_ok().then_some(t)
             }
             None => None,
         };
@@ -163,7 +163,7 @@ impl JobRecords {
         Some(format!("{{{}}}", values.join(",")))
     }
 
-    /// Whether the template carries event time (a placeholder of [`event_time`](crate::scenario::event_time)).
+    /// Whether the template carries event time (a placeholder of [`event_time`](crate::event_time)).
     pub fn has_event_time(&self) -> bool {
         self.template().is_some_and(|t| t.contains("{timestamp"))
     }
@@ -181,7 +181,7 @@ mod tests {
             let job = format!("schema = StructType([StructField(\"event_time\", StringType())])\nts = to_timestamp(col(\"j.event_time\"), \"{pattern}\")\n");
             let t = read_job_records(&[job.as_str()]).template().unwrap();
             assert_eq!(t, "{\"event_time\":\"event_time-{n}\"}", "{pattern}");
-            assert!(crate::scenario::event_time::check(&t).is_ok());
+            assert!(crate::event_time::check(&t).is_ok());
         }
     }
 

@@ -98,8 +98,9 @@ impl RecordsFile {
     pub fn read(path: &Path, partitions: Option<u32>) -> Result<RecordsFile, String> {
         // Through userfile, the one reader of user files: a regular file (a FIFO must not hang
         // the load), at most the bound even if it grows while read.
-        let bytes = crate::userfile::read_bytes(path, "records_file", MAX_RECORDS_FILE_BYTES)
-            .map_err(|e| e.to_string())?;
+        let bytes =
+            rehearse_base::userfile::read_bytes(path, "records_file", MAX_RECORDS_FILE_BYTES)
+                .map_err(|e| e.to_string())?;
         RecordsFile::parse(&bytes, path, partitions)
     }
 
@@ -226,7 +227,7 @@ fn record(text: &str, line: usize, partitions: Option<u32>) -> Result<FileRecord
     if let Some(unknown) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!(
             "unknown key {}\n(hint: a record has {})",
-            crate::text::quoted(unknown),
+            rehearse_base::text::quoted(unknown),
             KEYS.join(", ")
         ));
     }
@@ -339,7 +340,7 @@ impl<'de> serde::de::Visitor<'de> for UnrepeatedVisitor {
             if out.contains_key(&k) {
                 return Err(serde::de::Error::custom(format!(
                     "the key {} {REPEATED}",
-                    crate::text::quoted(&k)
+                    rehearse_base::text::quoted(&k)
                 )));
             }
             let Unrepeated(v) = map.next_value()?;
@@ -349,14 +350,14 @@ impl<'de> serde::de::Visitor<'de> for UnrepeatedVisitor {
     }
 }
 
-/// A JSON value as an error quotes it: its JSON text cut by [`crate::text::quoted`] (a
+/// A JSON value as an error quotes it: its JSON text cut by [`rehearse_base::text::quoted`] (a
 /// 3 MB string given as `offset` was echoed whole, issue 25 §7).
 fn shown(v: &Value) -> String {
     let text = v.to_string();
-    if text.chars().count() > crate::text::QUOTE_CHARS {
-        crate::text::quoted(&text)
+    if text.chars().count() > rehearse_base::text::QUOTE_CHARS {
+        rehearse_base::text::quoted(&text)
     } else {
-        crate::text::mask(&text).into_owned()
+        rehearse_base::text::mask(&text).into_owned()
     }
 }
 
@@ -388,17 +389,17 @@ fn header(name: &str, v: &Value) -> Result<Option<Vec<u8>>, String> {
             Some(Value::String(s)) => decode(s).map(Some).map_err(|e| {
                 format!(
                     "header {}: not valid base64 ({e})\n{hint}",
-                    crate::text::quoted(name)
+                    rehearse_base::text::quoted(name)
                 )
             }),
             _ => Err(format!(
                 "header {}: not a header value\n{hint}",
-                crate::text::quoted(name)
+                rehearse_base::text::quoted(name)
             )),
         },
         _ => Err(format!(
             "header {}: not a header value\n{hint}",
-            crate::text::quoted(name)
+            rehearse_base::text::quoted(name)
         )),
     }
 }
@@ -659,9 +660,14 @@ mod tests {
         let err = RecordsFile::read(dir.path(), None).unwrap_err();
         assert!(err.contains("is a directory"), "{err}");
         let fifo = dir.path().join("records.jsonl");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
         let err = RecordsFile::read(&fifo, None).unwrap_err();
         assert!(err.contains("FIFO"), "{err}");
     }

@@ -141,7 +141,7 @@ fn a_suite_checks_and_runs_the_job_of_each_line() {
     let s = Suite::parse(text, &dir.path().join("suite.toml")).unwrap();
     let groups = s.groups(None);
     let four = s.group_scenario(&groups[1]);
-    let name = |j: crate::scenario::ResolvedJob| {
+    let name = |j: crate::ResolvedJob| {
         j.artifact()
             .file_name()
             .unwrap()
@@ -265,9 +265,14 @@ fn suite_refusals_of_issue_15() {
     assert!(e.to_string().contains("twice"), "{e}");
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("suite.toml");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
     let e = Suite::load(&fifo).unwrap_err();
     assert!(e.to_string().contains("FIFO"), "{e}");
 }

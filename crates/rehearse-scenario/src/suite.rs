@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::scenario::{
+use crate::{
     check_release, check_timeout, check_version, CheckpointSource, Scenario, ScenarioError,
 };
-use crate::verdict::Verdict;
-use crate::versions::SparkVersion;
+use rehearse_base::versions::SparkVersion;
+use rehearse_verdict::Verdict;
 
 /// `spark.sql.streaming.stateStore.providerClass` (SQLConf.scala, Spark 3.0–4.x).
 pub const PROVIDER_CONF: &str = "spark.sql.streaming.stateStore.providerClass";
@@ -208,7 +208,7 @@ pub enum SuiteError {
     /// The file could not be read: missing, not a regular file, too big, not UTF-8 (the
     /// message names the file and the fix).
     #[error(transparent)]
-    Read(#[from] crate::userfile::UserFileError),
+    Read(#[from] rehearse_base::userfile::UserFileError),
     /// Malformed TOML or unknown keys.
     #[error("suite {path} is not valid: {message}\n(hint: see scenarios/suites/README.md for the format)")]
     Parse {
@@ -470,7 +470,11 @@ fn suite_name(name: Option<&str>, path: &Path) -> Result<String, String> {
 impl Suite {
     /// Reads and validates a suite file and every shape scenario it names.
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
-        let text = crate::userfile::read_text(path, "suite", crate::userfile::MAX_CONFIG_BYTES)?;
+        let text = rehearse_base::userfile::read_text(
+            path,
+            "suite",
+            rehearse_base::userfile::MAX_CONFIG_BYTES,
+        )?;
         Suite::parse(&text, path)
     }
 
@@ -757,7 +761,7 @@ mod shipped {
     /// new refusal must not break an example users copy).
     #[test]
     fn every_shipped_scenario_and_suite_loads() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
         let mut loaded = 0;
         for entry in walkdir::WalkDir::new(&root) {
             let path = entry.unwrap().into_path();

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::safe_relative;
+use rehearse_store::safe_relative;
 
 /// Most files the job's directory may ship (the `.py` files beside it and every file of its
 /// packages): a job directory is a few modules, a larger count is a checkout or a data folder.
@@ -15,7 +15,7 @@ pub const MAX_JOB_DIR_FILES: usize = 2_000;
 
 /// Most bytes the shipped files may hold together (64 MiB, the bound of one job file,
 /// `userfile::MAX_JOB_BYTES`).
-pub const MAX_JOB_DIR_BYTES: u64 = crate::userfile::MAX_JOB_BYTES;
+pub const MAX_JOB_DIR_BYTES: u64 = rehearse_base::userfile::MAX_JOB_BYTES;
 
 /// Deepest directory below the job's directory walked (a package nested deeper is a mistake or
 /// a loop of bind mounts, not a job).
@@ -361,13 +361,14 @@ pub fn master_overrides(dir: &JobDir) -> Vec<MasterOverride> {
     });
     let mut found = Vec::new();
     for f in dir.files.iter().filter(|f| f.relative.ends_with(".py")) {
-        let Ok(text) = crate::userfile::read_text(&f.path, "job file", MAX_JOB_DIR_BYTES) else {
+        let Ok(text) = rehearse_base::userfile::read_text(&f.path, "job file", MAX_JOB_DIR_BYTES)
+        else {
             continue;
         };
         for (i, line) in text.lines().enumerate() {
             let code = line.split('#').next().unwrap_or(line);
             if call.is_match(code) {
-                let text: String = crate::text::sanitize(line.trim())
+                let text: String = rehearse_base::text::sanitize(line.trim())
                     .chars()
                     .take(120)
                     .collect();

@@ -2,14 +2,14 @@
 //! `volatile_columns`, `parity = "must-match" | "may-differ"` — the scenario's keys, checked by
 //! the same functions (`scenario/parity.rs`). `control_version` is refused: a suite generates
 //! each source checkpoint itself, so the control of a source runs on that source's version
-//! (`trial::control_version` of the group's scenario: its `[checkpoint.generate] spark`).
+//! (`control_version` of the group's scenario: its `[checkpoint.generate] spark`).
 //!
 //! How a shape scenario's own settings combine with the suite's ([`SuiteParity::of_shape`]):
 //! the suite decides whether a control runs (as it decides the targets); volatile columns are
 //! the job's, so a shape's own are kept and the suite's added; `parity` is the suite's when it
 //! names one, else the shape's.
 
-use crate::scenario::{ParitySettings, Scenario};
+use crate::{ParitySettings, Scenario};
 
 use super::SuiteFile;
 
@@ -37,11 +37,11 @@ pub(super) fn suite_parity(file: &SuiteFile) -> Result<SuiteParity, String> {
     }
     Ok(SuiteParity {
         control: file.control,
-        volatile_columns: crate::scenario::parity::volatile_columns(&file.volatile_columns)?,
+        volatile_columns: crate::parity::volatile_columns(&file.volatile_columns)?,
         may_differ: file
             .parity
             .as_deref()
-            .map(|p| crate::scenario::parity::may_differ(Some(p)))
+            .map(|p| crate::parity::may_differ(Some(p)))
             .transpose()?,
     })
 }
@@ -95,12 +95,12 @@ pub fn control_scenario(scenario: &Scenario) -> Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::suite::Suite;
+    use crate::suite::Suite;
 
     fn load(extra: &str) -> Result<Suite, String> {
         let dir = tempfile::tempdir().unwrap();
         let shape = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scenarios/shapes/windowed-count.toml");
+            .join("../../scenarios/shapes/windowed-count.toml");
         let text = format!(
             "name = \"t\"\nsources = [\"3.5.3\"]\ntargets = [\"4.0.1\"]\n{extra}\n[[shapes]]\nscenario = \"{}\"\n",
             shape.display()
@@ -121,7 +121,7 @@ mod tests {
         assert!(g.parity.control && g.parity.may_differ);
         assert_eq!(g.parity.volatile_columns, ["at"]);
         // The control of the group runs on its source version.
-        assert_eq!(crate::trial::control_version(&g, None).unwrap(), "3.5.3");
+        assert_eq!(crate::control_version(&g, None).unwrap(), "3.5.3");
     }
 
     #[test]
@@ -171,7 +171,7 @@ mod tests {
     fn the_controls_output_topics_are_its_own() {
         let s = load("control = true").unwrap();
         let mut g = s.group_scenario(&s.groups(None)[0]);
-        g.output_topics.push(crate::scenario::OutputTopic {
+        g.output_topics.push(crate::OutputTopic {
             name: "t.out".into(),
             declared: "out".into(),
             partitions: 1,

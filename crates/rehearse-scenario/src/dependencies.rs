@@ -272,7 +272,7 @@ pub(super) fn check_requirements(file: &Path, text: &str) -> Result<(), String> 
         format!(
             "[job] requirements {}:{n}: {:?} {why}",
             file.display(),
-            crate::text::mask(line)
+            rehearse_base::text::mask(line)
         )
     };
     for (n, line) in requirement_lines(text) {
@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn local_dependencies_are_checked_at_load_for_every_version() {
-        use crate::scenario::{Scenario, ScenarioError};
+        use crate::{Scenario, ScenarioError};
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         for f in [

@@ -1,5 +1,5 @@
 use super::*;
-use crate::checkpoint::WriterVersion;
+use rehearse_checkpoint::WriterVersion;
 
 fn writer(min: Option<&str>, max: Option<&str>) -> WriterVersion {
     WriterVersion {
@@ -179,7 +179,7 @@ fn kafka_inspection(topics: &[&str]) -> Inspection {
     )
     .unwrap();
     std::fs::write(ck.join("commits/0"), "v1\n{\"nextBatchWatermarkMs\":0}").unwrap();
-    crate::checkpoint::inspect(ck).unwrap()
+    rehearse_checkpoint::inspect(ck).unwrap()
 }
 
 fn spec_with(args: JobArgs) -> InitSpec {
@@ -196,7 +196,7 @@ fn spec_with(args: JobArgs) -> InitSpec {
 }
 
 fn args_of(text: &str) -> Vec<String> {
-    let file: crate::scenario::ScenarioFile = toml::from_str(text).unwrap();
+    let file: crate::ScenarioFile = toml::from_str(text).unwrap();
     file.job.args
 }
 
@@ -268,16 +268,16 @@ fn the_template_follows_the_jobs_schema_and_loads_back() {
         ..spec_with(JobArgs::default())
     };
     let text = scenario_text(&i, &spec);
-    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    let file: crate::ScenarioFile = toml::from_str(&text).unwrap();
     let template = file.topics[0].template.clone().unwrap();
     assert_eq!(
         template,
         "{\"word\":\"word-{n}\",\"event_time\":\"{timestamp:yyyy-MM-dd HH:mm:ss}\"}"
     );
-    crate::scenario::placeholders::check_template(&template).unwrap();
+    crate::placeholders::check_template(&template).unwrap();
     // Without a schema in the source: the generic template, as before.
     let text = scenario_text(&i, &spec_with(JobArgs::default()));
-    let file: crate::scenario::ScenarioFile = toml::from_str(&text).unwrap();
+    let file: crate::ScenarioFile = toml::from_str(&text).unwrap();
     assert_eq!(
         file.topics[0].template.as_deref(),
         Some("{\"n\":{n},\"partition\":{partition}}")

@@ -1,10 +1,13 @@
 //! The scenario's control run and output parity settings (issue 13 §3): `control = true` (or
 //! `rehearse run --control`), `control_version`, `volatile_columns`, `parity = "may-differ"`.
-//! Checked at load, before anything starts; `report/parity.rs` compares, `trial/control.rs`
-//! runs the control.
+//! Checked at load, before anything starts; [`control_version`] says which Spark the control
+//! runs on; `report/parity.rs` compares, `trial/control.rs` runs the control.
+
+use rehearse_base::versions::SparkVersion;
+use rehearse_checkpoint::Inspection;
 
 use super::file::{FreshSpec, ScenarioFile};
-use super::Scenario;
+use super::{CheckpointSource, Scenario};
 
 /// How a scenario asks for a control run and judges parity.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -148,9 +151,50 @@ impl Scenario {
     }
 }
 
+/// The Spark version the control runs on: the scenario's `control_version`, else the version
+/// that generated the checkpoint, else the checkpoint's writer when inspection pins it to one
+/// release.
+///
+/// # Errors
+/// The message says why no version is known and the fix (`control_version`).
+pub fn control_version(
+    scenario: &Scenario,
+    inspection: Option<&Inspection>,
+) -> Result<String, String> {
+    if let Some(v) = &scenario.parity.control_version {
+        // A control on a Spark older than the checkpoint's writer is a downgrade of the
+        // checkpoint, not a control: refused before anything starts (session 8).
+        let writer = match &scenario.checkpoint {
+            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            _ => inspection.and_then(|i| i.writer_version.min.clone()),
+        };
+        if let (Ok(control), Some(writer)) = (SparkVersion::parse(v), writer) {
+            if control < writer {
+                return Err(format!(
+                    "control_version = \"{v}\" is older than the Spark that wrote the checkpoint ({writer} or later): a control on an older Spark is a downgrade of the checkpoint, not a control, and its output is no reference\n(hint: set control_version to the writer's version, e.g. control_version = \"{writer}\", or leave it out)"
+                ));
+            }
+        }
+        return Ok(v.clone());
+    }
+    if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
+        return Ok(spark.clone());
+    }
+    let range = inspection.map(|i| &i.writer_version);
+    match range.map(|w| (&w.min, &w.max)) {
+        Some((Some(min), Some(max))) if min.to_string() == *max => Ok(min.to_string()),
+        Some((min, max)) => Err(format!(
+            "the control runs on the Spark version that wrote the checkpoint, but the checkpoint only shows it was written by {} – {}\n(hint: name it in the scenario, e.g. control_version = \"3.5.3\")",
+            min.as_ref().map_or_else(|| "?".into(), |v| v.to_string()),
+            max.as_deref().unwrap_or("?"),
+        )),
+        None => Err("the control's Spark version is not known before the checkpoint is inspected\n(hint: name it in the scenario, e.g. control_version = \"3.5.3\")".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::scenario::Scenario;
+    use crate::Scenario;
 
     fn load(extra: &str) -> Result<Scenario, String> {
         let dir = tempfile::tempdir().unwrap();

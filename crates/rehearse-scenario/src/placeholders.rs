@@ -4,7 +4,7 @@
 //! ([`fill_versions`], [`check_versions`]).
 
 use super::Topic;
-use crate::versions::SparkLine;
+use rehearse_base::versions::SparkLine;
 
 /// The placeholders of job paths (`jar`, `file`) and dependency coordinates, filled per Spark
 /// version by [`fill_versions`]: `{spark}` the full version (`4.0.1`), `{scala}` the Scala
@@ -169,7 +169,7 @@ pub struct Placeholders {
     /// checkpoint's last committed batch (after a rebase, the sandbox copy's), topic →
     /// partition → offset; `None` (a generation, a checkpoint without a committed batch): both
     /// are filled with `earliest`.
-    pub starting_offsets: Option<crate::checkpoint::KafkaOffsets>,
+    pub starting_offsets: Option<rehearse_checkpoint::KafkaOffsets>,
 }
 
 /// The placeholders the harness fills, besides `{topic.NAME}` (one per `[[topics]]` entry). A
@@ -223,16 +223,16 @@ pub fn check_starting_offsets_topics(arg: &str, inputs: &[&str]) -> Result<(), S
 /// or `earliest` when there are none (no committed batch: a generation). `Err` when `topic` is
 /// not among the checkpoint's Kafka topics.
 pub fn starting_offsets_value(
-    offsets: Option<&crate::checkpoint::KafkaOffsets>,
+    offsets: Option<&rehearse_checkpoint::KafkaOffsets>,
     topic: Option<&str>,
 ) -> Result<String, String> {
     let Some(all) = offsets.filter(|o| !o.is_empty()) else {
         return Ok("earliest".to_string());
     };
     match topic {
-        None => Ok(crate::checkpoint::kafka_offsets_json(all)),
+        None => Ok(rehearse_checkpoint::kafka_offsets_json(all)),
         Some(t) => match all.get(t) {
-            Some(parts) => Ok(crate::checkpoint::kafka_offsets_json(
+            Some(parts) => Ok(rehearse_checkpoint::kafka_offsets_json(
                 &std::iter::once((t.to_string(), parts.clone())).collect(),
             )),
             None => Err(format!(
@@ -617,7 +617,7 @@ mod tests {
     /// last committed batch's offsets as `startingOffsets` JSON; `earliest` without any.
     #[test]
     fn starting_offsets_fill_the_committed_offsets_whole_or_per_topic() {
-        let offsets: crate::checkpoint::KafkaOffsets = [
+        let offsets: rehearse_checkpoint::KafkaOffsets = [
             ("a".to_string(), [(0u32, 5i64), (1, 7)].into()),
             ("b".to_string(), [(0u32, 3i64)].into()),
         ]

@@ -18,8 +18,8 @@ mod job_records;
 pub use job_args::{imported_modules, read_job_args, role, ArgRole, JobArgs};
 pub use job_records::{read_job_records, Epoch, FieldType, JobRecords};
 
-use crate::checkpoint::{Inspection, Provider, Severity, SourceKind, WriterVersion};
-use crate::versions::{self, SparkLine, SparkVersion};
+use rehearse_base::versions::{self, SparkLine, SparkVersion};
+use rehearse_checkpoint::{Inspection, Provider, Severity, SourceKind, WriterVersion};
 
 /// Keys of the offset log's `conf` written into `[job.conf]`: they decide how the restart lays
 /// out and loads the state, so the scenario should state production's values. The checkpoint
@@ -378,7 +378,7 @@ pub fn toml_string(s: &str) -> String {
 
 /// Text from a checkpoint made safe for a TOML comment: one line, no control characters.
 fn comment_safe(s: &str) -> String {
-    crate::text::sanitize(s)
+    rehearse_base::text::sanitize(s)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

@@ -1,5 +1,5 @@
 use super::*;
-use crate::scenario::{fill, Placeholders};
+use crate::{fill, Placeholders};
 
 fn write_job(dir: &Path) {
     std::fs::write(dir.join("job.py"), "print(1)").unwrap();
@@ -230,7 +230,7 @@ fn bad_output_topics_and_records_files_are_refused_at_load() {
 
 #[test]
 fn the_kafka_out_example_loads_with_its_records_file() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kafka-out/orders.toml");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/kafka-out/orders.toml");
     let s = Scenario::load(&path).unwrap();
     assert_eq!(s.output_topics[0].name, "orders-enriched");
     let RecordSource::File(f) = &s.topics[0].records else {
@@ -294,7 +294,7 @@ fn a_job_directory_over_the_bound_is_refused_at_load() {
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     std::fs::write(data.join("__init__.py"), "").unwrap();
-    for i in 0..=crate::scenario::job_dir::MAX_JOB_DIR_FILES {
+    for i in 0..=crate::job_dir::MAX_JOB_DIR_FILES {
         std::fs::write(data.join(format!("part-{i}.json")), "{}").unwrap();
     }
     let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"{checkpoint}\"]\n[[topics]]\nname = \"events\"\n";

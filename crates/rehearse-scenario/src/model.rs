@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::dependencies::Dependencies;
 use super::records::RecordsFile;
 
-use crate::store::CheckpointLocation;
-use crate::verdict::Verdict;
+use rehearse_store::CheckpointLocation;
+use rehearse_verdict::Verdict;
 
 /// Default seconds a trial may take from `spark-submit` to a verdict.
 pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
@@ -18,7 +18,7 @@ pub const DEFAULT_FRESH_RECORDS: u64 = 10;
 /// Above this many filler records in one partition, offsets are rebased in the sandbox copy
 /// instead of produced.
 pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
-pub use crate::versions::DEFAULT_KAFKA_VERSION;
+pub use rehearse_base::versions::DEFAULT_KAFKA_VERSION;
 
 /// Where the source checkpoint comes from, validated.
 ///
@@ -252,7 +252,7 @@ pub enum ScenarioError {
     /// The file could not be read: missing, not a regular file, too big, not UTF-8 (the
     /// message names the file and the fix).
     #[error(transparent)]
-    Read(#[from] crate::userfile::UserFileError),
+    Read(#[from] rehearse_base::userfile::UserFileError),
     /// The TOML is malformed or has unknown/mistyped keys.
     #[error(
         "scenario {path} is not valid: {message}\n(hint: see scenarios/README.md for the format)"

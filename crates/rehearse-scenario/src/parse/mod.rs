@@ -18,11 +18,11 @@ use super::model::{
 };
 use super::placeholders;
 use super::records::RecordsFile;
-use crate::checkpoint::Inspection;
-use crate::store::CheckpointLocation;
-use crate::userfile;
-use crate::verdict::Verdict;
-use crate::versions::{KafkaVersion, SparkVersion};
+use rehearse_base::userfile;
+use rehearse_base::versions::{KafkaVersion, SparkVersion};
+use rehearse_checkpoint::Inspection;
+use rehearse_store::CheckpointLocation;
+use rehearse_verdict::Verdict;
 
 mod job_table;
 
@@ -32,7 +32,7 @@ mod job_table;
 fn load_warning(path: &Path, what: &str) {
     eprintln!(
         "{}",
-        crate::text::sanitize(&format!("warning: {}: {what}", path.display()))
+        rehearse_base::text::sanitize(&format!("warning: {}: {what}", path.display()))
     );
 }
 
@@ -98,7 +98,7 @@ pub fn check_conf(key: &str, value: &str) -> Result<(), String> {
     if key.trim() == "spark.master" {
         return Err(format!(
             "spark.master = {}: rehearse sets the master of every restart itself (local[2] in its container or on this host, the standalone cluster's spark://…), so this setting would be ignored\n(hint: drop it; to run the restarts on your own cluster give --master URL (client mode), or --runtime standalone for a cluster in containers)",
-            crate::text::quoted(value)
+            rehearse_base::text::quoted(value)
         ));
     }
     if key.trim() == "spark.submit.deployMode" && value.trim() != "client" {
