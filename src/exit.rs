@@ -216,6 +216,54 @@ pub trait HasErrorKind {
     fn error_kind(&self) -> ErrorKind;
 }
 
+/// Bad input (exit 3) or environment (exit 4), by variant:
+///
+/// | variant | kind |
+/// |---|---|
+/// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
+/// | Config, BadCredentials, AccessDenied, NoCredentials, NoToken, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
+///
+/// Written here, not in `store/error.rs`: `store` is a leaf (layer 0) and may not import this
+/// layer; once the kinds live in a leaf of their own, this impl moves beside the error.
+impl HasErrorKind for crate::store::StoreError {
+    fn error_kind(&self) -> ErrorKind {
+        use crate::store::StoreError as E;
+        match self {
+            E::BadLocation { .. }
+            | E::MissingBucket { .. }
+            | E::NothingThere { .. }
+            | E::IsAFile { .. }
+            | E::NotFound { .. }
+            | E::UnsafeName { .. } => ErrorKind::BadInput,
+            E::NotAStore { .. }
+            | E::TimedOut { .. }
+            | E::ListingRunsAway { .. }
+            | E::Throttled { .. }
+            | E::RedirectLoop { .. } => ErrorKind::Environment,
+            E::Config { .. }
+            | E::BadCredentials { .. }
+            | E::AccessDenied { .. }
+            | E::NoCredentials { .. }
+            | E::NoToken { .. }
+            | E::Unreachable { .. }
+            | E::Other { .. }
+            | E::Io { .. } => ErrorKind::Environment,
+        }
+    }
+}
+
+/// The user's input is at fault (a missing or mistyped checkpoint: exit 3), unless a remote
+/// checkpoint's store says the environment is (credentials, permissions, network: exit 4).
+/// Here for the reason [`crate::store::StoreError`]'s impl is.
+impl HasErrorKind for crate::checkpoint::CheckpointError {
+    fn error_kind(&self) -> ErrorKind {
+        match self {
+            crate::checkpoint::CheckpointError::Store(e) => e.error_kind(),
+            _ => ErrorKind::BadInput,
+        }
+    }
+}
+
 /// The documented codes, one `(code, meaning)` row per code; outcomes sharing a code share a row.
 pub fn rows() -> Vec<(i32, String)> {
     let mut rows: Vec<(i32, String)> = Vec::new();

@@ -238,16 +238,12 @@ enum LocationError {
 /// Says why a checkpoint could not be inspected, once, and returns the outcome: bad input, or
 /// environment when a store says so. (`inspect` and `init` share it.)
 fn location_failed(err: LocationError) -> Outcome {
-    let store_outcome = |err: &rehearse::store::StoreError| match err.kind() {
-        rehearse::store::StoreErrorKind::BadInput => Outcome::BadInput,
-        rehearse::store::StoreErrorKind::Environment => Outcome::Environment,
-    };
     match err {
         // A store's message carries its own `(hint: …)`.
         LocationError::Checkpoint(rehearse::checkpoint::CheckpointError::Store(err))
         | LocationError::Store(err) => {
             say!("error: {err}");
-            store_outcome(&err)
+            Outcome::from(err.error_kind())
         }
         LocationError::Checkpoint(err) => bad_input(&err, Some(err.hint())),
     }

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::store::{StoreError, StoreErrorKind};
+use crate::store::StoreError;
 
 /// Why a checkpoint could not be inspected at all (the binary exits with code 3).
 ///
@@ -87,12 +87,6 @@ impl CheckpointError {
             // The store's message ends with its own `(hint: …)`.
             CheckpointError::Store(_) => "",
         }
-    }
-
-    /// Whether the user's input is at fault (a missing or mistyped checkpoint: exit 3) or the
-    /// environment (credentials, permissions, network of a remote checkpoint: exit 4).
-    pub fn is_environment(&self) -> bool {
-        matches!(self, CheckpointError::Store(e) if e.kind() == StoreErrorKind::Environment)
     }
 }
 
