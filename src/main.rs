@@ -19,12 +19,17 @@ macro_rules! say {
     }};
 }
 
+#[path = "commands/capture.rs"]
 mod capture_command;
 mod cli;
+#[path = "commands/images.rs"]
 mod images_cmd;
+#[path = "commands/init.rs"]
 mod init_command;
+#[path = "commands/matrix.rs"]
 mod matrix_command;
 mod progress_render;
+#[path = "commands/run.rs"]
 mod run_command;
 
 use std::io::{self, IsTerminal as _, Write as _};

@@ -56,6 +56,7 @@ fn imports_follow_the_layers() {
         "images_cmd",
         "init_command",
         "capture_command",
+        "commands",
         "progress_render",
         "lib",
     ];
