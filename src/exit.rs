@@ -264,6 +264,31 @@ impl HasErrorKind for crate::checkpoint::CheckpointError {
     }
 }
 
+/// A file the user names that cannot be read is theirs to fix (exit 3). Here for the reason
+/// [`crate::store::StoreError`]'s impl is.
+impl HasErrorKind for crate::userfile::UserFileError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
+}
+
+/// An output the user names that cannot be written (a directory, FIFO or existing file at the
+/// path) is theirs to fix (exit 3), as it always was. Here for the reason
+/// [`crate::store::StoreError`]'s impl is.
+impl HasErrorKind for crate::userfile::WriteError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
+}
+
+/// A log given to `classify` that cannot be read is the user's to fix (exit 3). Here, not in
+/// `verdict/input.rs`: `verdict` sits below this layer.
+impl HasErrorKind for crate::verdict::InputError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
+}
+
 /// The documented codes, one `(code, meaning)` row per code; outcomes sharing a code share a row.
 pub fn rows() -> Vec<(i32, String)> {
     let mut rows: Vec<(i32, String)> = Vec::new();

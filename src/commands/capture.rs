@@ -148,7 +148,7 @@ pub fn exec(args: CaptureArgs) -> Result<Outcome, Failure> {
         .kind(ErrorKind::BadInput)?;
     for topic in checkpointed.keys() {
         let path = args.out_dir.join(format!("{topic}.jsonl"));
-        write_topic(&mirror, topic, &path, existing).kind(ErrorKind::BadInput)?;
+        write_topic(&mirror, topic, &path, existing)?;
         let n: usize = mirror
             .partitions
             .iter()

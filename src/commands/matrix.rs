@@ -150,7 +150,7 @@ pub fn exec(args: MatrixArgs, mode: ProgressMode) -> Result<Outcome, Failure> {
     let mut warnings = Vec::new();
     let loaded = Suite::load_with(path, &mut warnings);
     common::say_warnings(&warnings);
-    let mut suite = loaded.kind(ErrorKind::BadInput)?;
+    let mut suite = loaded?;
     suite.deny_warnings |= args.deny_warnings;
     // Only `--conf` reaches a shape's scenario: a suite has its own targets and parity.
     let overrides = Overrides {
@@ -158,7 +158,7 @@ pub fn exec(args: MatrixArgs, mode: ProgressMode) -> Result<Outcome, Failure> {
         ..Overrides::default()
     };
     for shape in &mut suite.shapes {
-        shape.scenario.apply(&overrides).kind(ErrorKind::BadInput)?;
+        shape.scenario.apply(&overrides)?;
     }
     let options = options(&args, suite.cluster).kind(ErrorKind::BadInput)?;
     matrix::refuse_nested_paths(&suite, &options)?;
@@ -371,7 +371,7 @@ fn run_merge(args: MergeArgs) -> Result<Outcome, Failure> {
             read_report(path).kind(ErrorKind::BadInput)?,
         ));
     }
-    let mut report = reports::merge(inputs).kind(ErrorKind::BadInput)?;
+    let mut report = reports::merge(inputs)?;
     report.deny_warnings |= args.deny_warnings;
     write_outputs(&report, &args.output)?;
     Ok(reports::outcome(&report))
@@ -416,20 +416,17 @@ fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> Result<(), Fai
     if let Some(p) = &output.junit {
         write_with(p, "JUnit report", Existing::Replace, |mut f| {
             reports::write_junit(report, &mut f)
-        })
-        .kind(ErrorKind::BadInput)?;
+        })?;
     }
     if let Some(p) = &output.markdown {
         write_with(p, "Markdown report", Existing::Replace, |mut f| {
             reports::write_markdown(report, &mut f)
-        })
-        .kind(ErrorKind::BadInput)?;
+        })?;
     }
     if let Some(p) = &output.html {
         write_with(p, "HTML report", Existing::Replace, |mut f| {
             reports::write_html(report, &mut f)
-        })
-        .kind(ErrorKind::BadInput)?;
+        })?;
     }
     let mut out = std::io::stdout().lock();
     let written = if output.json {

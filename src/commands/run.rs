@@ -92,16 +92,14 @@ pub fn exec(args: RunArgs, mode: ProgressMode) -> Result<Outcome, Failure> {
     let mut warnings = Vec::new();
     let loaded = Scenario::load_with(&args.scenario, &mut warnings);
     common::say_warnings(&warnings);
-    let mut scenario = loaded.kind(ErrorKind::BadInput)?;
-    scenario
-        .apply(&Overrides {
-            targets: args.targets.clone(),
-            fresh: args.fresh,
-            control: args.control,
-            deny_warnings: args.deny_warnings,
-            conf: args.placement.conf.clone(),
-        })
-        .kind(ErrorKind::BadInput)?;
+    let mut scenario = loaded?;
+    scenario.apply(&Overrides {
+        targets: args.targets.clone(),
+        fresh: args.fresh,
+        control: args.control,
+        deny_warnings: args.deny_warnings,
+        conf: args.placement.conf.clone(),
+    })?;
     let kind = common::runtime_kind(
         &args.placement,
         args.report_dir.as_deref(),
@@ -128,6 +126,8 @@ pub fn exec(args: RunArgs, mode: ProgressMode) -> Result<Outcome, Failure> {
             progress.clear();
             say!("interrupted: removing this rehearsal's containers and processes");
             rehearsal::sweep_after_interrupt().await;
+            // Not dropped, as when this exited here: nothing is drawn after the message.
+            std::mem::forget(progress);
             return None;
         };
         Some(report)
@@ -199,8 +199,7 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> Result<(), Failure> {
         if let Some(path) = path {
             userfile::write_with(path, what, Existing::Replace, |mut out| {
                 report::write(format, report, &mut out)
-            })
-            .kind(ErrorKind::BadInput)?;
+            })?;
         }
     }
     Ok(())

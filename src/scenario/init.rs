@@ -191,6 +191,13 @@ pub enum InitError {
     },
 }
 
+/// What `init` was given is the user's to fix (exit 3).
+impl crate::exit::HasErrorKind for InitError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::BadInput
+    }
+}
+
 impl InitError {
     /// What the user can do about it, as one sentence.
     pub fn hint(&self) -> &'static str {

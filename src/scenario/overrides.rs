@@ -33,6 +33,13 @@ pub enum OverrideError {
     Scenario(#[from] ScenarioError),
 }
 
+/// A flag that cannot apply is the user's to fix (exit 3).
+impl crate::exit::HasErrorKind for OverrideError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::BadInput
+    }
+}
+
 impl Scenario {
     /// Applies `overrides`, in this order: `--deny-warnings`, `--control`, `--target` (each a
     /// known release, none twice), `--fresh` (or the scenario's `fresh` narrowed to the targets

@@ -237,6 +237,13 @@ pub enum SuiteError {
     },
 }
 
+/// A suite (or a shape's scenario) that cannot be read or is wrong is the user's to fix (exit 3).
+impl crate::exit::HasErrorKind for SuiteError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::BadInput
+    }
+}
+
 /// `--shard I/N`: the I-th (1-based) of N deterministic slices of a suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
