@@ -209,8 +209,10 @@ pub enum ErrorKind {
     GenerationFailed,
 }
 
-/// An error type that knows whether it is bad input or the environment; the binary reads it off
-/// the first error in a cause chain that has one (an error without one counts as bad input).
+/// An error type that knows which kind of "could not run" it is. Every library error that can
+/// stop a command implements it; the binary takes the kind where the typed error becomes the
+/// command's failure (`?` into `commands::Failure`), and a site with no typed error says its
+/// kind itself.
 pub trait HasErrorKind {
     /// Which kind of "rehearse could not run" this error is.
     fn error_kind(&self) -> ErrorKind;
