@@ -1,8 +1,16 @@
-//! Command-line types (clap derive) only: no I/O here. `main.rs` turns them into library calls.
-
-use std::path::PathBuf;
+//! The command line (clap derive) and the flag groups several commands share: no I/O here.
+//! Each command's own arguments are in its file under `commands/`.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::commands::capture::CaptureArgs;
+use crate::commands::classify::ClassifyArgs;
+use crate::commands::gc::GcArgs;
+use crate::commands::images::ImagesCommand;
+use crate::commands::init::InitArgs;
+use crate::commands::inspect::InspectArgs;
+use crate::commands::matrix::MatrixArgs;
+use crate::commands::run::RunArgs;
 
 /// Rehearse the restart of a Spark Structured Streaming query (Kafka source) from its
 /// production checkpoint on another Spark version, in containers, before production does.
@@ -46,121 +54,11 @@ pub enum Command {
     Gc(GcArgs),
 }
 
-/// `rehearse gc`.
-#[derive(Debug, Args)]
-pub struct GcArgs {
-    /// Also delete the sandboxes (checkpoint copies, logs) that rehearsals killed with SIGKILL
-    /// left in the temp dir; without it they are only listed. Kept sandboxes (`--keep`) and
-    /// those of running rehearsals are never touched.
-    #[arg(long)]
-    pub sandboxes: bool,
-}
-
-/// `rehearse capture`.
-#[derive(Debug, Args)]
-pub struct CaptureArgs {
-    /// The checkpoint whose Kafka offsets say which records to copy: a directory or a store's
-    /// URL (`s3://…`, `gs://…`, `abfss://…`, `hdfs://…`, as `inspect` takes it; only read).
-    pub checkpoint: PathBuf,
-    /// The production cluster's bootstrap servers (host:port[,host:port…]).
-    #[arg(long, value_name = "SERVERS")]
-    pub bootstrap_servers: String,
-    /// A Kafka client properties file: security.protocol, sasl.mechanism (PLAIN, SCRAM-SHA-256,
-    /// SCRAM-SHA-512), sasl.username/sasl.password or sasl.jaas.config, ssl.* files.
-    #[arg(long, value_name = "FILE")]
-    pub properties: Option<PathBuf>,
-    /// Records per partition copied below the checkpoint's offset.
-    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_HISTORY)]
-    pub history: u64,
-    /// Records per partition copied from the checkpoint's offset on.
-    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_FRESH)]
-    pub fresh: u64,
-    /// Where `<topic>.jsonl` files are written (created if missing). An existing file is
-    /// refused unless --force.
-    #[arg(long, value_name = "DIR")]
-    pub out_dir: PathBuf,
-    /// Replace existing `<topic>.jsonl` files in --out-dir.
-    #[arg(long)]
-    pub force: bool,
-}
-
-/// `rehearse inspect`.
-#[derive(Debug, Args)]
-pub struct InspectArgs {
-    /// The checkpoint (the query's checkpointLocation): a directory, or a URL (s3://, gs://,
-    /// az://, wasbs://, abfss://, hdfs://, webhdfs://, file://) read with the platform's standard
-    /// credentials. Only listed and read, never written to.
-    pub checkpoint: PathBuf,
-    /// Print the versioned JSON document (schema "rehearse.inspect/v1") instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `rehearse init`.
-#[derive(Debug, Args)]
-pub struct InitArgs {
-    /// The checkpoint (the query's checkpointLocation): a directory, or a URL as `inspect` takes
-    /// it (s3://, gs://, az://, wasbs://, abfss://, hdfs://, webhdfs://, file://). Only read.
-    pub checkpoint: PathBuf,
-    /// The streaming job production runs: a PySpark file (.py) or a jar (.jar, with --main-class).
-    #[arg(long, value_name = "FILE")]
-    pub job: PathBuf,
-    /// The class spark-submit runs, for a jar job.
-    #[arg(long, value_name = "CLASS")]
-    pub main_class: Option<String>,
-    /// Target Spark versions (default: the newest patch of the writer's line and of the next line).
-    #[arg(long = "target", value_name = "VERSION")]
-    pub targets: Vec<String>,
-    /// Where to write the scenario; `-` for stdout. An existing file is kept unless --force.
-    #[arg(long, short, value_name = "FILE", default_value = "scenario.toml")]
-    pub output: PathBuf,
-    /// Replace an existing output file.
-    #[arg(long)]
-    pub force: bool,
-    /// The scenario's name in reports (default: the checkpoint directory's name).
-    #[arg(long, value_name = "NAME")]
-    pub name: Option<String>,
-}
-
-/// `rehearse run`.
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The scenario file (TOML; see scenarios/README.md).
-    pub scenario: PathBuf,
-    /// Target Spark versions to rehearse on, replacing the scenario's `targets`.
-    #[arg(long = "target", value_name = "VERSION")]
-    pub targets: Vec<String>,
-    /// Keep the sandbox (checkpoint copy, logs, event log) and print its path.
-    #[arg(long, env = "REHEARSE_KEEP")]
-    pub keep: bool,
-    /// Where sandboxes are created (default: the system temp dir). Without --keep each trial's
-    /// driver log, event log and trial.json stay there (without --report-dir: under
-    /// ~/.cache/rehearse/reports/); the checkpoint copy goes.
-    #[arg(long, value_name = "DIR")]
-    pub report_dir: Option<PathBuf>,
-    /// Copy every file of the checkpoint into each sandbox, not only what a restart from the
-    /// last committed batch reads (the default).
-    #[arg(long)]
-    pub full_copy: bool,
-    /// Targets rehearsed at once, each with a Kafka and sandbox of its own (default: what free
-    /// memory holds, at most the CPU count, on the docker runtime; 1 on the others). The
-    /// control runs first; a target's fresh run follows its trial.
-    #[arg(long, value_name = "N", env = "REHEARSE_JOBS", value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: Option<u16>,
-    /// Cap the memory of each Spark container (MiB; Docker --memory, no swap on top), as
-    /// production's driver limit would; no cap by default. A driver the kernel kills over it
-    /// gets environment-error, rule spark-oom-killed. Not applied on the local runtime.
-    #[arg(long, value_name = "MIB", env = "REHEARSE_SPARK_MEMORY", value_parser = clap::value_parser!(u64).range(64..=(1 << 20)))]
-    pub spark_memory: Option<u64>,
-    /// Print the versioned JSON report (schema "rehearse.run/v1") on stdout.
-    #[arg(long)]
-    pub json: bool,
-    /// Also write a JUnit XML report to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Also write a Markdown report (fit for a CI job summary) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
+/// Where the trials run and with which extra conf, for `run` and `matrix` (declared once;
+/// `matrix` words some helps its own way, `MatrixArgs`'s `mut_arg`s): `--runtime`, the
+/// standalone cluster's shape, `--master` with `--advertised-host`, `--conf`.
+#[derive(Debug, Args, Default)]
+pub struct PlacementArgs {
     /// Where Kafka and Spark run, for the source checkpoint's generation and every trial
     /// (default: docker, or standalone when the scenario has a `[cluster]` table).
     #[arg(long, value_enum, env = "REHEARSE_RUNTIME")]
@@ -182,23 +80,6 @@ pub struct RunArgs {
     /// `--conf spark.executor.instances=2`. Repeatable.
     #[arg(long = "conf", value_name = "KEY=VALUE")]
     pub conf: Vec<String>,
-    /// Fail (exit 19) when a target resumed with a semantic warning — a removed watermark,
-    /// state read under other field names — as the scenario's `deny_warnings = true` does.
-    #[arg(long)]
-    pub deny_warnings: bool,
-    /// Also run a control: the same checkpoint restarted on the source version with the
-    /// unchanged job (no restart_args), over the same records, and compare what each target
-    /// wrote after the restart with it (output parity; a difference exits 21) — as the
-    /// scenario's `control = true` does.
-    #[arg(long)]
-    pub control: bool,
-    /// Also rehearse the remedy on every target: its job (with restart_args) on a new empty
-    /// checkpoint with `{starting_offsets}` (the last committed batch's Kafka offsets), its
-    /// first batch proved to start there, its output compared with the control's (turns
-    /// --control on; a failed or unproven fresh start exits 22) — as the scenario's
-    /// `fresh = true` does.
-    #[arg(long)]
-    pub fresh: bool,
 }
 
 /// Where a rehearsal runs Kafka and Spark (`--runtime`).
@@ -292,154 +173,6 @@ impl ClusterArgs {
             memory_mb: shape.memory_mb,
         }))
     }
-}
-
-/// `rehearse matrix`.
-#[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct MatrixArgs {
-    /// `merge`: join shard reports instead of running a suite.
-    #[command(subcommand)]
-    pub command: Option<MatrixCommand>,
-    /// The suite file (TOML; see scenarios/suites/README.md).
-    #[arg(required = true)]
-    pub suite: Option<PathBuf>,
-    /// Cells run at once (default: what free memory holds at --spark-memory each, at most the
-    /// CPU count, at least 1).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: Option<u16>,
-    /// Run only the I-th of N deterministic slices (by source checkpoint), e.g. 2/4.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<rehearse::matrix::Shard>,
-    /// Memory cap of each Spark container, MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
-    pub spark_memory: u64,
-    /// Where Kafka and Spark run: containers, host processes (no Docker; see README), or a
-    /// standalone cluster the cells share (default: docker, or standalone when the suite has a
-    /// `[cluster]` table).
-    #[arg(long, value_enum, env = "REHEARSE_RUNTIME")]
-    pub runtime: Option<RuntimeChoice>,
-    /// The standalone cluster's shape (`--runtime standalone`).
-    #[command(flatten)]
-    pub cluster: ClusterArgs,
-    /// Submit each cell's restart to an existing cluster instead (client mode), as on `run`:
-    /// `spark://host:7077`, `k8s://https://…`, `yarn`. Needs --report-dir on a directory every
-    /// node of the cluster mounts at the same path (see docs/CLUSTER.md).
-    #[arg(long, value_name = "URL", conflicts_with_all = ["runtime", "workers", "worker_cores", "worker_memory"])]
-    pub master: Option<String>,
-    /// The address the cluster reaches this machine at (with --master), as on `run`.
-    #[arg(long, value_name = "HOST", requires = "master")]
-    pub advertised_host: Option<String>,
-    /// Extra Spark conf for every cell's restart and generation, after each shape's
-    /// `[job.conf]`, as on `run`. Repeatable.
-    #[arg(long = "conf", value_name = "KEY=VALUE")]
-    pub conf: Vec<String>,
-    /// Keep every trial's sandbox and print its path in the reports.
-    #[arg(long, env = "REHEARSE_KEEP")]
-    pub keep: bool,
-    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (a removed
-    /// watermark, state read under other field names), as the suite's `deny_warnings = true`.
-    #[arg(long)]
-    pub deny_warnings: bool,
-    /// Where sandboxes are created (default: the system temp dir).
-    #[arg(long, value_name = "DIR")]
-    pub report_dir: Option<PathBuf>,
-    /// Copy every file of each checkpoint into the sandboxes, not only what a restart from the
-    /// last committed batch reads (the default).
-    #[arg(long)]
-    pub full_copy: bool,
-    /// Report outputs.
-    #[command(flatten)]
-    pub output: MatrixOutput,
-}
-
-/// `rehearse matrix merge`.
-#[derive(Debug, Subcommand)]
-pub enum MatrixCommand {
-    /// Join the JSON reports of a suite's shards into one report.
-    Merge(MergeArgs),
-}
-
-/// `rehearse matrix merge`.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// JSON reports (schema "rehearse.matrix/v1") of shards of one suite.
-    #[arg(required = true)]
-    pub reports: Vec<PathBuf>,
-    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (also when a
-    /// shard was run with --deny-warnings or its suite says `deny_warnings = true`).
-    #[arg(long)]
-    pub deny_warnings: bool,
-    /// Report outputs.
-    #[command(flatten)]
-    pub output: MatrixOutput,
-}
-
-/// Where a matrix report goes: the grid (or JSON) on stdout, and files.
-#[derive(Debug, Args)]
-pub struct MatrixOutput {
-    /// Print the versioned JSON report (schema "rehearse.matrix/v1") on stdout instead of the grid.
-    #[arg(long)]
-    pub json: bool,
-    /// Also write JUnit XML (one test case per cell) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Also write a Markdown summary (fit for a CI job summary) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML page (grid coloured by verdict, evidence per cell) to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-}
-
-/// `rehearse classify`.
-#[derive(Debug, Args)]
-pub struct ClassifyArgs {
-    /// The driver log (stderr and stdout of spark-submit) of the restart.
-    pub driver_log: PathBuf,
-    /// The Spark event log file (or a directory holding one) of the restart.
-    #[arg(long, value_name = "PATH")]
-    pub event_log: Option<PathBuf>,
-    /// The checkpoint as it was before the restart, to prove resumed offsets and plan changes.
-    #[arg(long, value_name = "PATH")]
-    pub checkpoint: Option<PathBuf>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `rehearse images …`.
-#[derive(Debug, Subcommand)]
-pub enum ImagesCommand {
-    /// Build `rehearse/spark:<V>` and/or `rehearse/kafka:<V>` (cached: an image built from the
-    /// same recipe is not rebuilt).
-    Build(ImagesBuildArgs),
-    /// List the local rehearse images.
-    List,
-}
-
-/// `rehearse images build`.
-#[derive(Debug, Args)]
-pub struct ImagesBuildArgs {
-    /// Spark versions to build (e.g. 3.5.3, 4.0.1).
-    #[arg(long = "spark", value_name = "VERSION")]
-    pub spark: Vec<String>,
-    /// Kafka broker versions to build (e.g. 3.9.1).
-    #[arg(long = "kafka", value_name = "VERSION")]
-    pub kafka: Vec<String>,
-    /// Where the images come from.
-    #[arg(long, value_enum, default_value_t = ImageSource::Packages, env = "REHEARSE_IMAGE_SOURCE")]
-    pub from: ImageSource,
-}
-
-/// Where `images build` takes its parts from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ImageSource {
-    /// Debian (debootstrap), PyPI (pyspark) and Maven Central (connector, broker): no container
-    /// registry needed.
-    Packages,
-    /// FROM the official `apache/spark` and `apache/kafka` images on Docker Hub.
-    Official,
 }
 
 #[cfg(test)]

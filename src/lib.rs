@@ -11,6 +11,8 @@
 //! The library never prints: commands return values (or send [`trial::TrialEvent`]s to a
 //! callback) and the binary's reporters decide what reaches the terminal.
 #![warn(missing_docs)]
+// Enforced: output is the binary's (tests may `#[allow]` it where they say why they skip).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod deps;
 pub mod exit;

@@ -139,16 +139,10 @@ impl crate::exit::HasErrorKind for RehearsalError {
             RehearsalError::Image(e) => e.error_kind(),
             RehearsalError::Runtime(e) => e.error_kind(),
             RehearsalError::PrepareStopped(_) => crate::exit::ErrorKind::BadInput,
-            RehearsalError::Checkpoint(e) if e.is_environment() => {
-                crate::exit::ErrorKind::Environment
-            }
-            RehearsalError::Checkpoint(_) => crate::exit::ErrorKind::BadInput,
+            RehearsalError::Checkpoint(e) => e.error_kind(),
             RehearsalError::Scenario(_) => crate::exit::ErrorKind::BadInput,
             RehearsalError::Trial(e) => e.error_kind(),
-            RehearsalError::Store(e) => match e.kind() {
-                crate::store::StoreErrorKind::BadInput => crate::exit::ErrorKind::BadInput,
-                crate::store::StoreErrorKind::Environment => crate::exit::ErrorKind::Environment,
-            },
+            RehearsalError::Store(e) => e.error_kind(),
             RehearsalError::RemoteNotStaged { .. }
             | RehearsalError::RemoteNotACheckpoint { .. } => crate::exit::ErrorKind::BadInput,
         }

@@ -7,6 +7,37 @@ use super::model::RunReport;
 use crate::exit::Outcome;
 use crate::verdict::Verdict;
 
+/// How a finished run ends: [`Outcome::SourceChanged`] (71) with the error to say when the
+/// source checkpoint changed during it (a remote source listed again with other sizes or
+/// ETags, or a local one whose hashes differ after a trial: rehearse must never write it),
+/// else [`outcome`] with nothing to say. The report is written either way.
+pub fn ending(report: &RunReport) -> (Outcome, Option<String>) {
+    if let Some(remote) = report
+        .remote_source
+        .as_ref()
+        .filter(|r| r.unchanged == Some(false))
+    {
+        return (
+            Outcome::SourceChanged,
+            Some(format!(
+                "the remote source checkpoint {} changed during the rehearsal: {}",
+                remote.url,
+                remote.changes.join(", ")
+            )),
+        );
+    }
+    if report.trials.iter().any(|t| !t.source_untouched) {
+        return (
+            Outcome::SourceChanged,
+            Some(
+                "the source checkpoint changed during the rehearsal; see the notes in the report"
+                    .to_string(),
+            ),
+        );
+    }
+    (outcome(report), None)
+}
+
 /// The outcome of a finished run, from the trials that did not pass ([`TrialReport::passed`]).
 ///
 /// | trials that did not pass                          | outcome                            |
@@ -246,6 +277,20 @@ mod tests {
         assert_eq!(
             outcome(&test_helpers::empty_evidence()),
             Outcome::Verdict(Verdict::Timeout)
+        );
+    }
+
+    /// A source that changed ends the run with 71 and its message, whatever the verdicts.
+    #[test]
+    fn a_changed_source_ends_the_run_whatever_the_verdicts() {
+        let mut report = test_helpers::resumed();
+        assert_eq!(ending(&report), (Outcome::Success, None));
+        report.trials[0].source_untouched = false;
+        let (outcome, message) = ending(&report);
+        assert_eq!(outcome, Outcome::SourceChanged);
+        assert_eq!(
+            message.as_deref(),
+            Some("the source checkpoint changed during the rehearsal; see the notes in the report")
         );
     }
 }

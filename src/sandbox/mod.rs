@@ -112,6 +112,21 @@ pub enum SandboxError {
     },
 }
 
+/// The sandbox could not be written (disk full or too small for the copy, permissions of the
+/// report dir) or the copy stopped: the machine's fault (exit 4). Anything else names a file of
+/// the source checkpoint or a path to fix (exit 3) — a remote source's store error too, as a
+/// trial has always reported it.
+impl crate::exit::HasErrorKind for SandboxError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        match self {
+            SandboxError::Write { .. }
+            | SandboxError::NoSpace { .. }
+            | SandboxError::Stopped(_) => crate::exit::ErrorKind::Environment,
+            _ => crate::exit::ErrorKind::BadInput,
+        }
+    }
+}
+
 /// blake3 hashes of every regular file of a checkpoint, keyed by path relative to its root.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SourceHashes {

@@ -92,16 +92,9 @@ impl crate::exit::HasErrorKind for TrialError {
             TrialError::Runtime(e) => crate::exit::HasErrorKind::error_kind(e),
             TrialError::Generation { .. } => ErrorKind::GenerationFailed,
             TrialError::Baseline { .. } => ErrorKind::Environment,
-            // The sandbox could not be written (disk full or too small for the copy, permissions of
-            // the report dir) or
-            // the copy stopped: the machine's fault, not the checkpoint's.
-            TrialError::Sandbox(
-                SandboxError::Write { .. }
-                | SandboxError::NoSpace { .. }
-                | SandboxError::Stopped(_),
-            ) => ErrorKind::Environment,
-            TrialError::Sandbox(_)
-            | TrialError::Args { .. }
+            // The sandbox's own kind: written or stopped is the machine's fault.
+            TrialError::Sandbox(e) => crate::exit::HasErrorKind::error_kind(e),
+            TrialError::Args { .. }
             | TrialError::Stage { .. }
             | TrialError::Rebase(_)
             | TrialError::Checkpoint(_) => ErrorKind::BadInput,

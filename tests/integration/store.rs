@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use futures::StreamExt;
 use opendal::{services, Operator};
-use rehearse::store::{CheckpointLocation, CheckpointStore, StoreEnv, StoreError, StoreErrorKind};
+use rehearse::exit::{ErrorKind, HasErrorKind as _};
+use rehearse::store::{CheckpointLocation, CheckpointStore, StoreEnv, StoreError};
 
 /// The servers' env file as a map, or `None` (with a printed reason) when absent outside CI.
 pub(crate) fn servers(test: &str) -> Option<BTreeMap<String, String>> {
@@ -177,12 +178,7 @@ async fn check_round_trip(
 
 /// Opens and lists `url`, expecting an error; checks it names the URL, has the kind, and holds
 /// none of the `secrets`.
-async fn expect_error(
-    url: &str,
-    env: &StoreEnv,
-    kind: StoreErrorKind,
-    secrets: &[&str],
-) -> StoreError {
+async fn expect_error(url: &str, env: &StoreEnv, kind: ErrorKind, secrets: &[&str]) -> StoreError {
     let location = CheckpointLocation::parse(url).unwrap();
     let err = match CheckpointStore::open(location, env).await {
         Err(e) => e,
@@ -198,7 +194,7 @@ async fn expect_error(
         err.to_string().contains("hint:") || matches!(err, StoreError::NotFound { .. }),
         "{text}"
     );
-    assert_eq!(err.kind(), kind, "{text}");
+    assert_eq!(err.error_kind(), kind, "{text}");
     for s in secrets {
         assert!(!text.contains(s), "secret leaked in: {text}");
     }
@@ -258,7 +254,7 @@ async fn s3_minio_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("s3://no-such-bucket-rehearse/{prefix}"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[secret],
     )
     .await;
@@ -266,7 +262,7 @@ async fn s3_minio_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("s3://{bucket}/{prefix}-missing"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[secret],
     )
     .await;
@@ -276,7 +272,7 @@ async fn s3_minio_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("s3://{bucket}/{prefix}"),
         &s3_env(&s, &s["S3_ACCESS_KEY_ID"], wrong),
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[wrong, secret],
     )
     .await;
@@ -285,7 +281,7 @@ async fn s3_minio_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("s3://{bucket}/{prefix}"),
         &s3_env(&s, "no-such-access-key", wrong),
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[wrong],
     )
     .await;
@@ -301,7 +297,7 @@ async fn s3_minio_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("s3://{bucket}/{prefix}"),
         &unreachable,
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[secret],
     )
     .await;
@@ -341,7 +337,7 @@ async fn s3_minio_read_only_key_reads_its_bucket_and_is_denied_elsewhere() {
     let err = expect_error(
         &format!("s3://{}/{prefix}", s["S3_PRIVATE_BUCKET"]),
         &env,
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[secret, token],
     )
     .await;
@@ -395,7 +391,7 @@ async fn azure_azurite_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("az://no-such-container/{prefix}"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[key],
     )
     .await;
@@ -403,7 +399,7 @@ async fn azure_azurite_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("az://{container}/{prefix}-missing"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[key],
     )
     .await;
@@ -418,7 +414,7 @@ async fn azure_azurite_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("az://{container}/{prefix}"),
         &wrong_env,
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[wrong, key],
     )
     .await;
@@ -431,7 +427,7 @@ async fn azure_azurite_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("az://{container}/{prefix}"),
         &down,
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[key],
     )
     .await;
@@ -464,7 +460,7 @@ async fn gcs_fake_server_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("gs://no-such-bucket-rehearse/{prefix}"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[],
     )
     .await;
@@ -472,7 +468,7 @@ async fn gcs_fake_server_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("gs://{bucket}/{prefix}-missing"),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[],
     )
     .await;
@@ -482,7 +478,7 @@ async fn gcs_fake_server_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("gs://{bucket}/{prefix}"),
         &down,
-        StoreErrorKind::Environment,
+        ErrorKind::Environment,
         &[],
     )
     .await;
@@ -532,13 +528,13 @@ async fn hdfs_webhdfs_checkpoint_round_trips_and_bad_cases_are_clear() {
     let err = expect_error(
         &format!("{}/{prefix}-missing", s["HDFS_URL"]),
         &env,
-        StoreErrorKind::BadInput,
+        ErrorKind::BadInput,
         &[],
     )
     .await;
     assert!(matches!(err, StoreError::NothingThere { .. }), "{err}");
     let down = StoreEnv::from_vars([("REHEARSE_WEBHDFS_PORT", "1")]);
-    let err = expect_error(&url, &down, StoreErrorKind::Environment, &[]).await;
+    let err = expect_error(&url, &down, ErrorKind::Environment, &[]).await;
     assert!(matches!(err, StoreError::Unreachable { .. }), "{err}");
     assert!(err.to_string().contains("REHEARSE_WEBHDFS_PORT"), "{err}");
 }

@@ -22,6 +22,7 @@
 //! line, each with the same checks and bounds of their own; a checkpoint is not "a file the
 //! user named" but a directory Spark wrote.)
 
+use crate::{ErrorKind, HasErrorKind};
 use std::fs::{File, Metadata};
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -431,6 +432,21 @@ pub fn write_with(
             path: path.into(),
         }),
         Err(e) => Err(io(e.error)),
+    }
+}
+
+/// A file the user names that cannot be read is theirs to fix (exit 3).
+impl HasErrorKind for UserFileError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
+}
+
+/// An output the user names that cannot be written (a directory, FIFO or existing file at the
+/// path) is theirs to fix (exit 3), as it always was.
+impl HasErrorKind for WriteError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
     }
 }
 

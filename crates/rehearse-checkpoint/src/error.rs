@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-use rehearse_store::{StoreError, StoreErrorKind};
+use rehearse_base::{ErrorKind, HasErrorKind};
+use rehearse_store::StoreError;
 
 /// Why a checkpoint could not be inspected at all (the binary exits with code 3).
 ///
@@ -88,12 +89,6 @@ impl CheckpointError {
             CheckpointError::Store(_) => "",
         }
     }
-
-    /// Whether the user's input is at fault (a missing or mistyped checkpoint: exit 3) or the
-    /// environment (credentials, permissions, network of a remote checkpoint: exit 4).
-    pub fn is_environment(&self) -> bool {
-        matches!(self, CheckpointError::Store(e) if e.kind() == StoreErrorKind::Environment)
-    }
 }
 
 /// Why a log file's text could not be parsed: the line (1-based) and what was wrong.
@@ -138,4 +133,15 @@ pub enum ParseErrorKind {
     /// An offset log v2 line is not `<sourceId>:<offset>` (Spark 4.2+: "Invalid OffsetMap format").
     #[error("offset log v2 line is not <sourceId>:<offset> (Spark reports \"Invalid OffsetMap format\")")]
     InvalidOffsetMap,
+}
+
+/// The user's input is at fault (a missing or mistyped checkpoint: exit 3), unless a remote
+/// checkpoint's store says the environment is (credentials, permissions, network: exit 4).
+impl HasErrorKind for CheckpointError {
+    fn error_kind(&self) -> ErrorKind {
+        match self {
+            CheckpointError::Store(e) => e.error_kind(),
+            _ => ErrorKind::BadInput,
+        }
+    }
 }

@@ -523,6 +523,7 @@ mod tests {
     /// loadability of the last committed state version. Skipped when the corpus is absent,
     /// required when `CI=true`.
     #[test]
+    #[allow(clippy::print_stderr)] // says why it is skipped
     fn shared_corpus_trees_are_understood() {
         let root =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/cases/restarts");

@@ -4,7 +4,7 @@
 //! [`Scenario::parse`](super::Scenario::parse) reads back.
 //!
 //! Pure: [`scenario_text`] turns an inspection and an [`InitSpec`] into text; the binary
-//! (`init_command.rs`) inspects the checkpoint, checks the job ([`job_kind`]) and the output
+//! (`commands/init.rs`) inspects the checkpoint, checks the job ([`job_kind`]) and the output
 //! file, parses the text back and writes it. What the checkpoint pins comes from the offset
 //! log's `conf` (OffsetSeqMetadata.relevantSQLConfs, restored over the session on restart by
 //! OffsetSeqMetadata.setSessionConf, OffsetSeq.scala in every release 2.2 – 4.3;
@@ -189,6 +189,13 @@ pub enum InitError {
         /// The path, lossily.
         path: String,
     },
+}
+
+/// What `init` was given is the user's to fix (exit 3).
+impl rehearse_base::HasErrorKind for InitError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
+        rehearse_base::ErrorKind::BadInput
+    }
 }
 
 impl InitError {

@@ -20,6 +20,7 @@ mod job;
 pub mod job_dir;
 mod mirror;
 mod model;
+mod overrides;
 mod parity;
 mod parse;
 mod placeholders;
@@ -44,6 +45,7 @@ pub use model::{
     ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
     DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
+pub use overrides::{OverrideError, Overrides};
 pub use parity::{control_version, parity_settings, ParitySettings};
 pub use parse::{
     check_conf, check_name, check_release, check_timeout, check_topic_name, check_version,

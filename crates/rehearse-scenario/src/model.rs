@@ -273,6 +273,13 @@ pub enum ScenarioError {
     },
 }
 
+/// A scenario that cannot be read or is wrong is the user's to fix (exit 3).
+impl rehearse_base::HasErrorKind for ScenarioError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
+        rehearse_base::ErrorKind::BadInput
+    }
+}
+
 impl Scenario {
     /// The names `{topic.NAME}` may take: the input topics, then the output topics.
     pub fn topic_names(&self) -> Vec<&str> {

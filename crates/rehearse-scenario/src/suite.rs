@@ -237,6 +237,13 @@ pub enum SuiteError {
     },
 }
 
+/// A suite (or a shape's scenario) that cannot be read or is wrong is the user's to fix (exit 3).
+impl rehearse_base::HasErrorKind for SuiteError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
+        rehearse_base::ErrorKind::BadInput
+    }
+}
+
 /// `--shard I/N`: the I-th (1-based) of N deterministic slices of a suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Shard {
@@ -323,7 +330,11 @@ fn topic_safe(name: &str) -> bool {
 
 /// `[[shapes]]`: at least one; each loads its scenario (relative to the suite file), which must
 /// generate its checkpoint; names are topic-safe and unique; `min_spark` a Spark release.
-fn shapes(specs: &[ShapeSpec], path: &Path) -> Result<Vec<Shape>, SuiteError> {
+fn shapes(
+    specs: &[ShapeSpec],
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Shape>, SuiteError> {
     let invalid = |message: String| SuiteError::Invalid {
         path: path.to_path_buf(),
         message,
@@ -339,7 +350,7 @@ fn shapes(specs: &[ShapeSpec], path: &Path) -> Result<Vec<Shape>, SuiteError> {
     };
     let mut shapes: Vec<Shape> = Vec::new();
     for spec in specs {
-        let shape = shape(spec, &base, path)?;
+        let shape = shape(spec, &base, path, warnings)?;
         if shapes.iter().any(|s| s.name == shape.name) {
             return Err(invalid(format!("shape {:?} is named twice", shape.name)));
         }
@@ -354,7 +365,12 @@ fn shapes(specs: &[ShapeSpec], path: &Path) -> Result<Vec<Shape>, SuiteError> {
 
 /// One `[[shapes]]` entry: its scenario loaded from `base`, with a generated checkpoint, and a
 /// topic-safe name (the `name` key, else the scenario's).
-fn shape(spec: &ShapeSpec, base: &Path, path: &Path) -> Result<Shape, SuiteError> {
+fn shape(
+    spec: &ShapeSpec,
+    base: &Path,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Shape, SuiteError> {
     let invalid = |message: String| SuiteError::Invalid {
         path: path.to_path_buf(),
         message,
@@ -368,11 +384,12 @@ fn shape(spec: &ShapeSpec, base: &Path, path: &Path) -> Result<Shape, SuiteError
         .name
         .clone()
         .unwrap_or_else(|| spec.scenario.display().to_string());
-    let scenario = Scenario::load(&scenario_path).map_err(|source| SuiteError::Shape {
-        path: path.to_path_buf(),
-        shape: label.clone(),
-        source,
-    })?;
+    let scenario =
+        Scenario::load_with(&scenario_path, warnings).map_err(|source| SuiteError::Shape {
+            path: path.to_path_buf(),
+            shape: label.clone(),
+            source,
+        })?;
     if !matches!(scenario.checkpoint, CheckpointSource::Generate { .. }) {
         return Err(invalid(format!(
             "shape {label}: scenario {} has no [checkpoint.generate]; a suite writes each source checkpoint itself",
@@ -468,20 +485,36 @@ fn suite_name(name: Option<&str>, path: &Path) -> Result<String, String> {
 }
 
 impl Suite {
-    /// Reads and validates a suite file and every shape scenario it names.
+    /// Reads and validates a suite file and every shape scenario it names; the shapes' load
+    /// warnings are dropped ([`Suite::load_with`] keeps them).
     pub fn load(path: &Path) -> Result<Suite, SuiteError> {
+        Suite::load_with(path, &mut Vec::new())
+    }
+
+    /// Reads and validates a suite file, adding each shape scenario's load warnings to
+    /// `warnings` (the lines to print), the ones found before an error too.
+    pub fn load_with(path: &Path, warnings: &mut Vec<String>) -> Result<Suite, SuiteError> {
         let text = rehearse_base::userfile::read_text(
             path,
             "suite",
             rehearse_base::userfile::MAX_CONFIG_BYTES,
         )?;
-        Suite::parse(&text, path)
+        Suite::parse_with(&text, path, warnings)
     }
 
     /// Validates suite text read from `path` (paths resolve against its directory): the
     /// version axes, providers, timeout, shapes (each scenario loaded), expectations and name,
     /// in that order; the first mistake found is the error.
     pub fn parse(text: &str, path: &Path) -> Result<Suite, SuiteError> {
+        Suite::parse_with(text, path, &mut Vec::new())
+    }
+
+    /// Validates suite text, as [`Suite::parse`], adding the shapes' load warnings to `warnings`.
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<Suite, SuiteError> {
         let file: SuiteFile = toml::from_str(text).map_err(|e| SuiteError::Parse {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
@@ -495,7 +528,7 @@ impl Suite {
             versions("targets", file.targets.as_ref().unwrap_or(&file.sources)).map_err(invalid)?;
         let providers = providers(file.providers.as_deref()).map_err(invalid)?;
         check_timeout(file.timeout_seconds, "each shape scenario's").map_err(invalid)?;
-        let shapes = shapes(&file.shapes, path)?;
+        let shapes = shapes(&file.shapes, path, warnings)?;
         check_one_kafka(&shapes).map_err(invalid)?;
         let axes = Axes {
             shapes: shapes.iter().map(|s| s.name.clone()).collect(),

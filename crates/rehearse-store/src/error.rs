@@ -2,18 +2,8 @@
 //! holds a secret. Causes from the HTTP stack are kept as text that went through a [`Redactor`]
 //! (known secret values and signature-like query parameters masked), never as the raw error.
 
+use rehearse_base::{ErrorKind, HasErrorKind};
 use std::fmt;
-
-/// Whether the user can fix it by typing something else, or the environment must change.
-/// The binary maps these to its exit codes (bad input 3, environment 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreErrorKind {
-    /// The location itself is wrong: not parseable, no such bucket, nothing at the prefix.
-    BadInput,
-    /// The location may be right but this environment cannot read it: credentials, permissions,
-    /// network, server errors.
-    Environment,
-}
 
 /// A failure to resolve, list or read a checkpoint location. Messages are lowercase fragments;
 /// the fix follows on its own line as `(hint: …)`.
@@ -220,38 +210,6 @@ pub enum StoreError {
     },
 }
 
-impl StoreError {
-    /// Bad input (exit 3) or environment (exit 4).
-    ///
-    /// | variant | kind |
-    /// |---|---|
-    /// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
-    /// | Config, BadCredentials, AccessDenied, NoCredentials, NoToken, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
-    pub fn kind(&self) -> StoreErrorKind {
-        match self {
-            Self::BadLocation { .. }
-            | Self::MissingBucket { .. }
-            | Self::NothingThere { .. }
-            | Self::IsAFile { .. }
-            | Self::NotFound { .. }
-            | Self::UnsafeName { .. } => StoreErrorKind::BadInput,
-            Self::NotAStore { .. }
-            | Self::TimedOut { .. }
-            | Self::ListingRunsAway { .. }
-            | Self::Throttled { .. }
-            | Self::RedirectLoop { .. } => StoreErrorKind::Environment,
-            Self::Config { .. }
-            | Self::BadCredentials { .. }
-            | Self::AccessDenied { .. }
-            | Self::NoCredentials { .. }
-            | Self::NoToken { .. }
-            | Self::Unreachable { .. }
-            | Self::Other { .. }
-            | Self::Io { .. } => StoreErrorKind::Environment,
-        }
-    }
-}
-
 /// A redacted cause, shown as `: text` after the main fragment (empty when there is none).
 /// Kept as text: the HTTP stack's own errors may carry request URLs with signatures in them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -311,6 +269,39 @@ impl Redactor {
     }
 }
 
+/// Bad input (exit 3) or environment (exit 4), by variant:
+///
+/// | variant | kind |
+/// |---|---|
+/// | BadLocation, MissingBucket, NothingThere, IsAFile, NotFound, UnsafeName | BadInput |
+/// | Config, BadCredentials, AccessDenied, NoCredentials, NoToken, Unreachable, NotAStore, TimedOut, ListingRunsAway, Throttled, RedirectLoop, Other, Io | Environment |
+impl HasErrorKind for StoreError {
+    fn error_kind(&self) -> ErrorKind {
+        use StoreError as E;
+        match self {
+            E::BadLocation { .. }
+            | E::MissingBucket { .. }
+            | E::NothingThere { .. }
+            | E::IsAFile { .. }
+            | E::NotFound { .. }
+            | E::UnsafeName { .. } => ErrorKind::BadInput,
+            E::NotAStore { .. }
+            | E::TimedOut { .. }
+            | E::ListingRunsAway { .. }
+            | E::Throttled { .. }
+            | E::RedirectLoop { .. } => ErrorKind::Environment,
+            E::Config { .. }
+            | E::BadCredentials { .. }
+            | E::AccessDenied { .. }
+            | E::NoCredentials { .. }
+            | E::NoToken { .. }
+            | E::Unreachable { .. }
+            | E::Other { .. }
+            | E::Io { .. } => ErrorKind::Environment,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,14 +343,14 @@ mod tests {
         let bad = StoreError::NothingThere {
             url: "s3://b/p".into(),
         };
-        assert_eq!(bad.kind(), StoreErrorKind::BadInput);
+        assert_eq!(bad.error_kind(), ErrorKind::BadInput);
         let env = StoreError::Unreachable {
             url: "s3://b/p".into(),
             endpoint: "http://127.0.0.1:1".into(),
             cause: Cause::default(),
             hint: "AWS_ENDPOINT_URL".into(),
         };
-        assert_eq!(env.kind(), StoreErrorKind::Environment);
+        assert_eq!(env.error_kind(), ErrorKind::Environment);
         assert_eq!(
             env.to_string(),
             "cannot reach http://127.0.0.1:1 for s3://b/p\n(hint: check the endpoint (AWS_ENDPOINT_URL) and that this machine can reach it)"

@@ -724,8 +724,8 @@ mod tests {
         for (typed, reason, hint) in table {
             let err = CheckpointLocation::parse(typed).expect_err(typed);
             assert_eq!(
-                err.kind(),
-                super::super::StoreErrorKind::BadInput,
+                rehearse_base::HasErrorKind::error_kind(&err),
+                rehearse_base::ErrorKind::BadInput,
                 "{typed}"
             );
             let text = err.to_string();

@@ -12,6 +12,7 @@ use regex::Regex;
 
 use super::classify::CompleteLog;
 use super::{Classification, TrialContext, Verdict};
+use rehearse_base::{ErrorKind, HasErrorKind};
 
 /// Why a log could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -528,6 +529,13 @@ fn event_log_files(path: &Path) -> Result<Vec<PathBuf>, InputError> {
         });
     }
     Ok(files)
+}
+
+/// A log given to `classify` that cannot be read is the user's to fix (exit 3).
+impl HasErrorKind for InputError {
+    fn error_kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
 }
 
 #[cfg(test)]

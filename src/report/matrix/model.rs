@@ -471,6 +471,13 @@ pub enum MergeError {
     },
 }
 
+/// Shard reports that do not merge are the user's to fix (exit 3).
+impl crate::exit::HasErrorKind for MergeError {
+    fn error_kind(&self) -> crate::exit::ErrorKind {
+        crate::exit::ErrorKind::BadInput
+    }
+}
+
 /// A name `rehearse matrix` accepts in a suite (suite, shape, provider): it becomes part of
 /// Kafka topic names, so `[A-Za-z0-9._-]+`; nothing a report renders can escape from it.
 fn plain_name(s: &str) -> bool {

@@ -26,14 +26,12 @@ use rehearse_verdict::Verdict;
 
 mod job_table;
 
-/// A load warning on stderr: `warning: <scenario>: <what>`, sanitized (masked, no terminal
-/// escapes: it quotes names from the job's directory and the user's files). Issue 27 moves
-/// these into the scenario as data; until then this is the one place the library prints them.
-fn load_warning(path: &Path, what: &str) {
-    eprintln!(
-        "{}",
-        rehearse_base::text::sanitize(&format!("warning: {}: {what}", path.display()))
-    );
+/// A load warning as the line the binary prints on stderr: `warning: <scenario>: <what>`,
+/// sanitized (masked, no terminal escapes: it quotes names from the job's directory and the
+/// user's files). The library never prints: [`Scenario::load_with`] hands these back.
+fn load_warning(warnings: &mut Vec<String>, path: &Path, what: &str) {
+    let line = format!("warning: {}: {what}", path.display());
+    warnings.push(rehearse_base::text::sanitize(&line).into_owned());
 }
 
 #[cfg(test)]
@@ -129,14 +127,31 @@ pub fn check_timeout(seconds: Option<u64>, when_left_out: &str) -> Result<(), St
 }
 
 impl Scenario {
-    /// Reads and validates a scenario file.
+    /// Reads and validates a scenario file; its load warnings are dropped ([`Scenario::load_with`]
+    /// keeps them for the user).
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::load_with(path, &mut Vec::new())
+    }
+
+    /// Reads and validates a scenario file, adding to `warnings` each load warning found (the
+    /// line to print, `warning: <scenario>: <what>`), the ones found before an error too.
+    pub fn load_with(path: &Path, warnings: &mut Vec<String>) -> Result<Scenario, ScenarioError> {
         let text = userfile::read_text(path, "scenario", userfile::MAX_CONFIG_BYTES)?;
-        Scenario::parse(&text, path)
+        Scenario::parse_with(&text, path, warnings)
     }
 
     /// Validates scenario text; `path` resolves relative paths and names the file in errors.
+    /// Load warnings are dropped ([`Scenario::parse_with`] keeps them).
     pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        Scenario::parse_with(text, path, &mut Vec::new())
+    }
+
+    /// Validates scenario text, as [`Scenario::parse`], adding each load warning to `warnings`.
+    pub fn parse_with(
+        text: &str,
+        path: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Result<Scenario, ScenarioError> {
         let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
@@ -164,7 +179,7 @@ impl Scenario {
         let topics = topics(&file.topics, &dir).map_err(invalid)?;
         for warning in file.topics.iter().flat_map(unused_topic_keys) {
             // A warning, not a refusal: the key is harmless, but the user meant it to act.
-            load_warning(path, &warning.to_string());
+            load_warning(warnings, path, &warning.to_string());
         }
         let output_topics = output_topics(&file.output_topics, &topics).map_err(invalid)?;
         let expect = expectations(&file.expect, &file.targets).map_err(invalid)?;
@@ -177,6 +192,7 @@ impl Scenario {
             if !file.targets.iter().any(|t| o.pattern.matches(t)) {
                 // A warning, not a refusal: `--target` narrows the targets of a shared file.
                 load_warning(
+                    warnings,
                     path,
                     &format!(
                         "[job.per_target.{:?}] matches none of the targets ({}): it applies to no trial",
@@ -190,6 +206,7 @@ impl Scenario {
             // A warning, not a refusal: a job may find its checkpoint another way (its own
             // conf file, an environment variable), but most that lack it are a slip.
             load_warning(
+                warnings,
                 path,
                 &format!(
                     "{what} never names {{checkpoint}}: unless the job finds the sandbox copy another way, the restart starts a new query on a new checkpoint and the trial can only end started-fresh, at the timeout (pass it, e.g. args = [\"--checkpoint\", \"{{checkpoint}}\"])"
@@ -263,7 +280,7 @@ impl Scenario {
             .check_job_dirs(generate, &scenario.targets)
             .map_err(invalid)?
         {
-            load_warning(path, &warning.to_string());
+            load_warning(warnings, path, &warning.to_string());
         }
         let mut scenario = scenario;
         scenario

@@ -338,3 +338,25 @@ fn topic_keys_that_act_on_nothing_are_named() {
         assert!(unused_topic_keys(&spec(used)).is_empty(), "{used}");
     }
 }
+
+/// The library never prints: load warnings come back as the lines the binary prints, found
+/// before an error too.
+#[test]
+fn load_warnings_are_returned_as_lines_even_before_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("job.py"), "print(1)\n").unwrap();
+    let path = dir.path().join("s.toml");
+    let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\n[[topics]]\nname = \"events\"\n";
+    let mut warnings = Vec::new();
+    Scenario::parse_with(text, &path, &mut warnings).unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!("warning: {}: ", path.display()))
+            && warnings[0].contains("never names {checkpoint}"),
+        "{warnings:?}"
+    );
+    let mut warnings = Vec::new();
+    let bad = format!("{text}[cluster]\nworkers = 0\n");
+    assert!(Scenario::parse_with(&bad, &path, &mut warnings).is_err());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+}

@@ -1,4 +1,5 @@
 use super::*;
+use rehearse_base::{ErrorKind, HasErrorKind as _};
 
 use crate::test_server::{s3_at, s3_serving, serve};
 
@@ -34,7 +35,7 @@ async fn a_trickling_endpoint_times_out_naming_the_url_and_the_setting() {
         ),
         "{err}"
     );
-    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    assert_eq!(err.error_kind(), ErrorKind::Environment);
     let text = err.to_string();
     assert!(
         text.contains("s3://bkt/ck") && text.contains(&endpoint),
@@ -114,7 +115,7 @@ async fn an_endpoint_answering_html_does_not_speak_s3() {
     let store = s3_at(&endpoint, "s3://bkt/ck").await;
     let err = store.list().await.unwrap_err();
     assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
-    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    assert_eq!(err.error_kind(), ErrorKind::Environment);
     let text = err.to_string();
     assert!(
         text.contains("does not speak the S3 API")
@@ -150,7 +151,7 @@ async fn a_url_naming_one_object_is_called_a_file_not_an_empty_prefix() {
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::IsAFile { .. }), "{err:?}");
-    assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput);
+    assert_eq!(err.error_kind(), ErrorKind::BadInput);
     let text = err.to_string();
     assert!(
         text.contains("s3://bkt/ck/metadata is a file")
@@ -184,7 +185,7 @@ async fn a_bucket_name_the_server_refuses_is_bad_input() {
         .list()
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput, "{err}");
+    assert_eq!(err.error_kind(), ErrorKind::BadInput, "{err}");
     let text = err.to_string();
     assert!(
         text.contains("refuses the bucket name") && text.contains("bucketnamingrules"),
@@ -285,7 +286,7 @@ async fn az_without_an_account_says_which_variable_to_set() {
         err.to_string().contains("AZURE_STORAGE_ACCOUNT_NAME"),
         "{err}"
     );
-    assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+    assert_eq!(err.error_kind(), ErrorKind::Environment);
 }
 
 #[tokio::test]
@@ -351,7 +352,7 @@ async fn hostile_listings_are_refused_naming_the_key_and_the_url() {
             matches!(err, StoreError::UnsafeName { .. }),
             "{keys:?}: {err:?}"
         );
-        assert_eq!(err.kind(), super::super::StoreErrorKind::BadInput);
+        assert_eq!(err.error_kind(), ErrorKind::BadInput);
         let text = err.to_string();
         assert!(
             text.contains("s3://bkt/ck") && text.contains(named) && text.contains(reason),
@@ -546,7 +547,7 @@ async fn throttling_and_redirect_loops_are_said_as_such() {
         store.read_small("metadata", 100).await.unwrap_err(),
     ] {
         assert!(matches!(err, StoreError::Throttled { .. }), "{err:?}");
-        assert_eq!(err.kind(), super::super::StoreErrorKind::Environment);
+        assert_eq!(err.error_kind(), ErrorKind::Environment);
         let text = err.to_string();
         assert!(
             text.contains("is throttling requests for s3://bkt/ck")

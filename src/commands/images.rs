@@ -4,13 +4,48 @@
 
 use std::time::Instant;
 
+use clap::{Args, Subcommand, ValueEnum};
 use rehearse::exit::{HasErrorKind, Outcome};
 use rehearse::images::{self, ImageSourceKind};
 
-use crate::cli::{ImageSource, ImagesBuildArgs, ImagesCommand};
+use super::Failure;
+
+/// `rehearse images …`.
+#[derive(Debug, Subcommand)]
+pub enum ImagesCommand {
+    /// Build `rehearse/spark:<V>` and/or `rehearse/kafka:<V>` (cached: an image built from the
+    /// same recipe is not rebuilt).
+    Build(ImagesBuildArgs),
+    /// List the local rehearse images.
+    List,
+}
+
+/// `rehearse images build`.
+#[derive(Debug, Args)]
+pub struct ImagesBuildArgs {
+    /// Spark versions to build (e.g. 3.5.3, 4.0.1).
+    #[arg(long = "spark", value_name = "VERSION")]
+    pub spark: Vec<String>,
+    /// Kafka broker versions to build (e.g. 3.9.1).
+    #[arg(long = "kafka", value_name = "VERSION")]
+    pub kafka: Vec<String>,
+    /// Where the images come from.
+    #[arg(long, value_enum, default_value_t = ImageSource::Packages, env = "REHEARSE_IMAGE_SOURCE")]
+    pub from: ImageSource,
+}
+
+/// Where `images build` takes its parts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImageSource {
+    /// Debian (debootstrap), PyPI (pyspark) and Maven Central (connector, broker): no container
+    /// registry needed.
+    Packages,
+    /// FROM the official `apache/spark` and `apache/kafka` images on Docker Hub.
+    Official,
+}
 
 /// Runs one `rehearse images` subcommand; returns its outcome (the exit code).
-pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
+pub fn exec(cmd: ImagesCommand) -> Result<Outcome, Failure> {
     match cmd {
         ImagesCommand::Build(args) => build(args),
         ImagesCommand::List => list(),
@@ -19,7 +54,7 @@ pub fn run(cmd: ImagesCommand) -> anyhow::Result<Outcome> {
 
 /// `rehearse images build`: each image in turn (Kafka first), progress on stderr; stops at the
 /// first that fails.
-fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
+fn build(args: ImagesBuildArgs) -> Result<Outcome, Failure> {
     let source = match args.from {
         ImageSource::Packages => ImageSourceKind::Packages,
         ImageSource::Official => ImageSourceKind::Official,
@@ -78,7 +113,7 @@ fn build(args: ImagesBuildArgs) -> anyhow::Result<Outcome> {
 }
 
 /// `rehearse images list`: the table of local rehearse images on stdout.
-fn list() -> anyhow::Result<Outcome> {
+fn list() -> Result<Outcome, Failure> {
     match images::list_images() {
         Ok(list) => {
             println!(

@@ -7,29 +7,136 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use rehearse::exit::Outcome;
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use rehearse::exit::{ErrorKind, Outcome};
 use rehearse::matrix::{self, MatrixEvent, MatrixOptions, Suite};
 use rehearse::rehearsal;
 use rehearse::report::matrix::{self as reports, MatrixReport};
 use rehearse::report::ProgressMode;
+use rehearse::scenario::Overrides;
 use rehearse::trial::TrialSettings;
 
-use crate::cli::{MatrixArgs, MatrixCommand, MatrixOutput, MergeArgs};
+use super::{common, Failure, KeptContext as _, Kind as _};
+use crate::cli::PlacementArgs;
 use crate::progress_render::Progress;
+
+/// `rehearse matrix`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+// The placement flags are `run`'s (`PlacementArgs`), said of cells and suites here.
+#[command(mut_arg("runtime", |a| a.help(
+    "Where Kafka and Spark run: containers, host processes (no Docker; see README), or a \
+     standalone cluster the cells share (default: docker, or standalone when the suite has a \
+     `[cluster]` table)"
+)))]
+#[command(mut_arg("master", |a| a.help(
+    "Submit each cell's restart to an existing cluster instead (client mode), as on `run`: \
+     `spark://host:7077`, `k8s://https://…`, `yarn`. Needs --report-dir on a directory every \
+     node of the cluster mounts at the same path (see docs/CLUSTER.md)"
+)))]
+#[command(mut_arg("advertised_host", |a| a.help(
+    "The address the cluster reaches this machine at (with --master), as on `run`"
+)))]
+#[command(mut_arg("conf", |a| a.help(
+    "Extra Spark conf for every cell's restart and generation, after each shape's \
+     `[job.conf]`, as on `run`. Repeatable"
+)))]
+pub struct MatrixArgs {
+    /// `merge`: join shard reports instead of running a suite.
+    #[command(subcommand)]
+    pub command: Option<MatrixCommand>,
+    /// The suite file (TOML; see scenarios/suites/README.md).
+    #[arg(required = true)]
+    pub suite: Option<PathBuf>,
+    /// Cells run at once (default: what free memory holds at --spark-memory each, at most the
+    /// CPU count, at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
+    /// Run only the I-th of N deterministic slices (by source checkpoint), e.g. 2/4.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<rehearse::matrix::Shard>,
+    /// Memory cap of each Spark container, MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(512..))]
+    pub spark_memory: u64,
+    /// Where the cells run (`--runtime`, the cluster's shape, `--master`) and `--conf`.
+    #[command(flatten)]
+    pub placement: PlacementArgs,
+    /// Keep every trial's sandbox and print its path in the reports.
+    #[arg(long, env = "REHEARSE_KEEP")]
+    pub keep: bool,
+    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (a removed
+    /// watermark, state read under other field names), as the suite's `deny_warnings = true`.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Where sandboxes are created (default: the system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Copy every file of each checkpoint into the sandboxes, not only what a restart from the
+    /// last committed batch reads (the default).
+    #[arg(long)]
+    pub full_copy: bool,
+    /// Report outputs.
+    #[command(flatten)]
+    pub output: MatrixOutput,
+}
+
+/// `rehearse matrix merge`.
+#[derive(Debug, Subcommand)]
+pub enum MatrixCommand {
+    /// Join the JSON reports of a suite's shards into one report.
+    Merge(MergeArgs),
+}
+
+/// `rehearse matrix merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// JSON reports (schema "rehearse.matrix/v1") of shards of one suite.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Fail (exit 19) when every cell agrees but one carries a semantic warning (also when a
+    /// shard was run with --deny-warnings or its suite says `deny_warnings = true`).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Report outputs.
+    #[command(flatten)]
+    pub output: MatrixOutput,
+}
+
+/// Where a matrix report goes: the grid (or JSON) on stdout, and files.
+#[derive(Debug, Args)]
+pub struct MatrixOutput {
+    /// Print the versioned JSON report (schema "rehearse.matrix/v1") on stdout instead of the grid.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write JUnit XML (one test case per cell) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write a Markdown summary (fit for a CI job summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML page (grid coloured by verdict, evidence per cell) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
 
 /// The largest `--spark-memory` (1 TiB, in MiB): Docker takes the cap in bytes as an i64.
 const MAX_SPARK_MEMORY_MB: u64 = 1 << 20;
 
 /// `rehearse matrix …`.
-pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
+pub fn exec(args: MatrixArgs, mode: ProgressMode) -> Result<Outcome, Failure> {
     if let Some(MatrixCommand::Merge(merge)) = args.command {
         return run_merge(merge);
     }
     let Some(path) = args.suite.as_deref() else {
-        anyhow::bail!("give a suite file: rehearse matrix SUITE (see scenarios/suites/README.md)");
+        return Err(Failure::bad_input(anyhow::anyhow!(
+            "give a suite file: rehearse matrix SUITE (see scenarios/suites/README.md)"
+        )));
     };
-    args.cluster.check(args.runtime)?;
+    args.placement
+        .cluster
+        .check(args.placement.runtime)
+        .kind(ErrorKind::BadInput)?;
     if args.spark_memory > MAX_SPARK_MEMORY_MB {
         // Docker takes the cap in bytes (an i64): a larger value would overflow on the way.
         say!(
@@ -38,13 +145,22 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Usage);
     }
-    crate::run_command::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))?;
-    let mut suite = Suite::load(path)?;
+    common::check_outputs(args.report_dir.as_deref(), &output_files(&args.output))
+        .kind(ErrorKind::BadInput)?;
+    let mut warnings = Vec::new();
+    let loaded = Suite::load_with(path, &mut warnings);
+    common::say_warnings(&warnings);
+    let mut suite = loaded?;
     suite.deny_warnings |= args.deny_warnings;
+    // Only `--conf` reaches a shape's scenario: a suite has its own targets and parity.
+    let overrides = Overrides {
+        conf: args.placement.conf.clone(),
+        ..Overrides::default()
+    };
     for shape in &mut suite.shapes {
-        crate::run_command::add_conf(&mut shape.scenario, &args.conf)?;
+        shape.scenario.apply(&overrides)?;
     }
-    let options = options(&args, suite.cluster)?;
+    let options = options(&args, suite.cluster).kind(ErrorKind::BadInput)?;
     matrix::refuse_nested_paths(&suite, &options)?;
     let mut progress = Progress::new(mode, std::io::stderr());
     matrix::prepare_runtime(
@@ -69,7 +185,10 @@ pub fn run(args: MatrixArgs, mode: ProgressMode) -> anyhow::Result<Outcome> {
     if let Some(line) = cluster_line(options.settings.runtime) {
         progress.line(&line);
     }
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    // No kind of its own: bad input, as it always was.
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| {
+        Failure::bad_input(anyhow::Error::new(e).context("cannot start the async runtime"))
+    })?;
     let mut grids = Grids::new(matrix::empty_report(&suite, &options), per_grid);
     let started = std::time::Instant::now();
     progress.cells_started(total);
@@ -133,14 +252,7 @@ fn options(
             report_dir: args.report_dir.clone(),
             keep: args.keep,
             spark_memory_mb: Some(args.spark_memory),
-            runtime: match &args.master {
-                Some(master) => crate::run_command::external_cluster(
-                    master,
-                    args.report_dir.as_deref(),
-                    args.advertised_host.as_deref(),
-                )?,
-                None => args.cluster.runtime(args.runtime, cluster)?,
-            },
+            runtime: common::runtime_kind(&args.placement, args.report_dir.as_deref(), cluster)?,
             full_copy: args.full_copy,
             // The matrix gates its cells itself (--jobs there).
             jobs: 1,
@@ -239,22 +351,25 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn run_merge(args: MergeArgs) -> anyhow::Result<Outcome> {
+fn run_merge(args: MergeArgs) -> Result<Outcome, Failure> {
     let outputs = output_files(&args.output);
-    crate::run_command::check_outputs(None, &outputs)?;
+    common::check_outputs(None, &outputs).kind(ErrorKind::BadInput)?;
     for (flag, out) in outputs {
         let Some(out) = out else { continue };
         if let Some(input) = args.reports.iter().find(|r| same_file(r, out)) {
-            anyhow::bail!(
+            return Err(Failure::bad_input(anyhow::anyhow!(
                 "{flag} {} is the input report {}: writing it would overwrite a shard's report\n  hint: write the merged report to another file",
                 out.display(),
                 input.display()
-            );
+            )));
         }
     }
     let mut inputs = Vec::new();
     for path in &args.reports {
-        inputs.push((path.display().to_string(), read_report(path)?));
+        inputs.push((
+            path.display().to_string(),
+            read_report(path).kind(ErrorKind::BadInput)?,
+        ));
     }
     let mut report = reports::merge(inputs)?;
     report.deny_warnings |= args.deny_warnings;
@@ -296,7 +411,7 @@ fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
     Ok(report)
 }
 
-fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result<()> {
+fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> Result<(), Failure> {
     use rehearse::userfile::{write_with, Existing};
     if let Some(p) = &output.junit {
         write_with(p, "JUnit report", Existing::Replace, |mut f| {
@@ -321,10 +436,12 @@ fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> anyhow::Result
     };
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other.map_err(crate::StdoutError).context(if output.json {
-            "cannot write the JSON report to stdout"
-        } else {
-            "cannot write the grid to stdout"
-        })?),
+        other => other
+            .map_err(common::StdoutError)
+            .context_kept(if output.json {
+                "cannot write the JSON report to stdout"
+            } else {
+                "cannot write the grid to stdout"
+            }),
     }
 }

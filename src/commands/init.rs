@@ -8,15 +8,42 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use clap::Args;
 use rehearse::exit::Outcome;
 use rehearse::scenario::init::{self, InitJob, InitSpec, JobKind};
 use rehearse::scenario::Scenario;
 use rehearse::versions::SparkVersion;
 
-use crate::cli::InitArgs;
+use super::{common, Failure};
 
 /// `rehearse init`.
-pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The checkpoint (the query's checkpointLocation): a directory, or a URL as `inspect` takes
+    /// it (s3://, gs://, az://, wasbs://, abfss://, hdfs://, webhdfs://, file://). Only read.
+    pub checkpoint: PathBuf,
+    /// The streaming job production runs: a PySpark file (.py) or a jar (.jar, with --main-class).
+    #[arg(long, value_name = "FILE")]
+    pub job: PathBuf,
+    /// The class spark-submit runs, for a jar job.
+    #[arg(long, value_name = "CLASS")]
+    pub main_class: Option<String>,
+    /// Target Spark versions (default: the newest patch of the writer's line and of the next line).
+    #[arg(long = "target", value_name = "VERSION")]
+    pub targets: Vec<String>,
+    /// Where to write the scenario; `-` for stdout. An existing file is kept unless --force.
+    #[arg(long, short, value_name = "FILE", default_value = "scenario.toml")]
+    pub output: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
+    /// The scenario's name in reports (default: the checkpoint directory's name).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+/// `rehearse init`.
+pub fn exec(args: InitArgs) -> Result<Outcome, Failure> {
     let mut targets: Vec<SparkVersion> = Vec::new();
     for t in &args.targets {
         // A release the Spark-line table knows (`4.0.9` is not one): said here, naming the
@@ -36,7 +63,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     }
     let kind = match init::job_kind(&args.job, args.main_class.as_deref()) {
         Ok(kind) => kind,
-        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+        Err(err) => return Ok(common::bad_input(&err, Some(err.hint()))),
     };
     if let Some(Err(m)) = args.name.as_deref().map(rehearse::scenario::check_name) {
         return Ok(refuse(
@@ -50,11 +77,11 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     };
     let source = match Source::of(&args.checkpoint) {
         Ok(source) => source,
-        Err(err) => return Ok(crate::location_failed(crate::LocationError::Store(err))),
+        Err(err) => return Ok(common::location_failed(common::LocationError::Store(err))),
     };
-    let inspection = match crate::inspect_location(&args.checkpoint) {
+    let inspection = match common::inspect_location(&args.checkpoint) {
         Ok(inspection) => inspection,
-        Err(err) => return Ok(crate::location_failed(err)),
+        Err(err) => return Ok(common::location_failed(err)),
     };
     if let Some(message) = file_source_only(&args.checkpoint, &inspection) {
         return Ok(refuse(
@@ -92,12 +119,15 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     }
     let spec = match spec(&args, &dest, &checkpoint, &job, kind, targets) {
         Ok(spec) => spec,
-        Err(err) => return Ok(crate::bad_input(&err, Some(err.hint()))),
+        Err(err) => return Ok(common::bad_input(&err, Some(err.hint()))),
     };
     let text = init::scenario_text(&inspection, &spec);
     // The file must load as written: parse it back where it will live before writing it.
     let at = dest.scenario_path();
-    if let Err(err) = Scenario::parse(&text, &at) {
+    let mut warnings = Vec::new();
+    let parsed = Scenario::parse_with(&text, &at, &mut warnings);
+    common::say_warnings(&warnings);
+    if let Err(err) = parsed {
         // The load checks judge what the user gave (a job file that is not a jar, a target
         // outside the known lines): bad input, said with the load's own message. init's own
         // text loads back for every fixture checkpoint (tests/integration/init.rs), so a
@@ -109,7 +139,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<Outcome> {
     }
     tracing::debug!(checkpoint = %spec.checkpoint, output = %at.display(), "scenario written from the checkpoint");
     match &dest {
-        Destination::Stdout => crate::write_stdout(|out| out.write_all(text.as_bytes()))?,
+        Destination::Stdout => common::write_stdout(|out| out.write_all(text.as_bytes()))?,
         Destination::File { given, exists, .. } => {
             if let Err((message, hint)) = write_file(given, *exists, &text) {
                 return Ok(refuse(&message, hint));

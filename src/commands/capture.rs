@@ -11,21 +11,52 @@
 //! `kafka-data-loss`'s code: that is what a restart in production would meet, and what a run
 //! replaying the files gets (`kafka::records_file_loss`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use base64::Engine as _;
-use rehearse::exit::{HasErrorKind, Outcome};
+use clap::Args;
+use rehearse::exit::{ErrorKind, HasErrorKind, Outcome};
 use rehearse::kafka::{Mirror, Mirrored};
 use rehearse::userfile::{self, Existing, WriteError};
 use rehearse::verdict::Verdict;
 use serde_json::{json, Map, Value};
 
-use crate::cli::CaptureArgs;
+use super::{common, Failure, Kind as _};
 
 /// `rehearse capture`.
-pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// The checkpoint whose Kafka offsets say which records to copy: a directory or a store's
+    /// URL (`s3://…`, `gs://…`, `abfss://…`, `hdfs://…`, as `inspect` takes it; only read).
+    pub checkpoint: PathBuf,
+    /// The production cluster's bootstrap servers (host:port[,host:port…]).
+    #[arg(long, value_name = "SERVERS")]
+    pub bootstrap_servers: String,
+    /// A Kafka client properties file: security.protocol, sasl.mechanism (PLAIN, SCRAM-SHA-256,
+    /// SCRAM-SHA-512), sasl.username/sasl.password or sasl.jaas.config, ssl.* files.
+    #[arg(long, value_name = "FILE")]
+    pub properties: Option<PathBuf>,
+    /// Records per partition copied below the checkpoint's offset.
+    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_HISTORY)]
+    pub history: u64,
+    /// Records per partition copied from the checkpoint's offset on.
+    #[arg(long, default_value_t = rehearse::scenario::DEFAULT_MIRROR_FRESH)]
+    pub fresh: u64,
+    /// Where `<topic>.jsonl` files are written (created if missing). An existing file is
+    /// refused unless --force.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: PathBuf,
+    /// Replace existing `<topic>.jsonl` files in --out-dir.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `rehearse capture`.
+pub fn exec(args: CaptureArgs) -> Result<Outcome, Failure> {
+    let cwd = std::env::current_dir()
+        .context("cannot read the current directory")
+        .kind(ErrorKind::BadInput)?;
     let config = match rehearse::scenario::mirror_config(
         &args.bootstrap_servers,
         args.properties.as_deref(),
@@ -41,9 +72,9 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
     };
     // A directory or a store's URL, as `inspect` and `init` take it: capture reads only the
     // offset log. `capture s3://…` said the URL was no such directory (issue 25 §7).
-    let inspection = match crate::inspect_location(&args.checkpoint) {
+    let inspection = match common::inspect_location(&args.checkpoint) {
         Ok(i) => i,
-        Err(err) => return Ok(crate::location_failed(err)),
+        Err(err) => return Ok(common::location_failed(err)),
     };
     let checkpointed = inspection.required_kafka_offsets();
     if checkpointed.is_empty() {
@@ -113,7 +144,8 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<Outcome> {
     };
     // Created only once the cluster answered: a refused login leaves no empty directory.
     std::fs::create_dir_all(&args.out_dir)
-        .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))?;
+        .with_context(|| format!("cannot create --out-dir {}", args.out_dir.display()))
+        .kind(ErrorKind::BadInput)?;
     for topic in checkpointed.keys() {
         let path = args.out_dir.join(format!("{topic}.jsonl"));
         write_topic(&mirror, topic, &path, existing)?;
