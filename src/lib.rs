@@ -13,23 +13,19 @@
 #![warn(missing_docs)]
 // Enforced: output is the binary's (tests may `#[allow]` it where they say why they skip).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![forbid(unsafe_code)]
 
-pub mod deps;
 pub mod exit;
-pub mod images;
-pub mod kafka;
 pub mod matrix;
 pub mod rehearsal;
 pub mod report;
-pub mod runtime;
-pub mod sandbox;
-pub mod spark;
 pub mod trial;
 
 // The lower layers are crates of their own (crates/): re-exported under their module names so
 // that `rehearse::checkpoint::inspect`, `crate::store::…` and the like name what they always did.
 pub use rehearse_base::{cache, text, userfile, versions};
 pub use rehearse_checkpoint as checkpoint;
+pub use rehearse_harness::{deps, images, kafka, runtime, sandbox, spark};
 pub use rehearse_scenario as scenario;
 pub use rehearse_store as store;
 pub use rehearse_verdict as verdict;

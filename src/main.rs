@@ -4,6 +4,7 @@
 //! [`Outcome`], or a `commands::Failure` whose kind picks bad input, environment or a failed
 //! generation. `--verbose` or `RUST_LOG` turn on a debug trace of what the harness did, on
 //! stderr (`trace.rs`). This is the only place the process exits.
+#![forbid(unsafe_code)]
 
 /// One message line on stderr, its secrets masked ([`rehearse::text::mask`]): an error may quote
 /// a scenario line, a URL or a setting the user gave. A closed stderr (`rehearse … 2>&1 | head`)

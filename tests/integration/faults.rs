@@ -161,7 +161,7 @@ fn docker(args: &[&str]) -> String {
 }
 
 /// Every container (running or not) rehearse process `pid` started, by its label
-/// (`org.rehearse.pid`, src/runtime/containers.rs): `(id, name)`.
+/// (`org.rehearse.pid`, crates/rehearse-harness/src/runtime/containers.rs): `(id, name)`.
 fn containers_of(pid: u32) -> Vec<(String, String)> {
     docker(&[
         "ps",

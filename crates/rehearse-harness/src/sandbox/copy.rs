@@ -1,7 +1,7 @@
 //! The copy engine: a checkpoint (a local directory or a remote store) copied into a local
 //! directory, streamed, hashed with blake3 while copying, several files in flight.
 //!
-//! - **What is copied**: the restart's working set ([`crate::checkpoint::working_set`]) by
+//! - **What is copied**: the restart's working set ([`rehearse_checkpoint::working_set`]) by
 //!   default, everything with [`CopyOptions::full_copy`] or when the working set cannot be
 //!   determined with certainty ([`CopySummary::why_full`] says why).
 //! - **Local sources** (see [`LocalMethod`]; measured by `bench/copy.sh`): where the
@@ -21,7 +21,7 @@
 //!   all of which are written, and the size must match the listing); `parallel` objects at a
 //!   time.
 //! - **Memory**: one [`BUFFER`] per local worker; per remote stream one [`BUFFER`] plus the body
-//!   frames in flight (at most [`store::READ_CHUNK`]); never a whole file. Measured by
+//!   frames in flight (at most [`rehearse_store::READ_CHUNK`]); never a whole file. Measured by
 //!   `bench/copy.sh` (peak resident memory, ≤ 64 MiB).
 //! - Links to regular files are copied as the file (Spark reads through them); links to
 //!   directories are refused ([`SandboxError::LinkedDirectory`]); so are FIFOs, sockets, devices
@@ -31,7 +31,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Mutex;
@@ -41,9 +40,9 @@ use tokio::io::AsyncWriteExt;
 use walkdir::WalkDir;
 
 use super::{SandboxError, SourceHashes};
-use crate::checkpoint::{Inspection, WorkingSet, ZIP_READ_CAP};
-use crate::store::{self, CheckpointStore, ObjectInfo};
-use crate::versions::SparkVersion;
+use rehearse_base::versions::SparkVersion;
+use rehearse_checkpoint::{Inspection, WorkingSet, ZIP_READ_CAP};
+use rehearse_store::{CheckpointStore, ObjectInfo};
 
 /// Bytes of one local copy buffer (read-hash-write fallback and the hashing read-back).
 pub const BUFFER: usize = 1 << 20;
@@ -187,18 +186,7 @@ fn check_free_space(dest: &Path, sizes: impl Iterator<Item = u64>) -> Result<(),
 /// Bytes available to an unprivileged user on the filesystem of `dir` and its block size
 /// (statvfs(3): `f_bavail × f_frsize`, `f_frsize`).
 pub(crate) fn free_space(dir: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: `c` is a NUL-terminated path and `st` points to writable memory of the right
-    // type; statvfs(3) fills it on success (0) and we read it only then.
-    let rc = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: statvfs returned 0, so it initialised `st`.
-    let st = unsafe { st.assume_init() };
-    // Both are u64 on 64-bit Linux (fsblkcnt_t, c_ulong), the only target rehearse builds for.
+    let st = rustix::fs::statvfs(dir).ok()?;
     let block: u64 = st.f_frsize;
     Some((st.f_bavail.saturating_mul(block), block))
 }
@@ -206,7 +194,7 @@ pub(crate) fn free_space(dir: &Path) -> Option<(u64, u64)> {
 /// The directory of a local store.
 pub(super) fn local_root(source: &CheckpointStore) -> Option<PathBuf> {
     match source.location() {
-        store::CheckpointLocation::Local { path } => Some(path.clone()),
+        rehearse_store::CheckpointLocation::Local { path } => Some(path.clone()),
         _ => None,
     }
 }
@@ -216,7 +204,7 @@ fn choose(
     listing: &[ObjectInfo],
     plan: Option<(&Inspection, &[SparkVersion])>,
     options: &CopyOptions,
-    read: &mut crate::checkpoint::ReadSmall<'_>,
+    read: &mut rehearse_checkpoint::ReadSmall<'_>,
 ) -> (Vec<usize>, Option<String>) {
     let all = || (0..listing.len()).collect::<Vec<usize>>();
     if options.full_copy {
@@ -226,7 +214,7 @@ fn choose(
         return (all(), Some("no inspection of the source was given".into()));
     };
     let paths: Vec<String> = listing.iter().map(|f| f.path.clone()).collect();
-    match crate::checkpoint::working_set(inspection, &paths, targets, read) {
+    match rehearse_checkpoint::working_set(inspection, &paths, targets, read) {
         WorkingSet::Files(files) => (
             listing
                 .iter()
@@ -443,9 +431,7 @@ fn copy_local_file(from: &Path, to: &Path, buf: &mut [u8]) -> Result<String, San
 /// filesystem now shares the extents; false (nothing written) where it does not offer it
 /// (ext4, tmpfs, overlayfs, two filesystems).
 fn clone_file(src: &fs::File, dst: &fs::File) -> bool {
-    // SAFETY: both descriptors are open for the duration of the call; FICLONE takes the source
-    // descriptor as its argument and writes nothing to user memory.
-    unsafe { libc::ioctl(dst.as_raw_fd(), libc::FICLONE, src.as_raw_fd()) == 0 }
+    rustix::fs::ioctl_ficlone(dst, src).is_ok()
 }
 
 /// `copy_file_range(2)` of the whole of `src` into the empty `dst`. `Ok(false)` when the
@@ -453,30 +439,24 @@ fn clone_file(src: &fs::File, dst: &fs::File) -> bool {
 fn copy_range(src: &fs::File, dst: &fs::File) -> io::Result<bool> {
     let mut copied: u64 = 0;
     loop {
-        // SAFETY: both descriptors are open for the duration of the call; null offsets use and
-        // advance the files' own offsets.
-        let n = unsafe {
-            libc::copy_file_range(
-                src.as_raw_fd(),
-                std::ptr::null_mut(),
-                dst.as_raw_fd(),
-                std::ptr::null_mut(),
-                1 << 30,
-                0,
-            )
+        // No offsets: the call uses and advances the files' own offsets.
+        let n = match rustix::fs::copy_file_range(src, None, dst, None, 1 << 30) {
+            Ok(n) => n,
+            Err(errno) => {
+                let err = io::Error::from(errno);
+                let unsupported = matches!(
+                    err.raw_os_error(),
+                    Some(
+                        libc::ENOSYS | libc::EXDEV | libc::EOPNOTSUPP | libc::EINVAL | libc::EPERM
+                    )
+                );
+                return if unsupported && copied == 0 {
+                    Ok(false)
+                } else {
+                    Err(err)
+                };
+            }
         };
-        if n < 0 {
-            let err = io::Error::last_os_error();
-            let unsupported = matches!(
-                err.raw_os_error(),
-                Some(libc::ENOSYS | libc::EXDEV | libc::EOPNOTSUPP | libc::EINVAL | libc::EPERM)
-            );
-            return if unsupported && copied == 0 {
-                Ok(false)
-            } else {
-                Err(err)
-            };
-        }
         if n == 0 {
             return Ok(true);
         }
@@ -509,7 +489,7 @@ async fn copy_remote(
     let listing = source.list().await?;
     // `list` refused unsafe names already; checked again here, where the paths are joined onto
     // `dest`, so that no other source of a listing can skip the one rule.
-    store::safe_listing(listing.iter().map(|f| f.path.as_str()))
+    rehearse_store::safe_listing(listing.iter().map(|f| f.path.as_str()))
         .map_err(|name| source.location().unsafe_name(name))?;
     let (chosen, why_full) = {
         let (listing, inspection, targets, options, store) = (
@@ -606,7 +586,7 @@ async fn copy_object(
 mod tests {
     use super::*;
     use crate::sandbox::verify::{compare_listings, verify_source};
-    use crate::store::{CheckpointLocation, StoreEnv};
+    use rehearse_store::{CheckpointLocation, StoreEnv};
 
     /// A copy larger than the filesystem's free space is refused before a byte is written,
     /// naming the directory, the need and the free space; one that fits goes ahead; each file
@@ -638,7 +618,9 @@ mod tests {
     }
 
     fn fixture_copy(name: &str) -> tempfile::TempDir {
-        let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(name);
         let tmp = tempfile::tempdir().unwrap();
         for e in WalkDir::new(&from) {
             let e = e.unwrap();
@@ -664,7 +646,7 @@ mod tests {
     #[tokio::test]
     async fn working_set_copy_hashes_what_it_wrote_and_verify_sees_every_change() {
         let src = fixture_copy("tests/fixtures/checkpoints/3.5.3/file-agg");
-        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let inspection = rehearse_checkpoint::inspect(src.path()).unwrap();
         let store = local_store(src.path()).await;
         let dest = tempfile::tempdir().unwrap();
         let copy = copy_checkpoint(&store, &inspection, dest.path(), &CopyOptions::default())
@@ -701,7 +683,7 @@ mod tests {
     #[tokio::test]
     async fn full_copy_and_every_local_method_copy_the_same_bytes() {
         let src = fixture_copy("tests/fixtures/checkpoints/4.0.1/rocksdb-ckptv2-agg");
-        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let inspection = rehearse_checkpoint::inspect(src.path()).unwrap();
         let store = local_store(src.path()).await;
         let full = CopyOptions {
             full_copy: true,
@@ -740,7 +722,7 @@ mod tests {
     #[tokio::test]
     async fn a_remote_listing_leading_out_of_the_copy_creates_nothing() {
         let src = fixture_copy("tests/fixtures/checkpoints/3.5.3/file-agg");
-        let inspection = crate::checkpoint::inspect(src.path()).unwrap();
+        let inspection = rehearse_checkpoint::inspect(src.path()).unwrap();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("stage/checkpoint");
         fs::create_dir_all(&dest).unwrap();
@@ -748,9 +730,11 @@ mod tests {
             &["ck/metadata", "ck/offsets/../../../PWNED"][..],
             &["ck/metadata", "ck/offsets/0", "ck/offsets/0/x"][..],
         ] {
-            let endpoint =
-                store::test_server::s3_serving(keys, b"42 bytes the hostile server sent us");
-            let remote = store::test_server::s3_at(&endpoint, "s3://bkt/ck").await;
+            let endpoint = rehearse_store::test_server::s3_serving(
+                keys,
+                b"42 bytes the hostile server sent us",
+            );
+            let remote = rehearse_store::test_server::s3_at(&endpoint, "s3://bkt/ck").await;
             let options = CopyOptions {
                 full_copy: true,
                 parallel: 1,
@@ -761,7 +745,7 @@ mod tests {
             assert!(
                 matches!(
                     err,
-                    SandboxError::Store(store::StoreError::UnsafeName { .. })
+                    SandboxError::Store(rehearse_store::StoreError::UnsafeName { .. })
                 ),
                 "{keys:?}: {err:?}"
             );

@@ -20,9 +20,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::versions::{Debian, KafkaVersion, SparkVersion, MIN_KAFKA_MAJOR};
+use rehearse_base::versions::{Debian, KafkaVersion, SparkVersion, MIN_KAFKA_MAJOR};
 
-pub use crate::versions::DEFAULT_KAFKA_VERSION;
+pub use rehearse_base::versions::DEFAULT_KAFKA_VERSION;
 
 /// Image label holding the recipe hash an image was built from.
 pub const RECIPE_LABEL: &str = "org.rehearse.recipe";
@@ -163,48 +163,57 @@ impl ImageKind {
 }
 
 /// The recipe files, embedded: (file name in `docker/`, contents).
-const COMMON: (&str, &str) = ("common.sh", include_str!("../docker/common.sh"));
-const BASE: (&str, &str) = ("base.sh", include_str!("../docker/base.sh"));
-const SPARK_DIST: (&str, &str) = ("spark-dist.sh", include_str!("../docker/spark-dist.sh"));
-const KAFKA_DIST: (&str, &str) = ("kafka-dist.sh", include_str!("../docker/kafka-dist.sh"));
-const KAFKA_START: (&str, &str) = ("kafka-start.sh", include_str!("../docker/kafka-start.sh"));
+const COMMON: (&str, &str) = ("common.sh", include_str!("../../../docker/common.sh"));
+const BASE: (&str, &str) = ("base.sh", include_str!("../../../docker/base.sh"));
+const SPARK_DIST: (&str, &str) = (
+    "spark-dist.sh",
+    include_str!("../../../docker/spark-dist.sh"),
+);
+const KAFKA_DIST: (&str, &str) = (
+    "kafka-dist.sh",
+    include_str!("../../../docker/kafka-dist.sh"),
+);
+const KAFKA_START: (&str, &str) = (
+    "kafka-start.sh",
+    include_str!("../../../docker/kafka-start.sh"),
+);
 const KAFKA_LOGGING: [(&str, &str); 4] = [
     (
         "kafka-log4j.properties",
-        include_str!("../docker/kafka-log4j.properties"),
+        include_str!("../../../docker/kafka-log4j.properties"),
     ),
     (
         "kafka-tools-log4j.properties",
-        include_str!("../docker/kafka-tools-log4j.properties"),
+        include_str!("../../../docker/kafka-tools-log4j.properties"),
     ),
     (
         "kafka-log4j2.properties",
-        include_str!("../docker/kafka-log4j2.properties"),
+        include_str!("../../../docker/kafka-log4j2.properties"),
     ),
     (
         "kafka-tools-log4j2.properties",
-        include_str!("../docker/kafka-tools-log4j2.properties"),
+        include_str!("../../../docker/kafka-tools-log4j2.properties"),
     ),
 ];
 const SPARK_FILES: &[(&str, &str)] = &[
     COMMON,
     BASE,
     SPARK_DIST,
-    ("spark.sh", include_str!("../docker/spark.sh")),
+    ("spark.sh", include_str!("../../../docker/spark.sh")),
     (
         "spark-entrypoint.sh",
-        include_str!("../docker/spark-entrypoint.sh"),
+        include_str!("../../../docker/spark-entrypoint.sh"),
     ),
 ];
 const KAFKA_FILES: &[(&str, &str)] = &[
     COMMON,
     BASE,
     KAFKA_DIST,
-    ("kafka.sh", include_str!("../docker/kafka.sh")),
+    ("kafka.sh", include_str!("../../../docker/kafka.sh")),
     KAFKA_START,
     (
         "kafka-run-class.sh",
-        include_str!("../docker/kafka-run-class.sh"),
+        include_str!("../../../docker/kafka-run-class.sh"),
     ),
     KAFKA_LOGGING[0],
     KAFKA_LOGGING[1],
@@ -218,7 +227,7 @@ const LOCAL_FILES: &[(&str, &str)] = &[
     KAFKA_DIST,
     (
         "local-install.sh",
-        include_str!("../docker/local-install.sh"),
+        include_str!("../../../docker/local-install.sh"),
     ),
     KAFKA_START,
     KAFKA_LOGGING[0],
@@ -371,9 +380,9 @@ pub enum ImageError {
 
 /// An image error is the environment's (`rehearse images build` calls an invalid version a
 /// usage error itself).
-impl crate::exit::HasErrorKind for ImageError {
-    fn error_kind(&self) -> crate::exit::ErrorKind {
-        crate::exit::ErrorKind::Environment
+impl rehearse_base::HasErrorKind for ImageError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
+        rehearse_base::ErrorKind::Environment
     }
 }
 
@@ -520,10 +529,10 @@ fn write_recipes(dir: &Path, files: &[(&str, &str)]) -> Result<(), ImageError> {
     Ok(())
 }
 
-/// Where the whole output of one build goes: [`crate::cache::build_logs`]
+/// Where the whole output of one build goes: [`rehearse_base::cache::build_logs`]
 /// (`$REHEARSE_CACHE/logs`, default `~/.cache/rehearse/logs`, beside the recipes' downloads).
 fn build_log_path(tag: &str) -> PathBuf {
-    let logs = crate::cache::build_logs();
+    let logs = rehearse_base::cache::build_logs();
     let _ = std::fs::create_dir_all(&logs);
     logs.join(format!("images-{}.log", tag.replace(['/', ':'], "_")))
 }

@@ -12,13 +12,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::versions::{SparkLine, SparkVersion};
+use rehearse_base::versions::{SparkLine, SparkVersion};
 
 /// Where the sandbox is mounted in the Spark container (docker runtime). The local runtime's
 /// job sees the sandbox at its host path; `runtime::RuntimeKind::job_sandbox` picks.
 pub const SANDBOX_MOUNT: &str = "/sandbox";
 
-pub use crate::versions::LogFramework;
+pub use rehearse_base::versions::LogFramework;
 
 /// The logging framework of a Spark version: the `log4j` column of its line in
 /// `crates/rehearse-base/src/versions/spark-lines.toml` (log4j2 from 3.3, SPARK-37814). Before the table (Spark 2.x)

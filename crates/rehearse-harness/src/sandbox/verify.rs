@@ -12,7 +12,7 @@ use super::copy::{
     list_local, local_root, open_source, CopySummary, BUFFER, DEFAULT_PARALLEL_LOCAL,
 };
 use super::SandboxError;
-use crate::store::{self, CheckpointStore, ObjectInfo};
+use rehearse_store::{CheckpointStore, ObjectInfo};
 
 /// Checks the source against what `copied` saw: an empty list means untouched; otherwise one
 /// line per difference (`changed offsets/12`, `removed …`, `added …`).
@@ -41,7 +41,7 @@ pub async fn verify_source(
         None => {
             let now = match source.list().await {
                 Ok(now) => now,
-                Err(store::StoreError::NothingThere { .. }) => Vec::new(),
+                Err(rehearse_store::StoreError::NothingThere { .. }) => Vec::new(),
                 Err(e) => return Err(e.into()),
             };
             Ok(compare_listings(&copied.listing, &now, true))

@@ -14,8 +14,8 @@ use rdkafka::types::RDKafkaErrorCode;
 
 use super::mirror::Mirror;
 use super::records::{Record, TopicRecords};
-use crate::checkpoint::KafkaOffsets;
-use crate::scenario::{RecordSource, Topic};
+use rehearse_checkpoint::KafkaOffsets;
+use rehearse_scenario::{RecordSource, Topic};
 
 /// How the sandbox Kafka was seeded for a trial: what [`seed`] did, as the run report shows it.
 /// The `Serialize` derive is not the report's JSON form (`report/json.rs` writes the topics as
@@ -91,11 +91,11 @@ pub enum KafkaError {
 
 /// A Kafka error is the environment's (the sandbox broker did not answer or refused), except a
 /// records file that does not fit the checkpoint's topic: the scenario's.
-impl crate::exit::HasErrorKind for KafkaError {
-    fn error_kind(&self) -> crate::exit::ErrorKind {
+impl rehearse_base::HasErrorKind for KafkaError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
         match self {
-            KafkaError::Records { .. } => crate::exit::ErrorKind::BadInput,
-            _ => crate::exit::ErrorKind::Environment,
+            KafkaError::Records { .. } => rehearse_base::ErrorKind::BadInput,
+            _ => rehearse_base::ErrorKind::Environment,
         }
     }
 }
@@ -195,7 +195,7 @@ pub fn plan(
             let fill = spec.map(|s| s.fill_to_checkpoint).unwrap_or(true);
             let fresh = spec
                 .map(|s| s.fresh_records)
-                .unwrap_or(crate::scenario::DEFAULT_FRESH_RECORDS);
+                .unwrap_or(rehearse_scenario::DEFAULT_FRESH_RECORDS);
             let per_partition = (0..partitions)
                 .map(|p| {
                     let need = required
@@ -220,7 +220,7 @@ pub fn plan(
                 partitions,
                 per_partition,
                 time_step_ms: spec
-                    .map_or(crate::scenario::DEFAULT_TIME_STEP_MS, |s| s.time_step_ms),
+                    .map_or(rehearse_scenario::DEFAULT_TIME_STEP_MS, |s| s.time_step_ms),
                 kafka_timestamp: spec.is_some_and(|s| s.kafka_timestamp),
             }
         })

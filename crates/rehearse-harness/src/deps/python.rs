@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{io, last_error, write_log, DepsError, PythonFor};
-use crate::versions::{Debian, SparkLine};
+use rehearse_base::versions::{Debian, SparkLine};
 
 /// An installed requirements environment.
 #[derive(Debug, Clone)]
@@ -82,10 +82,10 @@ pub(super) fn install(
     python: PythonFor,
     progress: &mut dyn FnMut(String),
 ) -> Result<PythonEnv, DepsError> {
-    let bytes = crate::userfile::read_bytes(
+    let bytes = rehearse_base::userfile::read_bytes(
         file,
         "[job] requirements",
-        crate::userfile::MAX_CONFIG_BYTES,
+        rehearse_base::userfile::MAX_CONFIG_BYTES,
     )
     .map_err(|e| DepsError::Io {
         action: "read",
@@ -98,7 +98,9 @@ pub(super) fn install(
     let key = blake3::hash(format!("{blake3}\n{version}\n{}", platforms.join(",")).as_bytes())
         .to_hex()
         .to_string();
-    let dest = crate::cache::dependencies().join("python").join(&key[..24]);
+    let dest = rehearse_base::cache::dependencies()
+        .join("python")
+        .join(&key[..24]);
     let env = |installed: Vec<String>| PythonEnv {
         site: dest.join("site"),
         requirements: file.to_path_buf(),
@@ -120,14 +122,14 @@ pub(super) fn install(
         .tempdir_in(parent)
         .map_err(io("create a directory in", parent))?;
     let site = work.path().join("site");
-    let hashes = crate::scenario::requirements_pin_hashes(&String::from_utf8_lossy(&bytes));
+    let hashes = rehearse_scenario::requirements_pin_hashes(&String::from_utf8_lossy(&bytes));
     let mut cmd = pip_command(&site, &version, &platforms, file, hashes);
     let output = cmd.output().map_err(|e| DepsError::ToolMissing {
         tool: "python3",
         detail: format!("`python3 -m pip` could not be started: {e}"),
         fix: "install Python 3 with pip (apt-get install python3-pip)",
     })?;
-    let log = crate::cache::build_logs().join(format!("pip-deps-{}.log", &key[..24]));
+    let log = rehearse_base::cache::build_logs().join(format!("pip-deps-{}.log", &key[..24]));
     let mut text = output.stdout.clone();
     text.extend_from_slice(&output.stderr);
     write_log(&log, &text);
@@ -284,7 +286,7 @@ fn classify(text: &str, file: &Path, python: &str, role: &str, log: PathBuf) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exit::{ErrorKind, HasErrorKind};
+    use rehearse_base::{ErrorKind, HasErrorKind};
 
     /// New-user pass: `rehearse run deps/s.toml` from another directory made pip look for
     /// `deps/deps/req.txt`. pip runs in the file's directory and gets the file by its name.

@@ -31,14 +31,14 @@ use std::borrow::Cow;
 
 use super::partitioner::partition_for_key;
 use super::seed::KafkaError;
-use crate::checkpoint::Inspection;
-use crate::scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME_STEP_MS};
+use rehearse_checkpoint::Inspection;
+use rehearse_scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME_STEP_MS};
 
 /// Checks, before any trial starts, that every `records_file` fits the topic as `inspection`'s
 /// checkpoint has it: a line's `partition` below the checkpoint's partition count (the scenario's
 /// `partitions` was checked at load; a checkpoint may name fewer), and, for a file with
 /// production offsets, its first record in a partition at most
-/// [`MAX_FILLER_RECORDS`](crate::scenario::MAX_FILLER_RECORDS) offsets past the checkpoint's:
+/// [`MAX_FILLER_RECORDS`](rehearse_scenario::MAX_FILLER_RECORDS) offsets past the checkpoint's:
 /// seeding fills the offsets between with one filler record each (an offset of i64::MAX once
 /// made it allocate 8 GiB and abort after Kafka had started; issue 25 §4). The error names the
 /// line.
@@ -63,13 +63,13 @@ pub fn check_records_fit(inspection: &Inspection, topics: &[Topic]) -> Result<()
                 continue;
             };
             let filler = i128::from(first) - i128::from(needed.max(0));
-            if filler > i128::from(crate::scenario::MAX_FILLER_RECORDS) {
+            if filler > i128::from(rehearse_scenario::MAX_FILLER_RECORDS) {
                 return Err(KafkaError::Records {
                     topic: t.name.clone(),
                     message: format!(
                         "{}:{line}: the first record of partition {partition} is at offset {first}, {filler} offsets past the checkpoint's offset {needed}: seeding would produce that many filler records, more than {}\n(hint: a capture of this checkpoint's topic holds records from its offsets on; capture again with `rehearse capture`, or remove the offsets)",
                         file.path.display(),
-                        crate::scenario::MAX_FILLER_RECORDS
+                        rehearse_scenario::MAX_FILLER_RECORDS
                     ),
                 });
             }
@@ -253,7 +253,7 @@ fn file_record(r: &FileRecord) -> Record<'_> {
 /// the checkpoint's offsets as if production still held records there.
 pub fn records_file_loss(
     topics: &[Topic],
-    checkpointed: &crate::checkpoint::KafkaOffsets,
+    checkpointed: &rehearse_checkpoint::KafkaOffsets,
 ) -> Option<String> {
     let mut short = Vec::new();
     for topic in topics {
@@ -399,8 +399,8 @@ mod tests {
     fn a_records_file_far_past_the_checkpoints_offset_is_refused_before_any_trial() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        crate::checkpoint::write_test_checkpoint(root, &[&[r#"{"events":{"0":15}}"#]]);
-        let inspection = crate::checkpoint::inspect(root).unwrap();
+        rehearse_checkpoint::write_test_checkpoint(root, &[&[r#"{"events":{"0":15}}"#]]);
+        let inspection = rehearse_checkpoint::inspect(root).unwrap();
         let topic = |text: &str| Topic {
             name: "events".into(),
             partitions: 1,
@@ -435,7 +435,7 @@ mod tests {
             time_step_ms: 1000,
             kafka_timestamp: false,
         };
-        let mut ck = crate::checkpoint::KafkaOffsets::new();
+        let mut ck = rehearse_checkpoint::KafkaOffsets::new();
         ck.entry("events".into()).or_default().insert(0, 15);
         ck.entry("events".into()).or_default().insert(1, 15);
         let lost = topic(concat!(
@@ -461,8 +461,8 @@ mod tests {
         let err = TopicRecords::new("t", &src, 2, 0, 1000, false).unwrap_err();
         assert!(err.to_string().contains("r.jsonl:2"), "{err}");
         assert_eq!(
-            crate::exit::HasErrorKind::error_kind(&err),
-            crate::exit::ErrorKind::BadInput
+            rehearse_base::HasErrorKind::error_kind(&err),
+            rehearse_base::ErrorKind::BadInput
         );
     }
 
@@ -470,8 +470,8 @@ mod tests {
     fn records_files_are_checked_against_the_checkpoints_partition_counts() {
         // kafka-agg reads one Kafka topic; a line for a partition it lacks is refused.
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/checkpoints/3.3.4/kafka-agg");
-        let inspection = crate::checkpoint::inspect(&dir).unwrap();
+            .join("../../tests/fixtures/checkpoints/3.3.4/kafka-agg");
+        let inspection = rehearse_checkpoint::inspect(&dir).unwrap();
         let (name, count) = inspection
             .kafka_partition_counts()
             .into_iter()
@@ -542,8 +542,8 @@ mod tests {
         assert_eq!(time_base(Some(0), None, Some(99), 5), 99, "0: no watermark");
         assert_eq!(time_base(None, None, None, 5), 5);
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/checkpoints/3.3.4/rocksdb-agg");
-        let inspection = crate::checkpoint::inspect(&dir).unwrap();
+            .join("../../tests/fixtures/checkpoints/3.3.4/rocksdb-agg");
+        let inspection = rehearse_checkpoint::inspect(&dir).unwrap();
         assert_eq!(time_base_ms(&inspection, 5), 1_704_067_860_000);
     }
 

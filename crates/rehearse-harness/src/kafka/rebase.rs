@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::checkpoint::{parse_offset_log, KafkaOffsets, KafkaSourceOffset};
+use rehearse_checkpoint::{parse_offset_log, KafkaOffsets, KafkaSourceOffset};
 
 /// What a rebase did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -119,7 +119,7 @@ pub fn rebase(checkpoint: &Path) -> Result<Rebase, RebaseError> {
     Ok(Rebase { bases, files })
 }
 
-fn offset_files(dir: &Path) -> Result<Vec<(u64, crate::checkpoint::OffsetLogFile)>, RebaseError> {
+fn offset_files(dir: &Path) -> Result<Vec<(u64, rehearse_checkpoint::OffsetLogFile)>, RebaseError> {
     let entries = std::fs::read_dir(dir).map_err(|source| RebaseError::Io {
         path: dir.to_path_buf(),
         source,

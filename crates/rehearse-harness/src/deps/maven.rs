@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::{io, last_error, write_log, DepsError};
-use crate::scenario::{Coordinate, SPARK_DISTRIBUTION_MODULES};
+use rehearse_scenario::{Coordinate, SPARK_DISTRIBUTION_MODULES};
 
 /// The maven-dependency-plugin the image recipes use (docker/common.sh).
 const DEPENDENCY_PLUGIN: &str = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1";
@@ -37,7 +37,7 @@ fn registry_name(repo: &str) -> String {
     } else {
         format!(
             "the Maven registry (MAVEN_REPO={})",
-            crate::text::mask(repo)
+            rehearse_base::text::mask(repo)
         )
     }
 }
@@ -49,7 +49,7 @@ pub(super) fn resolve(
     role: &str,
     progress: &mut dyn FnMut(String),
 ) -> Result<Vec<PathBuf>, DepsError> {
-    let dest = crate::cache::dependencies()
+    let dest = rehearse_base::cache::dependencies()
         .join("maven")
         .join(&c.group)
         .join(&c.artifact)
@@ -87,7 +87,7 @@ pub(super) fn resolve(
         .flat_map(|m| ["2.12", "2.13"].map(|s| format!("spark-{m}_{s}")))
         .filter(|a| *a != c.artifact)
         .collect();
-    let log = crate::cache::build_logs().join(format!(
+    let log = rehearse_base::cache::build_logs().join(format!(
         "mvn-deps-{}_{}_{}.log",
         c.group, c.artifact, c.version
     ));
@@ -102,7 +102,7 @@ pub(super) fn resolve(
         .arg(&pom)
         .arg(format!(
             "-Dmaven.repo.local={}",
-            crate::cache::maven_repository().display()
+            rehearse_base::cache::maven_repository().display()
         ))
         .arg(format!("{DEPENDENCY_PLUGIN}:copy-dependencies"))
         .arg(format!("-DoutputDirectory={}", out.display()))
@@ -210,7 +210,7 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exit::{ErrorKind, HasErrorKind};
+    use rehearse_base::{ErrorKind, HasErrorKind};
 
     /// The breaker pass: `MAVEN_REPO=https://alice:SuperSecret123@host/maven2` stood twice in
     /// the error (the registry and Maven's words) and whole in the mvn log; the private

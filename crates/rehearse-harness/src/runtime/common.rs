@@ -340,12 +340,12 @@ pub enum RuntimeError {
 }
 
 /// A runtime error is the environment's (Docker, host processes, ports).
-impl crate::exit::HasErrorKind for RuntimeError {
-    fn error_kind(&self) -> crate::exit::ErrorKind {
+impl rehearse_base::HasErrorKind for RuntimeError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
         match self {
             // The directory the user gave (--report-dir, or TMPDIR): their input to change.
-            RuntimeError::SandboxPath { .. } => crate::exit::ErrorKind::BadInput,
-            _ => crate::exit::ErrorKind::Environment,
+            RuntimeError::SandboxPath { .. } => rehearse_base::ErrorKind::BadInput,
+            _ => rehearse_base::ErrorKind::Environment,
         }
     }
 }
@@ -577,8 +577,7 @@ pub fn registered_sandboxes() -> Vec<PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     let dir = registry();
     prune_registry(&dir);
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .into_iter()
         .flatten()
@@ -596,8 +595,7 @@ pub fn registered_sandboxes() -> Vec<PathBuf> {
 /// whose rehearse process is gone — SIGKILLed, or the machine's OOM killer — and that were not
 /// kept on purpose. Only directories of this user, never through a link.
 pub fn left_sandboxes(base: &std::path::Path) -> Vec<PathBuf> {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     let Ok(entries) = std::fs::read_dir(base) else {
         return Vec::new();
     };

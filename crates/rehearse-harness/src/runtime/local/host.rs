@@ -4,7 +4,7 @@
 
 use super::*;
 
-pub use crate::versions::ToolVersion;
+pub use rehearse_base::versions::ToolVersion;
 
 /// Whether Spark `spark` (`(major, minor)`) runs on Java `java` and Python `python` on the local
 /// runtime; `Err` holds the reason and the fix, one sentence each. The limits are the
@@ -118,9 +118,9 @@ pub fn check_host(version: &str) -> Result<(), RuntimeError> {
 // ---------------------------------------------------------------------------------------------
 // Installation
 
-/// Where local installations live: `<cache>/local` ([`crate::cache::local`]).
+/// Where local installations live: `<cache>/local` ([`rehearse_base::cache::local`]).
 pub fn install_root() -> PathBuf {
-    crate::cache::local()
+    rehearse_base::cache::local()
 }
 
 /// What is installed.
@@ -208,12 +208,5 @@ fn ensure(
 /// An exclusive lock held until `file` is closed (two rehearse processes installing the same
 /// version wait for each other).
 fn flock(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a valid open descriptor has no memory effects.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    rustix::fs::flock(file, rustix::fs::FlockOperation::LockExclusive).map_err(Into::into)
 }

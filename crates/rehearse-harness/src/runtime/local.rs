@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::common::{free_port, LineReader, LogLine, RuntimeError, Stream, TrialIds};
-use crate::versions::{SparkLine, SparkVersion};
+use rehearse_base::versions::{SparkLine, SparkVersion};
 
 /// Environment variable set on every local process: the trial id. `gc` checks it in
 /// `/proc/<pid>/environ` before killing, so a reused pid is never killed.
@@ -42,8 +42,7 @@ pub use host::*;
 /// rather than the cache: pids mean nothing after a reboot, and `rehearse gc` must find them
 /// whatever cache a rehearsal was given.
 pub fn run_dir() -> PathBuf {
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     std::env::temp_dir().join(format!("rehearse-procs-{uid}"))
 }
 
@@ -128,8 +127,14 @@ impl Group {
         if self.pgid <= 0 || self.gone.load(Ordering::Relaxed) {
             return false;
         }
-        // SAFETY: kill has no memory effects; a negative pid addresses our own group.
-        let sent = unsafe { libc::kill(-self.pgid, signal) } == 0;
+        // kill(-pgid, signal) (rustix's safe wrapper): the group, never one process; signal 0
+        // only checks it still has members.
+        let sent = match (rustix::process::Pid::from_raw(self.pgid), signal) {
+            (Some(group), 0) => rustix::process::test_kill_process_group(group).is_ok(),
+            (Some(group), signal) => rustix::process::Signal::from_named_raw(signal)
+                .is_some_and(|s| rustix::process::kill_process_group(group, s).is_ok()),
+            (None, _) => false,
+        };
         if !sent {
             self.gone.store(true, Ordering::Relaxed);
         }
@@ -546,8 +551,7 @@ fn our_kafka_dir(dir: &Path, trial: &str) -> Result<(), &'static str> {
     if !parent_ok || !name_ok {
         return Err("not a rehearse-kafka-* directory of the temp dir");
     }
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() && m.uid() == uid => {}
         Ok(_) => return Err("not a directory of this user"),
@@ -571,8 +575,7 @@ pub(crate) fn gc(this_process: bool) -> Vec<String> {
     let me = std::process::id();
     let mut lines = Vec::new();
     let dir = run_dir();
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
+    let uid = rustix::process::getuid().as_raw();
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.is_dir() && m.uid() == uid && m.mode() & 0o022 == 0 => {}
         Ok(_) => {
@@ -625,10 +628,10 @@ pub(crate) fn gc(this_process: bool) -> Vec<String> {
                 .start
                 .is_none_or(|s| super::common::process_start(leader) == Some(s));
         if ours {
-            // SAFETY: kill has no memory effects; the group leader carries the trial's marker
-            // and recorded start time (checked above).
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
+            // The group leader carries the trial's marker and recorded start time (checked
+            // above): SIGKILL to the whole group.
+            if let Some(group) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
             }
             lines.push(format!("removed {what}"));
         } else if Path::new("/proc").join(pgid.to_string()).exists() {

@@ -14,8 +14,8 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use super::seed::{end_offsets, KafkaError};
-use crate::checkpoint::KafkaOffsets;
-use crate::scenario::OutputTopic;
+use rehearse_checkpoint::KafkaOffsets;
+use rehearse_scenario::OutputTopic;
 
 /// Records shown per output topic as evidence.
 pub const OUTPUT_SAMPLE: usize = 3;
@@ -217,7 +217,9 @@ pub fn shown(bytes: Option<&[u8]>) -> String {
         return "null".into();
     };
     let text = match std::str::from_utf8(bytes) {
-        Ok(s) => crate::text::sanitize(&s.replace('\n', "\\n").replace('\t', "\\t")).into_owned(),
+        Ok(s) => {
+            rehearse_base::text::sanitize(&s.replace('\n', "\\n").replace('\t', "\\t")).into_owned()
+        }
         Err(_) => format!(
             "base64:{}",
             base64::engine::general_purpose::STANDARD

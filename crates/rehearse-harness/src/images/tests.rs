@@ -207,7 +207,7 @@ fn the_recipes_agree_with_the_spark_line_table() {
     assert!(script("spark.sh").contains(
         r#"if [ "$major" -eq 3 ] && [ "$minor" -le 3 ]; then suite=bullseye base=rehearse/base:bullseye-jre11; else suite=bookworm base=rehearse/base:bookworm-jre17; fi"#
     ));
-    for line in crate::versions::SparkLine::all() {
+    for line in rehearse_base::versions::SparkLine::all() {
         let (major, minor) = line.line;
         let shell_scala = if major >= 4 { "2.13" } else { "2.12" };
         let shell_base = if major == 3 && minor <= 3 {

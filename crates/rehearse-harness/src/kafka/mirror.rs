@@ -20,7 +20,7 @@
 //! would read first are gone from the cluster: that is `kafka-data-loss` in production too
 //! (Spark's `KafkaMicroBatchStream.reportDataLoss` with failOnDataLoss), said as evidence.
 //! Secrets of the client properties never reach a message: every error text passes
-//! [`crate::text::mask_secrets`].
+//! [`rehearse_base::text::mask_secrets`].
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -34,8 +34,8 @@ use rdkafka::types::RDKafkaErrorCode;
 
 use super::legacy::{Fetched, TopicReads};
 use super::records::Record;
-use crate::checkpoint::KafkaOffsets;
-use crate::scenario::MirrorConfig;
+use rehearse_checkpoint::KafkaOffsets;
+use rehearse_scenario::MirrorConfig;
 
 /// How long a metadata or watermark request to the production cluster may take.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
@@ -224,17 +224,17 @@ fn read_hint(message: &str) -> String {
 
 /// Wrong credentials, a missing topic or partition, or a topic ACL the user lacks are the
 /// scenario's (bad input); an unreachable cluster or another failed read the environment's.
-impl crate::exit::HasErrorKind for MirrorError {
-    fn error_kind(&self) -> crate::exit::ErrorKind {
+impl rehearse_base::HasErrorKind for MirrorError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
         match self {
             MirrorError::Read { message, .. } if topic_denied(message) => {
-                crate::exit::ErrorKind::BadInput
+                rehearse_base::ErrorKind::BadInput
             }
             MirrorError::Auth { .. }
             | MirrorError::TopicMissing { .. }
-            | MirrorError::PartitionMissing { .. } => crate::exit::ErrorKind::BadInput,
+            | MirrorError::PartitionMissing { .. } => rehearse_base::ErrorKind::BadInput,
             MirrorError::Unreachable { .. } | MirrorError::Read { .. } => {
-                crate::exit::ErrorKind::Environment
+                rehearse_base::ErrorKind::Environment
             }
         }
     }
@@ -330,7 +330,7 @@ pub fn range(
 /// partition, the checkpoint's offsets). Blocking.
 pub fn read(m: &MirrorConfig, checkpointed: &KafkaOffsets) -> Result<Mirror, MirrorError> {
     let secrets = m.secrets();
-    let mask = |s: &str| crate::text::mask_secrets(s, &secrets).into_owned();
+    let mask = |s: &str| rehearse_base::text::mask_secrets(s, &secrets).into_owned();
     let properties = m.properties_file.as_ref().map_or_else(
         || "[kafka.mirror] properties (none given)".to_string(),
         |p| p.display().to_string(),
@@ -624,7 +624,7 @@ mod acl_tests {
     /// other read failures stay the environment's, without that hint.
     #[test]
     fn a_topic_acl_denial_names_read_and_describe_and_is_bad_input() {
-        use crate::exit::{ErrorKind, HasErrorKind};
+        use rehearse_base::{ErrorKind, HasErrorKind};
         let read = |message: &str| MirrorError::Read {
             bootstrap: "b:9093".into(),
             topic: "events".into(),
@@ -648,7 +648,7 @@ mod acl_tests {
     /// `group.id` librdkafka makes no consumer-group handle and sends no FindCoordinator.
     #[test]
     fn the_client_has_no_group_and_never_commits() {
-        let m = crate::scenario::mirror_config(
+        let m = rehearse_scenario::mirror_config(
             "prod:9093",
             None,
             None,

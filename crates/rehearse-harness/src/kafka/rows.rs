@@ -12,7 +12,7 @@ use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
 use super::seed::{end_offsets, KafkaError};
-use crate::checkpoint::KafkaOffsets;
+use rehearse_checkpoint::KafkaOffsets;
 
 /// Most records read back per topic for a comparison: beyond it the comparison is cut and
 /// says so (a sandbox trial writes a few hundred).

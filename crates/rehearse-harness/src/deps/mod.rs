@@ -7,7 +7,7 @@
 //! packages on `PYTHONPATH` of the driver and (through `spark.executorEnv.PYTHONPATH`) of the
 //! executors' Python workers (`PythonWorkerFactory` merges it into the worker's path, core/src/main/scala/org/apache/spark/api/python/PythonWorkerFactory.scala, 3.5).
 //!
-//! Caches live under [`crate::cache::dependencies`] (`$REHEARSE_CACHE/deps`, else
+//! Caches live under [`rehearse_base::cache::dependencies`] (`$REHEARSE_CACHE/deps`, else
 //! `~/.cache/rehearse/deps`): once a coordinate or a requirements file was resolved, later runs
 //! need no network. Imports: `cache`, `versions`, `exit`, `scenario`, `text`.
 
@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::exit::{ErrorKind, HasErrorKind};
-use crate::scenario::{Coordinate, Dependencies};
-use crate::versions::SparkLine;
+use rehearse_base::versions::SparkLine;
+use rehearse_base::{ErrorKind, HasErrorKind};
+use rehearse_scenario::{Coordinate, Dependencies};
 
 /// The Python wheels are chosen for: the image's (`base` column of spark-lines.toml) or the
 /// host's (`--runtime local` runs the job with the host's `python3`).
@@ -113,7 +113,7 @@ impl DependencyReport {
                 }
             ));
         }
-        crate::text::sanitize(&parts.join("; ")).into_owned()
+        rehearse_base::text::sanitize(&parts.join("; ")).into_owned()
     }
 }
 
@@ -175,7 +175,7 @@ pub enum DepsError {
         log: PathBuf,
     },
     /// The Maven registry or the Python package index did not answer.
-    #[error("{registry} is unreachable while resolving {what} for {role}: {detail}\n(hint: check the network or proxy; once resolved, dependencies are cached under {cache} and later runs need no network; the log is {log})", cache = crate::cache::dependencies().display())]
+    #[error("{registry} is unreachable while resolving {what} for {role}: {detail}\n(hint: check the network or proxy; once resolved, dependencies are cached under {cache} and later runs need no network; the log is {log})", cache = rehearse_base::cache::dependencies().display())]
     Unreachable {
         /// `Maven Central (url)`, `the Maven registry (MAVEN_REPO=url)` (password masked) or
         /// `the Python package index`.
@@ -426,20 +426,20 @@ fn last_error(log: &str) -> String {
             break;
         }
     }
-    let clean = crate::text::sanitize(line.trim());
-    let clean = crate::text::mask(&clean);
+    let clean = rehearse_base::text::sanitize(line.trim());
+    let clean = rehearse_base::text::mask(&clean);
     clean.chars().take(400).collect()
 }
 
 /// Writes `bytes` to `log` (best effort: a log that cannot be written is not the error).
 /// A URL's password (`MAVEN_REPO`, a requirement's index) is masked first
-/// ([`crate::text::mask`]): logs are kept and shared.
+/// ([`rehearse_base::text::mask`]): logs are kept and shared.
 fn write_log(log: &Path, bytes: &[u8]) {
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
     let text = String::from_utf8_lossy(bytes);
-    let _ = std::fs::write(log, crate::text::mask(&text).as_bytes());
+    let _ = std::fs::write(log, rehearse_base::text::mask(&text).as_bytes());
 }
 
 #[cfg(test)]
@@ -460,7 +460,7 @@ mod tests {
         )];
         let e = check_jar_names(&packages, &[PathBuf::from("/s/lib/xz-1.10.jar")]).unwrap_err();
         assert_eq!(
-            crate::exit::HasErrorKind::error_kind(&e),
+            rehearse_base::HasErrorKind::error_kind(&e),
             ErrorKind::BadInput
         );
         let m = e.to_string();

@@ -87,7 +87,7 @@ pub enum SandboxError {
     /// The sandbox's filesystem has less free space than the files chosen for the copy: found
     /// before the first byte is written, so a multi-GiB copy does not fill the disk and fail
     /// half-way (a sparse file counts at its full length: the copy writes it whole).
-    #[error("the sandbox copy needs {} ({files} files) but {dir} has {} free\n(hint: free space there, or pass --report-dir on a larger disk; without --full-copy only the restart's working set is copied)", crate::text::bytes(*needed), crate::text::bytes(*free))]
+    #[error("the sandbox copy needs {} ({files} files) but {dir} has {} free\n(hint: free space there, or pass --report-dir on a larger disk; without --full-copy only the restart's working set is copied)", rehearse_base::text::bytes(*needed), rehearse_base::text::bytes(*free))]
     NoSpace {
         /// The sandbox's checkpoint directory.
         dir: PathBuf,
@@ -100,7 +100,7 @@ pub enum SandboxError {
     },
     /// Listing or reading the source's store failed.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] rehearse_store::StoreError),
     /// A copy or check stopped before it finished (its thread panicked or was cancelled).
     #[error("copying the checkpoint stopped: {0}")]
     Stopped(String),
@@ -116,13 +116,13 @@ pub enum SandboxError {
 /// report dir) or the copy stopped: the machine's fault (exit 4). Anything else names a file of
 /// the source checkpoint or a path to fix (exit 3) — a remote source's store error too, as a
 /// trial has always reported it.
-impl crate::exit::HasErrorKind for SandboxError {
-    fn error_kind(&self) -> crate::exit::ErrorKind {
+impl rehearse_base::HasErrorKind for SandboxError {
+    fn error_kind(&self) -> rehearse_base::ErrorKind {
         match self {
             SandboxError::Write { .. }
             | SandboxError::NoSpace { .. }
-            | SandboxError::Stopped(_) => crate::exit::ErrorKind::Environment,
-            _ => crate::exit::ErrorKind::BadInput,
+            | SandboxError::Stopped(_) => rehearse_base::ErrorKind::Environment,
+            _ => rehearse_base::ErrorKind::BadInput,
         }
     }
 }
@@ -226,15 +226,15 @@ impl Sandbox {
     /// working set of a restart on `targets`, or everything (`options.full_copy`, or when the
     /// working set is uncertain).
     pub async fn create_from(
-        source: &crate::store::CheckpointStore,
-        inspection: &crate::checkpoint::Inspection,
-        targets: &[crate::versions::SparkVersion],
+        source: &rehearse_store::CheckpointStore,
+        inspection: &rehearse_checkpoint::Inspection,
+        targets: &[rehearse_base::versions::SparkVersion],
         parent: Option<&Path>,
         label: &str,
         options: &CopyOptions,
     ) -> Result<Sandbox, SandboxError> {
         let local = match source.location() {
-            crate::store::CheckpointLocation::Local { path } => path.clone(),
+            rehearse_store::CheckpointLocation::Local { path } => path.clone(),
             _ => PathBuf::new(),
         };
         let (dir, path) = Self::make(&local, parent, label)?;
@@ -314,7 +314,7 @@ impl Sandbox {
     /// Under `--report-dir` the sandbox directory itself stays with only those (the checkpoint
     /// copy, the job, its dependencies and the sink output are removed: the copy can be as large
     /// as production's working set). Under the system temp dir they are copied to
-    /// `<cache>/reports/<sandbox name>/` ([`crate::cache::reports`]; the oldest beyond
+    /// `<cache>/reports/<sandbox name>/` ([`rehearse_base::cache::reports`]; the oldest beyond
     /// [`KEPT_REPORTS`] are pruned) and the sandbox is removed when dropped.
     ///
     /// # Errors
@@ -343,7 +343,7 @@ impl Sandbox {
             }
             return Ok(self.keep());
         }
-        let root = crate::cache::reports();
+        let root = rehearse_base::cache::reports();
         let name = self.path.file_name().unwrap_or_default();
         let dest = root.join(name);
         let mut budget = MAX_EVIDENCE_BYTES;
