@@ -407,7 +407,7 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
 /// `checkpoint.path`: a URL with a known scheme is a remote location (`file://` a local one);
 /// anything else is a local path, relative to the scenario file's directory.
 fn checkpoint_path(p: &Path, dir: &Relative) -> Result<CheckpointSource, String> {
-    let Some(text) = p.to_str().filter(|t| t.contains("://")) else {
+    let Some(text) = CheckpointLocation::url_arg(p) else {
         return Ok(CheckpointSource::Path(dir.resolve(p)));
     };
     match CheckpointLocation::parse(text) {
