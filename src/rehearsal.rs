@@ -454,17 +454,17 @@ async fn one_trial(
 ) -> Result<(crate::report::TrialReport, trial::Collected), TrialError> {
     on_event(RehearsalEvent::TrialStarted { target: shown });
     let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-    trial::run_trial_as(
+    let request = trial::TrialRequest {
         scenario,
-        &source.path,
-        &source.inspection,
-        version,
+        source: &source.path,
+        inspection: &source.inspection,
+        target: version,
         settings,
-        Broker::Own,
-        role,
-        &mut on_trial,
-    )
-    .await
+        broker: Broker::Own,
+        role: role.0,
+        collect: role.1,
+    };
+    trial::run_trial_as(request, &mut on_trial).await
 }
 
 /// The Spark versions `scenario` needs ready: its targets, then the generating version if it
