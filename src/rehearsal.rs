@@ -472,7 +472,7 @@ async fn one_trial(
 pub fn spark_versions(scenario: &Scenario) -> Vec<String> {
     let mut versions = scenario.targets.clone();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        versions.push(spark.clone());
+        versions.push(spark.to_string());
     }
     versions
 }
@@ -551,7 +551,10 @@ pub async fn resolve_dependencies_async(
         .map(|t| (t.clone(), format!("target {t}")))
         .collect();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        versions.insert(0, (spark.clone(), format!("the generating Spark {spark}")));
+        versions.insert(
+            0,
+            (spark.to_string(), format!("the generating Spark {spark}")),
+        );
     }
     let dependencies = scenario.dependencies.clone();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();

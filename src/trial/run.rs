@@ -657,7 +657,7 @@ impl Trial<'_> {
         }
         // On a downgrade some signs are also seen for an unchanged query: they become notes.
         let writer = match &self.scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            CheckpointSource::Generate { spark, .. } => Some(spark.clone()),
             _ => self.inspection.writer_version.min.clone(),
         };
         // A fresh run's checkpoint is a new one: nothing of the copy's state files to compare.

@@ -165,7 +165,7 @@ pub fn control_version(
         // A control on a Spark older than the checkpoint's writer is a downgrade of the
         // checkpoint, not a control: refused before anything starts (session 8).
         let writer = match &scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            CheckpointSource::Generate { spark, .. } => Some(spark.clone()),
             _ => inspection.and_then(|i| i.writer_version.min.clone()),
         };
         if let (Ok(control), Some(writer)) = (SparkVersion::parse(v), writer) {
@@ -178,7 +178,7 @@ pub fn control_version(
         return Ok(v.clone());
     }
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        return Ok(spark.clone());
+        return Ok(spark.to_string());
     }
     let range = inspection.map(|i| &i.writer_version);
     match range.map(|w| (&w.min, &w.max)) {
