@@ -454,17 +454,17 @@ async fn one_trial(
 ) -> Result<(crate::report::TrialReport, trial::Collected), TrialError> {
     on_event(RehearsalEvent::TrialStarted { target: shown });
     let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
-    trial::run_trial_as(
+    let request = trial::TrialRequest {
         scenario,
-        &source.path,
-        &source.inspection,
-        version,
+        source: &source.path,
+        inspection: &source.inspection,
+        target: version,
         settings,
-        Broker::Own,
-        role,
-        &mut on_trial,
-    )
-    .await
+        broker: Broker::Own,
+        role: role.0,
+        collect: role.1,
+    };
+    trial::run_trial_as(request, &mut on_trial).await
 }
 
 /// The Spark versions `scenario` needs ready: its targets, then the generating version if it
@@ -472,7 +472,7 @@ async fn one_trial(
 pub fn spark_versions(scenario: &Scenario) -> Vec<String> {
     let mut versions = scenario.targets.clone();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        versions.push(spark.clone());
+        versions.push(spark.to_string());
     }
     versions
 }
@@ -551,7 +551,10 @@ pub async fn resolve_dependencies_async(
         .map(|t| (t.clone(), format!("target {t}")))
         .collect();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        versions.insert(0, (spark.clone(), format!("the generating Spark {spark}")));
+        versions.insert(
+            0,
+            (spark.to_string(), format!("the generating Spark {spark}")),
+        );
     }
     let dependencies = scenario.dependencies.clone();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();

@@ -85,7 +85,7 @@ pub fn exec(args: CaptureArgs) -> Result<Outcome, Failure> {
         return Ok(Outcome::BadInput);
     }
     // A remote checkpoint cannot hold a local --out-dir; a local one (or file://) must not.
-    let local = match args.checkpoint.to_str().filter(|t| t.contains("://")) {
+    let local = match rehearse::store::CheckpointLocation::url_arg(&args.checkpoint) {
         None => Some(args.checkpoint.clone()),
         Some(url) => match rehearse::store::CheckpointLocation::parse(url) {
             Ok(rehearse::store::CheckpointLocation::Local { path }) => Some(path),

@@ -46,7 +46,7 @@ pub fn location_failed(err: LocationError) -> Outcome {
 pub fn inspect_location(
     checkpoint: &std::path::Path,
 ) -> Result<rehearse::checkpoint::Inspection, LocationError> {
-    let Some(text) = checkpoint.to_str().filter(|t| t.contains("://")) else {
+    let Some(text) = rehearse::store::CheckpointLocation::url_arg(checkpoint) else {
         return rehearse::checkpoint::inspect(checkpoint).map_err(LocationError::Checkpoint);
     };
     let location =

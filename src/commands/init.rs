@@ -185,7 +185,7 @@ enum Source {
 impl Source {
     /// Parses the argument as `rehearse inspect` does: a URL when it holds `://`.
     fn of(arg: &Path) -> Result<Source, rehearse::store::StoreError> {
-        let Some(text) = arg.to_str().filter(|t| t.contains("://")) else {
+        let Some(text) = rehearse::store::CheckpointLocation::url_arg(arg) else {
             return Ok(Source::Local(arg.to_path_buf()));
         };
         Ok(match rehearse::store::CheckpointLocation::parse(text)? {

@@ -427,18 +427,20 @@ impl SuiteRun {
             runtime: self.kafka.runtime(),
             ..self.settings.clone()
         };
-        trial::run_trial_as(
-            &crate::scenario::suite::control_scenario(scenario),
-            &source.path,
-            &source.inspection,
-            &version,
-            &settings,
+        let control = crate::scenario::suite::control_scenario(scenario);
+        let request = trial::TrialRequest {
+            scenario: &control,
+            source: &source.path,
+            inspection: &source.inspection,
+            target: &version,
+            settings: &settings,
             broker,
-            (TrialRole::Control, true),
-            &mut |_| {},
-        )
-        .await
-        .map_err(|e| format!("the control on {version} could not run: {e:#}"))
+            role: TrialRole::Control,
+            collect: true,
+        };
+        trial::run_trial_as(request, &mut |_| {})
+            .await
+            .map_err(|e| format!("the control on {version} could not run: {e:#}"))
     }
 
     /// Every applicable cell of a group whose checkpoint could not be prepared, not run.
@@ -523,17 +525,17 @@ impl SuiteRun {
             network: &self.network,
             seeded: Some(seeded.seeding.clone()),
         };
-        let result = trial::run_trial_as(
+        let request = trial::TrialRequest {
             scenario,
-            &source.path,
-            &source.inspection,
-            &k.target,
+            source: &source.path,
+            inspection: &source.inspection,
+            target: &k.target,
             settings,
             broker,
-            (TrialRole::Target, control.is_some()),
-            &mut |_| {},
-        )
-        .await;
+            role: TrialRole::Target,
+            collect: control.is_some(),
+        };
+        let result = trial::run_trial_as(request, &mut |_| {}).await;
         match result {
             Ok((mut report, collected)) => {
                 report.parity = control.map(|c| cell_parity(scenario, &report, &collected, c));

@@ -200,6 +200,7 @@ fn short(hex: &str) -> &str {
 mod tests {
     use super::*;
     use crate::report::ParityStatus;
+    use crate::versions::SparkVersion;
 
     fn digest(records: &str, timestamps: &str) -> Option<Result<InputDigest, String>> {
         Some(Ok(InputDigest {
@@ -367,10 +368,10 @@ mod tests {
         let s = scenario();
         assert_eq!(control_version(&s, None).unwrap(), "3.5.3");
         let mut named = s.clone();
-        named.parity.control_version = Some("3.5.4".into());
+        named.parity.control_version = Some(SparkVersion::parse("3.5.4").unwrap());
         assert_eq!(control_version(&named, None).unwrap(), "3.5.4");
         // Older than the Spark that generates the checkpoint: a downgrade, refused naming the key.
-        named.parity.control_version = Some("3.5.1".into());
+        named.parity.control_version = Some(SparkVersion::parse("3.5.1").unwrap());
         let e = control_version(&named, None).unwrap_err();
         assert!(
             e.contains("control_version = \"3.5.1\" is older") && e.contains("3.5.3"),
@@ -387,13 +388,13 @@ mod tests {
             "/tests/fixtures/checkpoints/4.0.1/kafka-agg"
         )))
         .unwrap();
-        given.parity.control_version = Some("3.5.3".into());
+        given.parity.control_version = Some(SparkVersion::parse("3.5.3").unwrap());
         let e = control_version(&given, Some(&inspection)).unwrap_err();
         assert!(
             e.contains("control_version = \"3.5.3\" is older") && e.contains("4.0.0 or later"),
             "{e}"
         );
-        given.parity.control_version = Some("4.0.1".into());
+        given.parity.control_version = Some(SparkVersion::parse("4.0.1").unwrap());
         assert_eq!(control_version(&given, Some(&inspection)).unwrap(), "4.0.1");
     }
 }

@@ -52,7 +52,7 @@ impl Generate {
                 records_per_batch,
                 extra_args,
             } => Some(Generate {
-                spark: spark.clone(),
+                spark: spark.to_string(),
                 batches: *batches,
                 records_per_batch: *records_per_batch,
                 extra_args: extra_args.clone(),

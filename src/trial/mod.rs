@@ -48,4 +48,4 @@ pub use events::TrialEvent;
 pub use fresh::{fresh_report, ran_batch_zero, start_proof, COPY_ASIDE};
 pub use generate::{cached_checkpoint, generate_checkpoint, Generate};
 pub use job::resolve_dependencies;
-pub use run::{run_trial, run_trial_as, TrialSettings};
+pub use run::{run_trial, run_trial_as, TrialRequest, TrialSettings};

@@ -56,36 +56,61 @@ pub async fn run_trial(
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<TrialReport, TrialError> {
-    let (report, _) = run_trial_as(
+    let request = TrialRequest {
         scenario,
         source,
         inspection,
         target,
         settings,
         broker,
-        (TrialRole::Target, false),
-        on_event,
-    )
-    .await?;
+        role: TrialRole::Target,
+        collect: false,
+    };
+    let (report, _) = run_trial_as(request, on_event).await?;
     Ok(report)
 }
 
-/// [`run_trial`] in a `role`: a target, or the control (`target` is then the source version and
-/// the job the one that wrote the checkpoint, without `restart_args`). With `collect` (a
-/// control runs), the trial also digests its broker's input records, keeps watching after a
-/// `resumed` until the query read every seeded record, and reads back what it wrote after the
-/// restart (file sinks under `{output}`, output topics) for the parity comparison.
-#[allow(clippy::too_many_arguments)]
+/// One trial to run, as [`run_trial_as`] takes it: plain data its callers (`rehearse run`'s
+/// rehearsal, a suite's cells and controls) build.
+pub struct TrialRequest<'a> {
+    /// The scenario whose job restarts (on a shared broker with output topics, the trial
+    /// renames them per trial).
+    pub scenario: &'a Scenario,
+    /// The source checkpoint directory, copied into the sandbox and never written.
+    pub source: &'a Path,
+    /// `source`, inspected.
+    pub inspection: &'a Inspection,
+    /// The Spark version the trial runs on: a target, or for the control the source version.
+    pub target: &'a str,
+    /// Settings shared by the trials of the run.
+    pub settings: &'a TrialSettings,
+    /// The broker: one of the trial's own, or a suite's shared one.
+    pub broker: Broker<'a>,
+    /// A target, its fresh run, or the control (`target` is then the source version and the job
+    /// the one that wrote the checkpoint, without `restart_args`).
+    pub role: TrialRole,
+    /// Whether the trial collects for parity (a control runs): it also digests its broker's
+    /// input records, keeps watching after a `resumed` until the query read every seeded record,
+    /// and reads back what it wrote after the restart (file sinks under `{output}`, output
+    /// topics) for the parity comparison.
+    pub collect: bool,
+}
+
+/// [`run_trial`] as `request` asks: in its role, collecting or not (see [`TrialRequest`]).
 pub async fn run_trial_as(
-    scenario: &Scenario,
-    source: &Path,
-    inspection: &Inspection,
-    target: &str,
-    settings: &TrialSettings,
-    broker: Broker<'_>,
-    (role, collect): (TrialRole, bool),
+    request: TrialRequest<'_>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
 ) -> Result<(TrialReport, Collected), TrialError> {
+    let TrialRequest {
+        scenario,
+        source,
+        inspection,
+        target,
+        settings,
+        broker,
+        role,
+        collect,
+    } = request;
     let per_trial;
     let scenario = match broker {
         Broker::Shared { .. } if !scenario.output_topics.is_empty() => {
@@ -243,7 +268,8 @@ impl Trial<'_> {
         let artifact = self.job.artifact();
         let built_for = match &self.scenario.checkpoint {
             CheckpointSource::Generate { spark, .. } => {
-                (self.scenario.generation_job(spark).artifact() == artifact).then(|| spark.clone())
+                (self.scenario.generation_job(spark.as_str()).artifact() == artifact)
+                    .then(|| spark.to_string())
             }
             CheckpointSource::Path(_) | CheckpointSource::Remote(_) => {
                 let w = &self.inspection.writer_version;
@@ -631,7 +657,7 @@ impl Trial<'_> {
         }
         // On a downgrade some signs are also seen for an unchanged query: they become notes.
         let writer = match &self.scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            CheckpointSource::Generate { spark, .. } => Some(spark.clone()),
             _ => self.inspection.writer_version.min.clone(),
         };
         // A fresh run's checkpoint is a new one: nothing of the copy's state files to compare.

@@ -308,6 +308,9 @@ fn shuffle_partitions(inspection: &Inspection, l: u64) -> Result<u64, String> {
         .ok_or_else(|| format!("offsets/{l} names no spark.sql.shuffle.partitions, so the number of state partitions is unknown"))
 }
 
+// A walker with `store` below it: the tree, the read budget and the output set go down to each
+// store directory unchanged beside the per-call facts (operator, partitions, version); a struct
+// of them would only rename the parameters at each call. Left as it is (issue 27 item 4).
 #[allow(clippy::too_many_arguments)]
 fn operator(
     tree: &Tree,
@@ -446,6 +449,7 @@ fn state_file(name: &str) -> Option<(u64, Option<&str>, Ext)> {
 }
 
 /// The files of one store directory that load version `v`.
+// One level below `operator`, with the same threaded facts (see there).
 #[allow(clippy::too_many_arguments)]
 fn store(
     tree: &Tree,

@@ -578,7 +578,6 @@ fn classify_failure(
 const TAIL_LINES: usize = 30;
 const PROGRESS_PREFIX: &str = "rehearse-images: ";
 
-#[allow(clippy::too_many_arguments)]
 fn run_recipe(
     script: &Path,
     args: &[&str],

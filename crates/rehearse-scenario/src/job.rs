@@ -151,7 +151,7 @@ impl Scenario {
     /// target equal to the generation's version (the control trial) runs the base job, as the
     /// generation did, unless [`per_target_generates`](Scenario::per_target_generates).
     pub fn job_for(&self, target: &str) -> ResolvedJob {
-        let control = matches!(&self.checkpoint, super::CheckpointSource::Generate { spark, .. } if spark == target);
+        let control = matches!(&self.checkpoint, super::CheckpointSource::Generate { spark, .. } if spark.as_str() == target);
         self.job_at(target, !control || self.per_target_generates)
     }
 

@@ -35,8 +35,8 @@ pub enum CheckpointSource {
     Remote(CheckpointLocation),
     /// Generate with real Spark.
     Generate {
-        /// Source Spark version.
-        spark: String,
+        /// Source Spark version, a known release (parsed once, at load; shown as written).
+        spark: rehearse_base::versions::SparkVersion,
         /// Data batches to commit.
         batches: u32,
         /// Records per partition per batch.

@@ -17,8 +17,9 @@ pub struct ParitySettings {
     /// over the same records, and compare each target's output with it.
     pub control: bool,
     /// The Spark version the control runs on (`control_version`); `None`: the generating
-    /// version, or the checkpoint's writer when inspection pins it to one release.
-    pub control_version: Option<String>,
+    /// version, or the checkpoint's writer when inspection pins it to one release. A known
+    /// release, parsed once at load (shown as written).
+    pub control_version: Option<SparkVersion>,
     /// Top-level keys of JSON rows left out of the comparison (`volatile_columns =
     /// ["processed_at"]`): columns a job fills from the clock, a run id, a random value.
     pub volatile_columns: Vec<String>,
@@ -38,14 +39,16 @@ pub struct ParitySettings {
 /// # Errors
 /// The message names the key and the fix.
 pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
-    if let Some(v) = &file.control_version {
-        super::check_release(v).map_err(|m| format!("control_version: {m}"))?;
-    }
+    let control_version = file
+        .control_version
+        .as_deref()
+        .map(|v| SparkVersion::known_release(v).map_err(|m| format!("control_version: {m}")))
+        .transpose()?;
     let fresh = fresh_targets(file)?;
     Ok(ParitySettings {
         control: file.control || !fresh.is_empty(),
         fresh,
-        control_version: file.control_version.clone(),
+        control_version,
         volatile_columns: volatile_columns(&file.volatile_columns)?,
         may_differ: may_differ(file.parity.as_deref())?,
     })
@@ -165,20 +168,20 @@ pub fn control_version(
         // A control on a Spark older than the checkpoint's writer is a downgrade of the
         // checkpoint, not a control: refused before anything starts (session 8).
         let writer = match &scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => SparkVersion::parse(spark).ok(),
+            CheckpointSource::Generate { spark, .. } => Some(spark.clone()),
             _ => inspection.and_then(|i| i.writer_version.min.clone()),
         };
-        if let (Ok(control), Some(writer)) = (SparkVersion::parse(v), writer) {
-            if control < writer {
+        if let Some(writer) = writer {
+            if *v < writer {
                 return Err(format!(
                     "control_version = \"{v}\" is older than the Spark that wrote the checkpoint ({writer} or later): a control on an older Spark is a downgrade of the checkpoint, not a control, and its output is no reference\n(hint: set control_version to the writer's version, e.g. control_version = \"{writer}\", or leave it out)"
                 ));
             }
         }
-        return Ok(v.clone());
+        return Ok(v.to_string());
     }
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        return Ok(spark.clone());
+        return Ok(spark.to_string());
     }
     let range = inspection.map(|i| &i.writer_version);
     match range.map(|w| (&w.min, &w.max)) {
@@ -209,7 +212,10 @@ mod tests {
         assert_eq!(s.parity, super::ParitySettings::default());
         let s = load("control = true\ncontrol_version = \"3.5.3\"\nvolatile_columns = [\"processed_at\", \"run_id\"]\nparity = \"may-differ\"").unwrap();
         assert!(s.parity.control && s.parity.may_differ);
-        assert_eq!(s.parity.control_version.as_deref(), Some("3.5.3"));
+        assert_eq!(
+            s.parity.control_version.as_ref().map(|v| v.as_str()),
+            Some("3.5.3")
+        );
         assert_eq!(s.parity.volatile_columns, ["processed_at", "run_id"]);
     }
 

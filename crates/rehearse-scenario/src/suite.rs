@@ -744,7 +744,11 @@ impl Suite {
             spark, extra_args, ..
         } = &mut s.checkpoint
         {
-            *spark = group.source.clone();
+            // The group's source is one of the suite's `sources`, each a known release
+            // (checked at load by `versions`); suite versions stay text (issue 27 item 4 left
+            // them: `CellKey` orders by their text).
+            *spark = SparkVersion::parse(&group.source)
+                .expect("a suite's sources are Spark releases, checked at load");
             rename_args(extra_args);
         }
         let rename = |name: &mut String| {

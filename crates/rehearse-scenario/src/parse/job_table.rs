@@ -110,7 +110,7 @@ pub(super) fn dependencies(
 ) -> Result<Dependencies, String> {
     let mut versions: Vec<&str> = targets.iter().map(String::as_str).collect();
     if let CheckpointSource::Generate { spark, .. } = checkpoint {
-        versions.push(spark);
+        versions.push(spark.as_str());
     }
     crate::dependencies::check_packages(&spec.packages, &versions)?;
     // Each path, `{spark}`/`{scala}` filled for every version, is a regular file with the

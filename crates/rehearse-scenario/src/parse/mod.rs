@@ -386,7 +386,8 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
     match (&spec.path, &spec.generate) {
         (Some(p), None) => checkpoint_path(p, dir),
         (None, Some(g)) => {
-            check_release(&g.spark).map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
+            let spark = SparkVersion::known_release(&g.spark)
+                .map_err(|m| format!("checkpoint.generate.spark: {m}"))?;
             if g.batches == 0 {
                 return Err("checkpoint.generate.batches must be at least 1".into());
             }
@@ -394,7 +395,7 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
                 return Err("checkpoint.generate.records_per_batch = 0 would commit batches with no data: give at least 1 (default 5), or leave it out".into());
             }
             Ok(CheckpointSource::Generate {
-                spark: g.spark.clone(),
+                spark,
                 batches: g.batches,
                 records_per_batch: g.records_per_batch.unwrap_or(5),
                 extra_args: g.extra_args.clone(),
@@ -407,7 +408,7 @@ fn checkpoint(spec: &CheckpointSpec, dir: &Relative) -> Result<CheckpointSource,
 /// `checkpoint.path`: a URL with a known scheme is a remote location (`file://` a local one);
 /// anything else is a local path, relative to the scenario file's directory.
 fn checkpoint_path(p: &Path, dir: &Relative) -> Result<CheckpointSource, String> {
-    let Some(text) = p.to_str().filter(|t| t.contains("://")) else {
+    let Some(text) = CheckpointLocation::url_arg(p) else {
         return Ok(CheckpointSource::Path(dir.resolve(p)));
     };
     match CheckpointLocation::parse(text) {

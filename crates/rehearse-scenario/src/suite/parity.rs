@@ -96,6 +96,7 @@ pub fn control_scenario(scenario: &Scenario) -> Scenario {
 mod tests {
     use super::*;
     use crate::suite::Suite;
+    use rehearse_base::versions::SparkVersion;
 
     fn load(extra: &str) -> Result<Suite, String> {
         let dir = tempfile::tempdir().unwrap();
@@ -145,7 +146,7 @@ mod tests {
     fn a_shapes_own_columns_are_kept_and_the_suites_parity_wins() {
         let shape = ParitySettings {
             control: true,
-            control_version: Some("3.5.1".into()),
+            control_version: Some(SparkVersion::parse("3.5.1").unwrap()),
             volatile_columns: vec!["run_id".into()],
             may_differ: true,
             fresh: Vec::new(),

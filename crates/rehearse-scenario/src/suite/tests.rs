@@ -111,7 +111,7 @@ fn group_scenarios_rename_topics_apart_and_set_the_provider() {
         Some("org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
     );
     assert!(
-        matches!(&rocks.checkpoint, CheckpointSource::Generate { spark, .. } if spark == "4.0.1")
+        matches!(&rocks.checkpoint, CheckpointSource::Generate { spark, .. } if spark.as_str() == "4.0.1")
     );
     let hdfs = s.group_scenario(&groups[0]);
     assert!(!hdfs.conf.contains_key(PROVIDER_CONF));
