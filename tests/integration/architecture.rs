@@ -237,3 +237,79 @@ fn tests_that_start_containers_are_named_for_their_test_phase() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// No import circle between the files of one module directory, in any crate (issue 27: the layer
+/// test read `crate::` paths only and missed `kafka/records.rs` ↔ `seed.rs`, `legacy.rs` ↔
+/// `mirror.rs`, `runtime/containers.rs` ↔ `cluster.rs`, `common.rs` ↔ `local.rs`). A file's
+/// sibling imports are its `super::name` paths (and `crate::name` for files beside a crate's
+/// lib.rs) in its non-test code; doc links (`//` lines) do not count.
+#[test]
+fn no_two_files_of_a_module_import_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut src_dirs = vec![root.join("src")];
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/ is readable") {
+        src_dirs.push(entry.expect("a crates/ entry").path().join("src"));
+    }
+    let sibling = regex::Regex::new(r"\b(super|crate)::([a-z_]+)").expect("a valid pattern");
+    let mut circles = Vec::new();
+    for src in &src_dirs {
+        for dir in walkdir::WalkDir::new(src)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_dir())
+        {
+            let dir = dir.path();
+            let at_crate_root = dir == src.as_path();
+            // name -> the siblings its code imports
+            let mut imports: std::collections::BTreeMap<
+                String,
+                std::collections::BTreeSet<String>,
+            > = std::collections::BTreeMap::new();
+            let files: Vec<_> = std::fs::read_dir(dir)
+                .expect("a readable source directory")
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+                .collect();
+            let names: std::collections::BTreeSet<String> = files
+                .iter()
+                .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+                .filter(|n| !matches!(n.as_str(), "mod" | "lib" | "main" | "tests"))
+                .collect();
+            for file in &files {
+                let Some(name) = file.file_stem().and_then(|s| s.to_str()) else {
+                    continue;
+                };
+                if !names.contains(name) {
+                    continue;
+                }
+                let text = std::fs::read_to_string(file).expect("a readable source file");
+                let code: String = non_test_code(&text)
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let used = imports.entry(name.to_owned()).or_default();
+                for m in sibling.captures_iter(&code) {
+                    let (kind, other) = (&m[1], &m[2]);
+                    if (kind == "super" || at_crate_root) && other != name && names.contains(other)
+                    {
+                        used.insert(other.to_owned());
+                    }
+                }
+            }
+            for (a, used) in &imports {
+                for b in used {
+                    if a < b && imports.get(b).is_some_and(|u| u.contains(a)) {
+                        circles.push(format!("{}: {a}.rs ↔ {b}.rs", dir.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files of one module import each other (move the shared item to a file of its own):\n{}",
+        circles.join("\n")
+    );
+}

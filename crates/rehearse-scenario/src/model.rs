@@ -16,8 +16,8 @@ pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
 /// Default fresh records produced per partition after the checkpointed offsets.
 pub const DEFAULT_FRESH_RECORDS: u64 = 10;
 /// Above this many filler records in one partition, offsets are rebased in the sandbox copy
-/// instead of produced.
-pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
+/// instead of produced (defined beside the records-file bound it also is).
+pub use super::records::DEFAULT_REBASE_THRESHOLD;
 pub use rehearse_base::versions::DEFAULT_KAFKA_VERSION;
 
 /// Where the source checkpoint comes from, validated.

@@ -44,7 +44,11 @@ pub const MAX_RECORD_BYTES: usize = 1 << 20;
 /// (in the gaps between its offsets, or from the checkpoint's offset to its first record): the
 /// default `rebase_threshold` (`scenario::DEFAULT_REBASE_THRESHOLD`), the count above which
 /// rehearse rebases offsets instead of producing filler up to them.
-pub const MAX_FILLER_RECORDS: u64 = super::model::DEFAULT_REBASE_THRESHOLD;
+pub const MAX_FILLER_RECORDS: u64 = DEFAULT_REBASE_THRESHOLD;
+
+/// Above this many filler records in one partition, offsets are rebased in the sandbox copy
+/// instead of produced: the default `rebase_threshold`.
+pub const DEFAULT_REBASE_THRESHOLD: u64 = 2_000_000;
 
 /// Longest line read as JSON: a 1 MiB record in base64 with its keys fits well under it; a
 /// longer line is refused before parsing (a 200 MB line took 1.8 GB of memory to parse).

@@ -27,7 +27,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka_sys as rdsys;
 use rdkafka_sys::bindings::{rd_kafka_message_t, rd_kafka_queue_t, rd_kafka_topic_t};
 
-use super::mirror::Mirrored;
+use super::mirrored::Mirrored;
 
 /// What one partition's read gave.
 #[derive(Debug, Clone, PartialEq, Eq)]

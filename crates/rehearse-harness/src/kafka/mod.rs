@@ -13,12 +13,16 @@
 //! the offsets of the sandbox copy when producing up to the production offsets would take too long.
 //!
 //! Above `scenario` in the pipeline: imports `checkpoint` (offsets), `scenario` (topics and record
-//! sources) and `exit` (error kinds), never reports or trials.
+//! sources) and `rehearse-base` (error kinds), never reports or trials. No two files of it import each
+//! other: the error type (`error.rs`) and the mirrored record (`mirrored.rs`) have files of their
+//! own.
 
+mod error;
 // The FFI to librdkafka's group-less consumer: the one module of the harness allowed unsafe code.
 #[allow(unsafe_code)]
 mod legacy;
 mod mirror;
+mod mirrored;
 mod output;
 mod partitioner;
 mod rebase;
@@ -26,10 +30,12 @@ mod records;
 mod rows;
 mod seed;
 
+pub use error::KafkaError;
 pub use mirror::{
     range as mirror_range, read as read_mirror, read_async as read_mirror_async, Mirror,
-    MirrorError, Mirrored, PartitionMirror,
+    MirrorError, PartitionMirror,
 };
+pub use mirrored::Mirrored;
 pub use output::{
     ensure_output_topics, output_offsets, read_output, shown, OutputCount, OUTPUT_SAMPLE,
 };
@@ -41,6 +47,6 @@ pub use records::{
 pub use rows::{input_digest, records_after, InputDigest, TopicRows, MAX_ROWS_PER_TOPIC};
 
 pub use seed::{
-    create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, KafkaError, MirrorSeed,
+    create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, MirrorSeed,
     MirrorSummary, PartitionPlan, Producing, SeedPlan, SeedingSummary, TopicPlan,
 };

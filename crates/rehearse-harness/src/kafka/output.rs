@@ -13,7 +13,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
-use super::seed::{end_offsets, KafkaError};
+use super::error::KafkaError;
+use super::seed::end_offsets;
 use rehearse_checkpoint::KafkaOffsets;
 use rehearse_scenario::OutputTopic;
 

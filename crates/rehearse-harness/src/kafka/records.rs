@@ -29,8 +29,8 @@
 
 use std::borrow::Cow;
 
+use super::error::KafkaError;
 use super::partitioner::partition_for_key;
-use super::seed::KafkaError;
 use rehearse_checkpoint::Inspection;
 use rehearse_scenario::{FileRecord, RecordSource, RecordsFile, Topic, DEFAULT_TIME_STEP_MS};
 

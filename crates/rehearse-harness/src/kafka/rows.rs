@@ -11,7 +11,8 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers, Message};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
-use super::seed::{end_offsets, KafkaError};
+use super::error::KafkaError;
+use super::seed::end_offsets;
 use rehearse_checkpoint::KafkaOffsets;
 
 /// Most records read back per topic for a comparison: beyond it the comparison is cut and

@@ -27,7 +27,7 @@ use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt};
 
 use super::common::{Cluster, RuntimeError, SharedCluster, TrialIds};
-use super::containers::{labels, sandbox_owner, split_tag, start_error};
+use super::containers::{driver_name, labels, sandbox_owner, split_tag, start_error};
 
 /// The standalone master's RPC port on the trial network (Spark's default, 7077).
 const MASTER_PORT: u16 = 7077;
@@ -44,11 +44,6 @@ pub fn master_name(ids: &TrialIds) -> String {
 /// names the executor's worker by it.
 pub fn worker_name(ids: &TrialIds, i: u16) -> String {
     format!("rehearse-worker-{i}-{}", ids.trial)
-}
-
-/// The driver's container name of trial `ids` (`containers::start_spark` names it so).
-pub fn driver_name(ids: &TrialIds) -> String {
-    format!("rehearse-spark-{}", ids.trial)
 }
 
 /// The `--master` of a trial's spark-submit on its standalone cluster.

@@ -534,7 +534,7 @@ pub fn mark_sandbox(sandbox: &std::path::Path, keep: bool) -> std::io::Result<()
 /// sandbox, named as the sandbox directory, holding its absolute path. Private to the user (the
 /// pid-file directory is 0700).
 fn registry() -> PathBuf {
-    super::local::run_dir().join("sandboxes")
+    run_dir().join("sandboxes")
 }
 
 /// Records `sandbox` in the [`registry`], and forgets entries whose directory is gone (removed
@@ -641,6 +641,16 @@ pub enum GcScope {
     /// Containers and local processes whose rehearse process is gone (`rehearse gc`): live
     /// rehearsals elsewhere on this host are left alone.
     Orphans,
+}
+
+/// Where pid files of running local processes are: `$TMPDIR/rehearse-procs-<uid>/`, one file
+/// `<pgid>.pid` per process group, holding `owner=<rehearse pid>`, `trial=<id>`,
+/// `role=<kafka|spark>` and, for Kafka, `dir=<its temporary data directory>`. Under the temp dir
+/// rather than the cache: pids mean nothing after a reboot, and `rehearse gc` must find them
+/// whatever cache a rehearsal was given.
+pub fn run_dir() -> PathBuf {
+    let uid = rustix::process::getuid().as_raw();
+    std::env::temp_dir().join(format!("rehearse-procs-{uid}"))
 }
 
 #[cfg(test)]

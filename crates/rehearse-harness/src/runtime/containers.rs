@@ -281,7 +281,7 @@ pub(crate) async fn start_spark(
     };
     let container = GenericImage::new(repo, tag)
         .with_network(network)
-        .with_container_name(super::cluster::driver_name(ids))
+        .with_container_name(driver_name(ids))
         .with_labels(labels(ids))
         .with_mount(Mount::bind_mount(sandbox.to_string_lossy(), mount_at))
         .with_user(owner)
@@ -370,6 +370,11 @@ pub(crate) async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
         }
     }
     Ok(removed)
+}
+
+/// The driver's container name of trial `ids` (`start_spark` names it so; a standalone cluster's `spark.driver.host`).
+pub fn driver_name(ids: &TrialIds) -> String {
+    format!("rehearse-spark-{}", ids.trial)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use super::common::{free_port, LineReader, LogLine, RuntimeError, Stream, TrialIds};
+use super::common::{free_port, run_dir, LineReader, LogLine, RuntimeError, Stream, TrialIds};
 use rehearse_base::versions::{SparkLine, SparkVersion};
 
 /// Environment variable set on every local process: the trial id. `gc` checks it in
@@ -35,16 +35,6 @@ pub use host::*;
 
 // ---------------------------------------------------------------------------------------------
 // Processes
-
-/// Where pid files of running local processes are: `$TMPDIR/rehearse-procs-<uid>/`, one file
-/// `<pgid>.pid` per process group, holding `owner=<rehearse pid>`, `trial=<id>`,
-/// `role=<kafka|spark>` and, for Kafka, `dir=<its temporary data directory>`. Under the temp dir
-/// rather than the cache: pids mean nothing after a reboot, and `rehearse gc` must find them
-/// whatever cache a rehearsal was given.
-pub fn run_dir() -> PathBuf {
-    let uid = rustix::process::getuid().as_raw();
-    std::env::temp_dir().join(format!("rehearse-procs-{uid}"))
-}
 
 /// A process group started by the local runtime.
 struct Group {

@@ -6,7 +6,7 @@
 //! `common.rs`; how many trials the machine runs at once, in `capacity.rs` ([`default_jobs`]).
 //!
 //! Every container carries the labels [`LABEL_MANAGED`] and [`LABEL_TRIAL`], and every local
-//! process group a pid file under [`local::run_dir`], so `rehearse gc` can sweep what an
+//! process group a pid file under the run directory (`common.rs` `run_dir`), so `rehearse gc` can sweep what an
 //! interrupted trial left; both are removed explicitly at the end of a trial, and on drop as a
 //! safety net.
 
