@@ -120,13 +120,29 @@ pub fn mask(text: &str) -> Cow<'_, str> {
         )
         .expect("the pattern is a valid regex")
     });
-    // An AWS access key id (`AKIA…`, a session's `ASIA…`) is half a credential pair; a driver
-    // log quotes it beside the masked secret key (breaker pass, session 13).
-    static AWS_KEY_ID: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b").expect("the pattern is a valid regex")
+    // A credential recognisable by its own prefix, wherever it stands (no key name before it):
+    // an AWS access key id (`AKIA…`, a session's `ASIA…`) is half a credential pair a driver log
+    // quotes beside the masked secret key (breaker pass, session 13); a GitHub token a job's
+    // `pip install git+https://…` or a package URL carries (issue 25). The prefix stays, the
+    // rest is masked. Formats: AWS IAM "Unique identifiers" (AKIA/ASIA + 16); GitHub "About
+    // authentication to GitHub", token formats (ghp_/gho_/ghu_/ghs_/ghr_ + 36, github_pat_ +
+    // 82); GitLab "Personal access tokens" (glpat- + 20); Slack "Token types" (xoxb-/xoxp-/
+    // xoxa-/xoxr-/xoxs-); Google API keys (AIza + 35).
+    static PREFIXED_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\b(AKIA|ASIA)[0-9A-Z]{16}\b|\b(gh[pousr]_|github_pat_|glpat-|xox[bpars]-|AIza)[0-9A-Za-z_\-]{16,}",
+        )
+        .expect("the pattern is a valid regex")
     });
-    let text: Cow<'_, str> = if AWS_KEY_ID.is_match(text) {
-        Cow::Owned(AWS_KEY_ID.replace_all(text, "${1}***").into_owned())
+    let text: Cow<'_, str> = if PREFIXED_TOKEN.is_match(text) {
+        Cow::Owned(
+            PREFIXED_TOKEN
+                .replace_all(text, |c: &regex::Captures<'_>| {
+                    let prefix = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+                    format!("{prefix}***")
+                })
+                .into_owned(),
+        )
     } else {
         Cow::Borrowed(text)
     };
@@ -390,6 +406,33 @@ mod tests {
             super::mask("aws_secret_access_key=*** AKIAIOSFODNN7EXAMPLE and ASIAIOSFODNN7EXAMPLE");
         assert!(!m.contains("IOSFODNN7EXAMPLE"), "{m}");
         assert!(super::mask("AKIA is a prefix").contains("AKIA is"));
+    }
+
+    /// Issue 25: a GitHub token in a requirement URL reached the report whole. Every token
+    /// known by its prefix keeps the prefix only; a word that merely starts alike is kept.
+    #[test]
+    fn tokens_known_by_their_prefix_are_masked_wherever_they_stand() {
+        for (text, wanted) in [
+            (
+                "git+https://github.com/o/r.git@main#egg=x token ghp_1234567890abcdefABCDEF1234567890abcd",
+                "git+https://github.com/o/r.git@main#egg=x token ghp_***",
+            ),
+            (
+                "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+                "github_pat_***",
+            ),
+            ("gho_16C7e42F292c6912E7710c838347Ae178B4a", "gho_***"),
+            ("ghs_16C7e42F292c6912E7710c838347Ae178B4a in a log", "ghs_*** in a log"),
+            ("glpat-xxxxxxxxxxxxxxxxxxxx", "glpat-***"),
+            ("xoxb-123456789012-1234567890123-abcdefghij", "xoxb-***"),
+            ("key=AIzaSyA-1234567890abcdefghijklmnopqrstu", "key=AIza***"),
+            ("AIzaSyA-1234567890abcdefghijklmnopqrstu alone", "AIza*** alone"),
+        ] {
+            assert_eq!(super::mask(text), wanted, "{text}");
+        }
+        for kept in ["ghp_short", "the ghost_ of a name", "xoxo-hugs", "AIzawhat"] {
+            assert_eq!(super::mask(kept), kept);
+        }
         assert!(!super::is_secret_key("AWS_SHARED_CREDENTIALS_FILE"));
         assert!(super::is_secret_key("GOOGLE_APPLICATION_CREDENTIALS"));
         assert!(super::is_secret_key("spark.kafka.sasl.jaas.config"));
