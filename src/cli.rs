@@ -175,11 +175,125 @@ impl ClusterArgs {
     }
 }
 
+/// `err` with a tip naming the environment variable its bad value came from: clap's message
+/// names only the flag (`invalid value 'abc' for '--jobs <N>'` when `REHEARSE_JOBS=abc` was
+/// set and no `--jobs` given; issue 25). Every flag with an `env = …` is covered, found by its
+/// long name in the whole command tree; `argv` is the command line parsed (its first word the
+/// program) and `env` reads a variable (the process's, or a test's).
+pub fn name_the_environment(
+    mut err: clap::Error,
+    argv: &[std::ffi::OsString],
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(
+        err.kind(),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation
+    ) {
+        return err;
+    }
+    let Some(ContextValue::String(flag)) = err.get(ContextKind::InvalidArg).cloned() else {
+        return err;
+    };
+    let long = flag
+        .trim_start_matches("--")
+        .split([' ', '='])
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let given = argv.iter().skip(1).any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == format!("--{long}") || a.starts_with(&format!("--{long}=")))
+    });
+    fn find(cmd: &clap::Command, long: &str) -> Option<String> {
+        cmd.get_arguments()
+            .find(|a| a.get_long() == Some(long))
+            .and_then(|a| a.get_env())
+            .and_then(|e| e.to_str())
+            .map(str::to_owned)
+            .or_else(|| cmd.get_subcommands().find_map(|c| find(c, long)))
+    }
+    let Some(var) = find(&<Cli as clap::CommandFactory>::command(), &long) else {
+        return err;
+    };
+    if given || env(&var).is_none() {
+        return err;
+    }
+    err.insert(
+        ContextKind::Suggested,
+        ContextValue::StyledStrs(vec![format!(
+            "the value comes from the environment variable {var} (no --{long} was given): fix it or unset it"
+        )
+        .into()]),
+    );
+    err
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
 
     use super::*;
+
+    /// Issue 25: `REHEARSE_JOBS=abc rehearse run s.toml` said only "invalid value 'abc' for
+    /// '--jobs <N>'". Every flag read from the environment names its variable; a value given on
+    /// the command line, or another error, is left as clap says it.
+    #[test]
+    fn a_bad_value_from_the_environment_names_its_variable() {
+        use clap::Parser as _;
+        let tip = |argv: &[&str], var: &str, value: &str| {
+            let argv: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+            let env = |name: &str| (name == var).then(|| value.into());
+            let err = Cli::try_parse_from(&argv).expect_err("a bad value");
+            name_the_environment(err, &argv, env).to_string()
+        };
+        for (var, flag, value, argv) in [
+            (
+                "REHEARSE_JOBS",
+                "--jobs",
+                "abc",
+                &["rehearse", "run", "s.toml", "--jobs", "abc"][..],
+            ),
+            (
+                "REHEARSE_SPARK_MEMORY",
+                "--spark-memory",
+                "1",
+                &["rehearse", "run", "s.toml", "--spark-memory", "1"][..],
+            ),
+            (
+                "REHEARSE_RUNTIME",
+                "--runtime",
+                "bogus",
+                &["rehearse", "run", "s.toml", "--runtime", "bogus"][..],
+            ),
+        ] {
+            // As clap sees it when the value came from the variable: the flag is not in argv.
+            let err = Cli::try_parse_from(argv).expect_err("a bad value");
+            let from_env: Vec<std::ffi::OsString> = ["rehearse", "run", "s.toml"]
+                .iter()
+                .map(Into::into)
+                .collect();
+            let env = |name: &str| (name == var).then(|| value.into());
+            let text = name_the_environment(err, &from_env, env).to_string();
+            assert!(
+                text.contains(&format!("environment variable {var}")),
+                "{text}"
+            );
+            assert!(text.contains(&format!("no {flag} was given")), "{text}");
+            // Given on the command line: clap's message alone.
+            assert!(!tip(argv, var, value).contains("environment variable"));
+        }
+        // Not set in the environment: clap's message alone.
+        let argv: Vec<std::ffi::OsString> = ["rehearse", "run", "s.toml"]
+            .iter()
+            .map(Into::into)
+            .collect();
+        let err = Cli::try_parse_from(["rehearse", "run", "s.toml", "--jobs", "0"])
+            .expect_err("out of range");
+        assert!(!name_the_environment(err, &argv, |_| None)
+            .to_string()
+            .contains("environment"));
+    }
 
     /// `--runtime` wins over a `[cluster]` table; a table or a cluster flag alone means
     /// standalone; flags override the table's keys; a cluster flag with docker/local and a

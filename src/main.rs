@@ -59,7 +59,15 @@ fn main() {
         .join();
         std::process::exit(Outcome::Internal.code());
     }));
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // clap's own message and exit code (2 for usage, 0 for --help), naming the environment
+        // variable when the bad value came from one.
+        Err(err) => {
+            let argv: Vec<_> = std::env::args_os().collect();
+            cli::name_the_environment(err, &argv, |var| std::env::var_os(var)).exit()
+        }
+    };
     let trace = trace::trace_filter(cli.verbose, std::env::var("RUST_LOG").ok().as_deref());
     // Decided once: bars only on a terminal, without NO_COLOR or CI, and with no trace to tear.
     let progress = rehearse::report::progress_style(
