@@ -32,7 +32,7 @@ pub use model::{
     CopyReport, ExecutorsReport, JobArtifact, OutputCount, RemoteSourceReport, RunReport,
     SeedingSummary, TrialReport, RUN_SCHEMA,
 };
-pub use outcome::{ending, outcome};
+pub use outcome::{decide, ending, outcome, Judgement};
 pub use parity::{Parity, ParityStatus, RowSet};
 pub use progress::{progress_style, ProgressMode};
 pub use terminal::{write_summary, TerminalStyle};

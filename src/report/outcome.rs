@@ -1,6 +1,8 @@
-//! The outcome of `rehearse run` for a finished report, which decides its exit code.
+//! The outcome of a finished report, which decides its exit code: [`decide`] is the one order
+//! `rehearse run` ([`outcome`], [`ending`]) and `rehearse matrix` ([`super::matrix::outcome`])
+//! both end by — verdicts, then parity, then the fresh run, then denied warnings.
 //!
-//! Only the verdicts decide it; "rehearse could not run" outcomes (usage, bad input, environment)
+//! Only the report decides it; "rehearse could not run" outcomes (usage, bad input, environment)
 //! are chosen by the binary before any report exists, and the numbers are in [`crate::exit`].
 
 use super::model::RunReport;
@@ -61,27 +63,57 @@ pub fn outcome(report: &RunReport) -> Outcome {
         .iter()
         .filter(|trial| !trial.passed())
         .map(|trial| trial.verdict);
-    let Some(first) = failing.next() else {
-        // A verdict that fails is the news; parity is judged only when every verdict passed.
-        if report
+    let verdicts = failing.next().map(|first| {
+        if first == Verdict::Resumed || failing.any(|verdict| verdict != first) {
+            Outcome::VerdictsDiffer
+        } else {
+            Outcome::Verdict(first)
+        }
+    });
+    decide(&Judgement {
+        verdicts,
+        parity_failed: report
             .trials
             .iter()
-            .any(|t| t.parity_failed() || t.fresh_parity_failed())
-        {
-            return Outcome::ParityDiffers;
-        }
-        if report.trials.iter().any(|t| t.fresh_failed()) {
-            return Outcome::FreshFailed;
-        }
-        if report.deny_warnings && report.trials.iter().any(|t| !t.warnings.is_empty()) {
-            return Outcome::WarningsDenied;
-        }
-        return Outcome::Success;
-    };
-    if first == Verdict::Resumed || failing.any(|verdict| verdict != first) {
-        Outcome::VerdictsDiffer
+            .any(|t| t.parity_failed() || t.fresh_parity_failed()),
+        fresh_failed: report.trials.iter().any(|t| t.fresh_failed()),
+        warned: report.trials.iter().any(|t| !t.warnings.is_empty()),
+        deny_warnings: report.deny_warnings,
+    })
+}
+
+/// What a finished report (a run's or a matrix's) says, for [`decide`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Judgement {
+    /// The outcome the verdicts that did not pass imply (a run's failing trials, a matrix's
+    /// differences or missing shards); `None` when every verdict passed.
+    pub verdicts: Option<Outcome>,
+    /// A parity failed (`differs`, not allowed by `may-differ`): a target's, a cell's or a
+    /// fresh run's.
+    pub parity_failed: bool,
+    /// A fresh run failed or did not start at the committed offsets (a matrix has none).
+    pub fresh_failed: bool,
+    /// A trial or cell carries a semantic warning.
+    pub warned: bool,
+    /// Warnings fail the report (`--deny-warnings` / `deny_warnings = true`).
+    pub deny_warnings: bool,
+}
+
+/// The one order a finished report's outcome follows, for `rehearse run` and `rehearse matrix`
+/// alike: a verdict that fails is the news; parity is judged only when every verdict passed
+/// ([`Outcome::ParityDiffers`], 21), then the fresh run ([`Outcome::FreshFailed`], 22), then
+/// warnings when denied ([`Outcome::WarningsDenied`], 19), else [`Outcome::Success`].
+pub fn decide(judgement: &Judgement) -> Outcome {
+    if let Some(verdicts) = judgement.verdicts {
+        verdicts
+    } else if judgement.parity_failed {
+        Outcome::ParityDiffers
+    } else if judgement.fresh_failed {
+        Outcome::FreshFailed
+    } else if judgement.deny_warnings && judgement.warned {
+        Outcome::WarningsDenied
     } else {
-        Outcome::Verdict(first)
+        Outcome::Success
     }
 }
 
@@ -292,5 +324,44 @@ mod tests {
             message.as_deref(),
             Some("the source checkpoint changed during the rehearsal; see the notes in the report")
         );
+    }
+
+    /// The shared order: each step hides every later one, and warnings count only when denied.
+    #[test]
+    fn decide_follows_verdict_parity_fresh_warnings() {
+        let all = Judgement {
+            verdicts: Some(Outcome::MatrixDiffers),
+            parity_failed: true,
+            fresh_failed: true,
+            warned: true,
+            deny_warnings: true,
+        };
+        assert_eq!(decide(&all), Outcome::MatrixDiffers);
+        let all = Judgement {
+            verdicts: Some(Outcome::Verdict(Verdict::Timeout)),
+            ..all
+        };
+        assert_eq!(decide(&all), Outcome::Verdict(Verdict::Timeout));
+        let no_verdict = Judgement {
+            verdicts: None,
+            ..all
+        };
+        assert_eq!(decide(&no_verdict), Outcome::ParityDiffers);
+        let no_parity = Judgement {
+            parity_failed: false,
+            ..no_verdict
+        };
+        assert_eq!(decide(&no_parity), Outcome::FreshFailed);
+        let no_fresh = Judgement {
+            fresh_failed: false,
+            ..no_parity
+        };
+        assert_eq!(decide(&no_fresh), Outcome::WarningsDenied);
+        let allowed = Judgement {
+            deny_warnings: false,
+            ..no_fresh
+        };
+        assert_eq!(decide(&allowed), Outcome::Success);
+        assert_eq!(decide(&Judgement::default()), Outcome::Success);
     }
 }

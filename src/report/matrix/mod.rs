@@ -27,16 +27,17 @@ pub use model::{merge, Cell, CellStatus, MatrixReport, MergeError, MATRIX_SCHEMA
 /// `rehearse run --control` is: a failing verdict is the news first, parity after.
 /// With `deny_warnings`, a report that would succeed but has a cell carrying a semantic warning
 /// is [`Outcome::WarningsDenied`] (19), as `rehearse run --deny-warnings` is.
+///
+/// The order is [`super::decide`]'s, shared with `rehearse run` (a matrix has no fresh run).
 pub fn outcome(report: &MatrixReport) -> Outcome {
-    if !report.differences().is_empty() || report.incomplete {
-        Outcome::MatrixDiffers
-    } else if !report.parity_failures().is_empty() {
-        Outcome::ParityDiffers
-    } else if report.deny_warnings && !report.warned().is_empty() {
-        Outcome::WarningsDenied
-    } else {
-        Outcome::Success
-    }
+    super::decide(&super::Judgement {
+        verdicts: (!report.differences().is_empty() || report.incomplete)
+            .then_some(Outcome::MatrixDiffers),
+        parity_failed: !report.parity_failures().is_empty(),
+        fresh_failed: false,
+        warned: !report.warned().is_empty(),
+        deny_warnings: report.deny_warnings,
+    })
 }
 
 /// Writes the JSON document (pretty, newline-terminated, secrets masked:
