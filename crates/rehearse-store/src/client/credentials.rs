@@ -25,6 +25,15 @@ pub(super) const MAX_CREDENTIAL_FILE_BYTES: u64 = 1 << 20;
 pub(super) fn check_credential_files(url: &str, env: &StoreEnv) -> Result<(), StoreError> {
     for var in CREDENTIAL_FILE_VARIABLES {
         if let Some(path) = env.get(var) {
+            // A key pasted into the variable instead of a path: every message below names
+            // the value as a file, so it would print the key (masking catches only known fields).
+            if path.trim_start().starts_with('{') || path.contains('\n') {
+                return Err(StoreError::Config {
+                    url: url.to_string(),
+                    what: format!("{var} holds text, not a file's path (the value is not shown: it may hold a key)"),
+                    hint: format!("save the credentials to a file and point {var} at it, or unset it"),
+                });
+            }
             rehearse_base::userfile::check_regular(Path::new(path), var, MAX_CREDENTIAL_FILE_BYTES)
                 .map_err(|e| StoreError::Config {
                     url: url.to_string(),
@@ -50,7 +59,9 @@ pub(super) fn check_credential_files(url: &str, env: &StoreEnv) -> Result<(), St
             if let Err(what) = check(&text) {
                 return Err(StoreError::Config {
                     url: url.to_string(),
-                    what: format!("{var}={path}: {what}"),
+                    // `{var} {path}`, not `{var}={path}`: the output mask reads
+                    // `…CREDENTIALS=…` as a secret assignment and would hide the file's name.
+                    what: format!("{var} {path}: {what}"),
                     hint: format!(
                         "{}, or unset {var}",
                         if *var == "GOOGLE_APPLICATION_CREDENTIALS" {

@@ -717,12 +717,25 @@ async fn a_malformed_credential_file_is_named_with_what_is_wrong() {
         let err = CheckpointStore::open(CheckpointLocation::parse(url).unwrap(), &env)
             .await
             .unwrap_err();
-        let text = err.to_string();
+        // As the user sees it: through the output mask, which must leave the file's name.
+        let text = rehearse_base::text::mask(&err.to_string()).into_owned();
         assert!(
-            text.contains(&format!("{var}={path}")) && text.contains(wanted) && !text.contains("Secret1"),
+            text.contains(&format!("{var} {path}")) && text.contains(wanted) && !text.contains("Secret1"),
             "{body}: {text}"
         );
     }
+    // A key pasted into the variable is not echoed as if it were a file's name.
+    let pasted =
+        "{\"type\":\"authorized_user\",\"client_id\":\"c\",\"refresh_tok\":\"pasted-Secret1\"}";
+    let env = StoreEnv::from_vars([("GOOGLE_APPLICATION_CREDENTIALS", pasted)]);
+    let err = CheckpointStore::open(CheckpointLocation::parse("gs://bkt/ck").unwrap(), &env)
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("holds text, not a file's path") && !text.contains("Secret1"),
+        "{text}"
+    );
     // A well-formed one passes the check (the chain reads it later).
     std::fs::write(
         &file,
