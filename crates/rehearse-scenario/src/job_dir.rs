@@ -313,14 +313,23 @@ impl Walk<'_> {
             relative: relative.to_string(),
             path: path.to_path_buf(),
         });
-        if self.out.files.len() > MAX_JOB_DIR_FILES || self.out.bytes > MAX_JOB_DIR_BYTES {
-            return Err(format!(
-                "the job's directory {} ships over {MAX_JOB_DIR_FILES} files or {} MiB (the .py files beside the job and every file of its packages, the directories holding __init__.py; reached at {relative}): rehearse copies them into every sandbox\n(hint: keep the job and its own packages in a directory of their own, and move data, checkouts and virtual environments out of it)",
-                self.dir.display(),
+        // Say which bound was crossed, with the count: "over 2000 files or 64 MiB" left the
+        // user to count both (issue 25).
+        let crossed = if self.out.files.len() > MAX_JOB_DIR_FILES {
+            format!("over {MAX_JOB_DIR_FILES} files (rehearse's limit of files shipped with a job)")
+        } else if self.out.bytes > MAX_JOB_DIR_BYTES {
+            format!(
+                "over {} MiB ({} bytes so far; rehearse's limit of bytes shipped with a job is {MAX_JOB_DIR_BYTES})",
                 MAX_JOB_DIR_BYTES >> 20,
-            ));
-        }
-        Ok(())
+                self.out.bytes
+            )
+        } else {
+            return Ok(());
+        };
+        Err(format!(
+            "the job's directory {} ships {crossed} (the .py files beside the job and every file of its packages, the directories holding __init__.py; reached at {relative}): rehearse copies them into every sandbox\n(hint: keep the job and its own packages in a directory of their own, and move data, checkouts and virtual environments out of it)",
+            self.dir.display(),
+        ))
     }
 
     fn unsafe_name(&self, path: &Path, reason: &str) -> String {
@@ -497,7 +506,26 @@ mod tests {
         }
         let e = JobDir::read(&tmp.path().join("app.py")).unwrap_err();
         assert!(e.contains(&tmp.path().display().to_string()), "{e}");
-        assert!(e.contains("over 2000 files"), "{e}");
+        assert!(
+            e.contains("over 2000 files (rehearse's limit of files") && !e.contains("MiB"),
+            "{e}"
+        );
+    }
+
+    /// Issue 25: the message named both bounds ("over 2000 files or 64 MiB"), not the one
+    /// crossed. One sparse file over the byte bound names the bytes.
+    #[test]
+    fn a_package_over_the_byte_bound_names_that_bound() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(&tmp.path().join("app.py"), "");
+        write(&tmp.path().join("data/__init__.py"), "");
+        let big = std::fs::File::create(tmp.path().join("data/blob.bin")).unwrap();
+        big.set_len(MAX_JOB_DIR_BYTES + 1).unwrap();
+        let e = JobDir::read(&tmp.path().join("app.py")).unwrap_err();
+        assert!(
+            e.contains("over 64 MiB (") && e.contains("blob.bin") && !e.contains("files ("),
+            "{e}"
+        );
     }
 
     #[test]
