@@ -701,3 +701,50 @@ fn the_strategies_make_both_accepted_and_refused_inputs() {
         accepted_of(listed_path(), |k| rehearse::store::safe_relative(k).is_ok()),
     );
 }
+
+/// Tokens of Python source where the job scan for a master set in code trips: quotes of every
+/// kind, escapes, comments, the calls it looks for, and non-ASCII text.
+const PYTHON_TOKENS: &[&str] = &[
+    "\"",
+    "'",
+    "\"\"\"",
+    "'''",
+    "\\",
+    "\\\"",
+    "#",
+    "\n",
+    "f\"",
+    "r'",
+    ".master(",
+    "setMaster(",
+    "SparkContext(",
+    "master=",
+    "\"spark.master\"",
+    "'spark.master'",
+    ".get(",
+    ".config(",
+    "…",
+    "é",
+    "\u{2028}",
+    "\r\n",
+];
+
+proptest! {
+    /// Any Python text in a job's directory: the master scan never panics or loops, and each
+    /// line it names exists in the file (issue 25: a `…` in a string made the scanner slice
+    /// inside a character).
+    #[test]
+    fn a_job_file_scans_for_a_master_without_panic(text in text_of(PYTHON_TOKENS)) {
+        within("master_overrides", move || {
+            let dir = tempfile::tempdir().expect("a temporary directory");
+            let job = dir.path().join("app.py");
+            std::fs::write(&job, &text).expect("the job file is written");
+            let Ok(shipped) = rehearse::scenario::JobDir::read(&job) else {
+                return;
+            };
+            for found in rehearse::scenario::master_overrides(&shipped) {
+                assert!(found.line >= 1 && found.line <= text.lines().count(), "{found:?}");
+            }
+        });
+    }
+}

@@ -355,18 +355,20 @@ pub struct MasterOverride {
     pub text: String,
 }
 
-/// Every master set in code (see [`MasterOverride`]) outside comments in the shipped `.py` files of `dir`.
-/// A file that cannot be read as text is passed over (the check is a warning).
+/// Every master set in code (see [`MasterOverride`]) in the shipped `.py` files of `dir`: code
+/// only — a comment, a docstring or a string that merely mentions `.master(` is not one (issue
+/// 25: the warning fired on `print("call .master(…) later")`), nor is reading the setting
+/// (`spark.conf.get("spark.master")`). A file that cannot be read as text is passed over (the
+/// check is a warning).
 pub fn master_overrides(dir: &JobDir) -> Vec<MasterOverride> {
     use std::sync::OnceLock;
     static CALL: OnceLock<regex::Regex> = OnceLock::new();
     let call = CALL.get_or_init(|| {
-        // `.master(…)`, `setMaster(…)`, the `spark.master` key (`.config("spark.master", …)`,
-        // `conf.set(…)`), and `SparkContext("local[*]", …)` / `SparkContext(master=…)`.
-        regex::Regex::new(
-            r#"(?:\.master|\bsetMaster)\s*\(|["']spark\.master["']|\bSparkContext\s*\(\s*(?:master\s*=|["'])"#,
-        )
-        .expect("master regex compiles")
+        // On code whose string literals are blanked (`""`, see `python_code_lines`):
+        // `.master(…)`, `setMaster(…)`, and `SparkContext("local[*]", …)` /
+        // `SparkContext(master=…)`; the `spark.master` key is looked for apart.
+        regex::Regex::new(r#"(?:\.master|\bsetMaster)\s*\(|\bSparkContext\s*\(\s*(?:master\s*=|")"#)
+            .expect("master regex compiles")
     });
     let mut found = Vec::new();
     for f in dir.files.iter().filter(|f| f.relative.ends_with(".py")) {
@@ -374,9 +376,8 @@ pub fn master_overrides(dir: &JobDir) -> Vec<MasterOverride> {
         else {
             continue;
         };
-        for (i, line) in text.lines().enumerate() {
-            let code = line.split('#').next().unwrap_or(line);
-            if call.is_match(code) {
+        for (i, (line, code)) in text.lines().zip(python_code_lines(&text)).enumerate() {
+            if call.is_match(&code) || sets_the_master_key(&code) {
                 let text: String = rehearse_base::text::sanitize(line.trim())
                     .chars()
                     .take(120)
@@ -390,6 +391,92 @@ pub fn master_overrides(dir: &JobDir) -> Vec<MasterOverride> {
         }
     }
     found
+}
+
+/// Whether a line of blanked code names the `spark.master` key other than to read it
+/// (`.config("spark.master", …)`, `conf.set(…)`, `{"spark.master": …}`, but not `.get(…)`).
+fn sets_the_master_key(code: &str) -> bool {
+    const KEY: &str = "\"spark.master\"";
+    code.match_indices(KEY).any(|(at, _)| {
+        let before: String = code[..at].chars().filter(|c| !c.is_whitespace()).collect();
+        !before.ends_with("get(")
+    })
+}
+
+/// The lines of Python source `text` as code only, one entry per line of `text.lines()`:
+/// comments dropped and every string literal's text blanked to `""` — except a literal that is
+/// exactly `spark.master`, kept as `"spark.master"`. Triple-quoted strings (docstrings) run over
+/// lines; the literal is placed on the line that closes it. Escapes are skipped, so `"\""` is
+/// one literal. A string prefix (`f`, `r`, `b`) stays as code before `""`.
+fn python_code_lines(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    // An open literal: its quote (`"`, `'`, `"""` or `'''`) and its text so far.
+    let mut open: Option<(&'static str, String)> = None;
+    for line in text.lines() {
+        let mut code = String::new();
+        let mut rest = line;
+        loop {
+            if let Some((quote, content)) = open.as_mut() {
+                match closing(rest, quote) {
+                    Some(end) => {
+                        content.push_str(&rest[..end]);
+                        code.push_str(if content == "spark.master" {
+                            "\"spark.master\""
+                        } else {
+                            "\"\""
+                        });
+                        rest = &rest[end + quote.len()..];
+                        open = None;
+                    }
+                    None => {
+                        content.push_str(rest);
+                        content.push('\n');
+                        // A one-quote literal ends with its line unless continued with `\`.
+                        if quote.len() == 1 && !rest.ends_with('\\') {
+                            open = None;
+                            code.push_str("\"\"");
+                        }
+                        break;
+                    }
+                }
+            } else {
+                let Some(at) = rest.find(['#', '"', '\'']) else {
+                    code.push_str(rest);
+                    break;
+                };
+                code.push_str(&rest[..at]);
+                let tail = &rest[at..];
+                if tail.starts_with('#') {
+                    break;
+                }
+                let quote = ["\"\"\"", "\'\'\'", "\"", "\'"]
+                    .into_iter()
+                    .find(|q| tail.starts_with(q))
+                    .expect("tail starts with a quote");
+                open = Some((quote, String::new()));
+                rest = &tail[quote.len()..];
+            }
+        }
+        lines.push(code);
+    }
+    lines
+}
+
+/// Byte offset in `text` of the first unescaped `quote` (compared as bytes: `text` may hold
+/// any UTF-8, and a quote is ASCII, so the offset is a char boundary).
+fn closing(text: &str, quote: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else if bytes[i..].starts_with(quote.as_bytes()) {
+            return Some(i);
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -550,6 +637,29 @@ mod tests {
         write(&tmp.path().join("lib/a\\b.py"), "");
         let e = JobDir::read(&tmp.path().join("app.py")).unwrap_err();
         assert!(e.contains("backslash") && e.contains("a\\b.py"), "{e}");
+    }
+
+    /// Issue 25: the warning fired on string literals and docstrings that mention `.master(`,
+    /// and on reading the setting.
+    #[test]
+    fn master_mentioned_in_strings_or_read_is_not_a_master_set_in_code() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            &tmp.path().join("app.py"),
+            concat!(
+                "\"\"\"Run me.\n\n    Do not call .master(\"local\") here: spark-submit sets it.\n",
+                "    SparkContext(\"local\") is the old way.\n\"\"\"\n",
+                "print(\"set .master('x') with setMaster(…) # not code\")\n",
+                "msg = 'it\\'s .master(\"y\")'\n",
+                "m = spark.conf.get(\"spark.master\")\n",
+                "log.info(f\"master is {m}\")  # .master(\n",
+                "x = \"spark.master is set by submit\"\n",
+                "spark = SparkSession.builder.config(\n    \"spark.master\", \"yarn\").getOrCreate()\n",
+            ),
+        );
+        let dir = JobDir::read(&tmp.path().join("app.py")).unwrap();
+        let lines: Vec<usize> = master_overrides(&dir).iter().map(|m| m.line).collect();
+        assert_eq!(lines, [12], "only the config call sets the master");
     }
 
     #[test]
