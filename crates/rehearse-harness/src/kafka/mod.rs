@@ -47,6 +47,6 @@ pub use records::{
 pub use rows::{input_digest, records_after, InputDigest, TopicRows, MAX_ROWS_PER_TOPIC};
 
 pub use seed::{
-    create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, MirrorSeed,
+    create_topics, end_offsets, plan, produce, seed, seed_from, wait_ready, BelowBase, MirrorSeed,
     MirrorSummary, PartitionPlan, Producing, SeedPlan, SeedingSummary, TopicPlan,
 };

@@ -33,6 +33,40 @@ pub struct SeedingSummary {
     pub rebased: bool,
     /// What came from a production cluster (`[kafka.mirror]`), if anything did.
     pub mirrored: Option<MirrorSummary>,
+    /// Partitions of a `records_file` with offsets whose records lie below the rebase base
+    /// (so before every offset the checkpoint's retained batches name): not seeded, as the
+    /// restart never reads them. A file from another time than the checkpoint shows here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub below_base: Vec<BelowBase>,
+}
+
+/// Records of one partition of a `records_file` that lie below the rebase base: not seeded.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BelowBase {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: u32,
+    /// Records of the file below `base`.
+    pub records: u64,
+    /// Of the file's records of this partition, those seeded (at or past `base`).
+    pub seeded: u64,
+    /// The base: the lowest production offset the sandbox holds (it is sandbox offset 0).
+    pub base: i64,
+}
+
+impl BelowBase {
+    /// The records of `offsets` (one partition's production offsets) below `base`, if any.
+    pub fn of(topic: &str, partition: u32, offsets: &[i64], base: i64) -> Option<BelowBase> {
+        let records = offsets.iter().filter(|o| **o < base).count() as u64;
+        (records > 0).then(|| BelowBase {
+            topic: topic.to_string(),
+            partition,
+            records,
+            seeded: offsets.len() as u64 - records,
+            base,
+        })
+    }
 }
 
 /// What to produce into one partition.
@@ -557,6 +591,9 @@ pub async fn seed_from(
                         .unwrap_or(0);
                     let placed = records.placed(p.partition);
                     let offsets: Vec<i64> = placed.iter().map(|(o, _)| *o).collect();
+                    summary
+                        .below_base
+                        .extend(BelowBase::of(&t.name, p.partition, &offsets, base));
                     for (pos, slot) in (end..).zip(mirror_slots(&offsets, base, end, p.filler)) {
                         match slot {
                             Slot::Filler => {
@@ -645,6 +682,25 @@ mod tests {
             time_step_ms: 1000,
             kafka_timestamp: false,
         }
+    }
+
+    #[test]
+    fn records_below_the_base_are_counted_not_silently_dropped() {
+        // Issue 25: a records_file far below the checkpoint (another day's capture) was
+        // dropped whole without a word; the restart then read template records only.
+        assert_eq!(
+            BelowBase::of("events", 2, &[5, 6, 7], 1_000_000_000),
+            Some(BelowBase {
+                topic: "events".into(),
+                partition: 2,
+                records: 3,
+                seeded: 0,
+                base: 1_000_000_000
+            })
+        );
+        assert_eq!(BelowBase::of("events", 0, &[98, 99, 100], 98), None);
+        let some = BelowBase::of("events", 0, &[96, 97, 98, 99], 98).unwrap();
+        assert_eq!((some.records, some.seeded), (2, 2));
     }
 
     #[test]
