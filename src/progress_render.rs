@@ -514,6 +514,7 @@ mod tests {
                     topics: vec![("events".into(), 3)],
                     rebased: false,
                     mirrored: None,
+                    below_base: Vec::new(),
                 })),
                 RehearsalEvent::Trial(TrialEvent::SparkStarted {
                     image: "rehearse/spark:3.5.3".into(),

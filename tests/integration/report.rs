@@ -149,6 +149,7 @@ pub(crate) fn trial(target: &str, verdict: Verdict, expected: Option<Verdict>) -
             topics: vec![("orders".to_owned(), 2)],
             rebased: false,
             mirrored: None,
+            below_base: Vec::new(),
         },
         output: vec![OutputCount {
             topic: "orders-out".to_owned(),
