@@ -30,6 +30,7 @@ fn seeding() -> SeedingSummary {
         topics: vec![("events".to_owned(), 4)],
         rebased: false,
         mirrored: None,
+        below_base: Vec::new(),
     }
 }
 
