@@ -37,7 +37,10 @@ pub enum Verdict {
     KafkaDataLoss,
     /// The query ignored the checkpoint: batch ids restarted from 0, or offsets from the start.
     StartedFresh,
-    /// The query failed and no rule matched; the top exception is the evidence.
+    /// The query failed for a cause outside the verdicts above: no rule matched (the top
+    /// exception is the evidence), or a rule for a known Spark defect did
+    /// (`spark-kafka-source-metrics-npe`: the release fails whatever the checkpoint holds; its
+    /// remedy names the release with the fix).
     UnclassifiedFailure,
     /// The query changed: number of sources, or stateful operators added, removed, reordered.
     PlanChange,
