@@ -51,8 +51,13 @@ connector_jars() {
 	mkdir -p "$out" "$mvndir"
 	connector_versions=$(published_versions "spark-sql-kafka-0-10_$scala") ||
 		die registry-unreachable "Maven Central ($MAVEN_REPO) unreachable"
-	grep -qx "$v" <<<"$connector_versions" ||
-		die maven-missing "org.apache.spark:spark-sql-kafka-0-10_$scala:$v is not on Maven Central"
+	# Say which registry lacks it and what it has of the line: a mirror may serve part of Central
+	# (4.1.4, 4.2.1 and 4.3.0 on the machines rehearse is built on), and online users get them.
+	if ! grep -qx "$v" <<<"$connector_versions"; then
+		local served
+		served=$(grep -E "^${v%.*}\.[0-9]+$" <<<"$connector_versions" | sort -V | tr '\n' ' ' | sed 's/ $//') || served=
+		die maven-missing "org.apache.spark:spark-sql-kafka-0-10_$scala:$v is not on the Maven registry $MAVEN_REPO (of the ${v%.*} line it serves: ${served:-none}); Maven Central publishes every Spark release's connector, so a machine that reaches it, or MAVEN_REPO naming a mirror that has it, builds this image"
+	fi
 	# The registry these machines reach serves part of Maven Central only: a missing token provider of
 	# the exact version is replaced by the newest one of the same line (4.0.1 -> 4.0.0), said in a label.
 	token_version=$v

@@ -342,8 +342,9 @@ pub enum ImageError {
         /// What the recipe said.
         detail: String,
     },
-    /// A Maven artifact (connector, kafka-clients, broker jar) is not on Maven Central.
-    #[error("a Maven artifact is missing: {detail}\n(hint: check that this version exists on Maven Central; a mvn log, if one is named above, has the full resolution)")]
+    /// A Maven artifact (connector, kafka-clients, broker jar) is not on the Maven registry the
+    /// recipe reads (`MAVEN_REPO`, default Maven Central); the detail names the registry.
+    #[error("a Maven artifact is missing: {detail}\n(hint: check that this version exists on Maven Central (search.maven.org), or set MAVEN_REPO to a registry that has it; a mvn log, if one is named above, has the full resolution)")]
     MavenArtifactMissing {
         /// What the recipe said (artifact and log path).
         detail: String,
