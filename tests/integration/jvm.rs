@@ -219,7 +219,7 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(
 }
 
 #[test]
-fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_and_4_2_at_once(
+fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_4_1_and_4_2(
 ) {
     if !docker_available() {
         return;
@@ -228,7 +228,9 @@ fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_o
         "java",
         "count-by-key",
         "com.example.rehearse.CountByKey",
-        &["4.0.1", "4.2.0"],
+        // 4.1.3: the first 4.1 release whose Kafka source survives a restart (4.1.1–4.1.2 fail
+        // every one: rule spark-kafka-source-metrics-npe).
+        &["4.0.1", "4.1.3", "4.2.0"],
     );
 }
 
