@@ -46,6 +46,24 @@ pub fn write_json(report: &MatrixReport, out: &mut impl std::io::Write) -> std::
     crate::text::write_json(out, report)
 }
 
+/// Writes a matrix report to `out` in `format`: the terminal grid ([`write_grid`]; it has no
+/// colour, the style is not read), the `rehearse.matrix/v1` document ([`write_json`]), JUnit
+/// ([`write_junit`]), Markdown ([`write_markdown`]) or HTML ([`write_html`]); every
+/// [`Format`](super::Format) has a matrix writer.
+pub fn write(
+    format: super::Format,
+    report: &MatrixReport,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        super::Format::Terminal(_) => write_grid(report, out),
+        super::Format::Json => write_json(report, out),
+        super::Format::Junit => write_junit(report, out),
+        super::Format::Markdown => write_markdown(report, out),
+        super::Format::Html => write_html(report, out),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_helpers {
     use super::*;
