@@ -4,7 +4,10 @@
 //! [`matrix::write`], [`inspect::write`], [`classify::write`]). A run report ([`RunReport`])
 //! has four writers — terminal summary, JSON (`rehearse.run/v1`), JUnit XML, Markdown; a matrix
 //! five (`matrix/`). Plus the outcome (exit code) a report implies ([`decide`], shared by run
-//! and matrix) and whether progress may draw bars ([`progress_style`]).
+//! and matrix) and whether progress may draw bars ([`progress_style`]). The judgements a report
+//! shows are made on the trial side — parity's comparison of row sets (`trial/parity.rs`), a
+//! fresh run's start proof (`trial/fresh.rs`); the report holds and renders their values and
+//! reads whether they fail ([`Parity::fails`], [`FreshReport::failed`]) for the outcome.
 //!
 //! Writers are generic over `std::io::Write` so tests render into memory; none of them prints to
 //! stdout or stderr, decides colour, or runs a trial. The stable surfaces are the JSON document
@@ -22,7 +25,7 @@ pub mod markdown;
 pub mod matrix;
 mod model;
 mod outcome;
-pub mod parity;
+mod parity;
 mod progress;
 pub mod terminal;
 #[cfg(test)]
@@ -39,6 +42,6 @@ pub use model::{
     SeedingSummary, TrialReport, RUN_SCHEMA,
 };
 pub use outcome::{decide, ending, outcome, Judgement};
-pub use parity::{Parity, ParityStatus, RowSet};
+pub use parity::{Parity, ParityStatus};
 pub use progress::{progress_style, ProgressMode};
 pub use terminal::{write_summary, TerminalStyle};
