@@ -10,6 +10,36 @@ use regex::Regex;
 use super::model::{CopyReport, OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use crate::verdict::{BatchId, Verdict};
 
+/// `report` rendered in `format`, as text (every run writer writes UTF-8).
+pub(crate) fn render(format: super::Format, report: &RunReport) -> String {
+    let mut out = Vec::new();
+    super::write(format, report, &mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("a report is UTF-8")
+}
+
+/// The snapshot tests of a run writer, in its `tests` module: every [`fixtures`] report
+/// (snapshot named after the fixture) and the [`live`] one, [`redact`]ed
+/// (`snapshot_live_values_redacted`). The module must have `test_helpers` and a
+/// `render(&RunReport) -> String` in scope. A macro so that insta names and places the
+/// snapshots after the calling module and file, as each writer's own tests did.
+macro_rules! writer_snapshot_tests {
+    () => {
+        #[test]
+        fn snapshots() {
+            for (name, report) in test_helpers::fixtures() {
+                insta::assert_snapshot!(name, render(&report));
+            }
+        }
+
+        #[test]
+        fn snapshot_live_values_redacted() {
+            let (report, sandbox) = test_helpers::live();
+            insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
+        }
+    };
+}
+pub(crate) use writer_snapshot_tests;
+
 /// The fixture set, by snapshot name: each writer renders every one of them.
 pub(crate) fn fixtures() -> Vec<(&'static str, RunReport)> {
     vec![
