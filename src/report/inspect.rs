@@ -25,3 +25,30 @@ pub fn write(format: Format, inspection: &Inspection, out: &mut impl Write) -> i
         Format::Junit | Format::Markdown | Format::Html => Err(format.unsupported("inspect")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatch_matches_each_writer_and_refuses_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::checkpoint::write_test_checkpoint(dir.path(), &[&[r#"{"events":{"0":3}}"#]]);
+        let inspection = crate::checkpoint::inspect(dir.path()).unwrap();
+        let render = |format| {
+            let mut out = Vec::new();
+            write(format, &inspection, &mut out).map(|()| out)
+        };
+        let mut text = Vec::new();
+        write_text(&inspection, &mut text).unwrap();
+        let mut json = Vec::new();
+        crate::text::write_json(&mut json, &to_json(&inspection)).unwrap();
+        let style = crate::report::TerminalStyle { color: true };
+        assert_eq!(render(Format::Terminal(style)).unwrap(), text);
+        assert_eq!(render(Format::Json).unwrap(), json);
+        for format in [Format::Junit, Format::Markdown, Format::Html] {
+            let err = render(format).expect_err("no such writer");
+            assert_eq!(err.kind(), io::ErrorKind::Unsupported, "{format:?}");
+        }
+    }
+}

@@ -147,6 +147,33 @@ pub(crate) mod test_helpers {
     }
 
     #[test]
+    fn dispatch_matches_each_writer() {
+        use crate::report::{Format, TerminalStyle};
+        let r = report();
+        let render = |w: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+            let mut out = Vec::new();
+            w(&mut out).expect("writing to a Vec cannot fail");
+            out
+        };
+        let styles = [
+            TerminalStyle { color: false },
+            TerminalStyle { color: true },
+        ];
+        for style in styles {
+            assert_eq!(
+                render(&|o| write(Format::Terminal(style), &r, o)),
+                render(&|o| write_grid(&r, o)),
+                "the grid has no colour"
+            );
+        }
+        let via = |format| render(&|o| write(format, &r, o));
+        assert_eq!(via(Format::Json), render(&|o| write_json(&r, o)));
+        assert_eq!(via(Format::Junit), render(&|o| write_junit(&r, o)));
+        assert_eq!(via(Format::Markdown), render(&|o| write_markdown(&r, o)));
+        assert_eq!(via(Format::Html), render(&|o| write_html(&r, o)));
+    }
+
+    #[test]
     fn a_cell_with_a_warning_is_marked_in_the_grid_and_keeps_it_through_json() {
         let mut r = report();
         r.cells[0].warnings = vec![crate::verdict::Warning {
