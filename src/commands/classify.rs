@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rehearse::exit::Outcome;
+use rehearse::report::{Format, TerminalStyle};
 
 use super::{common, Failure};
 
@@ -40,12 +41,11 @@ pub fn exec(args: ClassifyArgs) -> Result<Outcome, Failure> {
             Err(err) => return Ok(common::bad_input(&err, err.hint())),
         };
     tracing::debug!(verdict = %c.verdict, rule = %c.rule, "log classified");
-    common::write_stdout(|out| {
-        if args.json {
-            common::write_json(out, &c)
-        } else {
-            rehearse::verdict::write_text(&c, out)
-        }
-    })?;
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Terminal(TerminalStyle::default())
+    };
+    common::write_stdout(|out| rehearse::report::classify::write(format, &c, out))?;
     Ok(Outcome::Verdict(c.verdict))
 }

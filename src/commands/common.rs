@@ -110,12 +110,6 @@ impl HasErrorKind for StdoutError {
     }
 }
 
-/// `value` as pretty JSON, newline-terminated, its secrets masked
-/// ([`rehearse::text::write_json`]).
-pub fn write_json(out: &mut impl io::Write, value: &impl serde::Serialize) -> io::Result<()> {
-    rehearse::text::write_json(out, value)
-}
-
 /// `--master URL`: an existing cluster, checked before anything starts. Client mode only; the
 /// sandbox must be where the cluster reads it (`--report-dir` on a shared directory).
 /// (`rehearse matrix --master` too.)

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use rehearse::exit::Outcome;
+use rehearse::report::{Format, TerminalStyle};
 
 use super::{common, Failure};
 
@@ -33,13 +34,12 @@ pub fn exec(args: InspectArgs) -> Result<Outcome, Failure> {
         has_errors = inspection.has_errors(),
         "checkpoint inspected"
     );
-    common::write_stdout(|out| {
-        if args.json {
-            common::write_json(out, &rehearse::checkpoint::to_json(&inspection))
-        } else {
-            rehearse::checkpoint::write_text(&inspection, out)
-        }
-    })?;
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Terminal(TerminalStyle::default())
+    };
+    common::write_stdout(|out| rehearse::report::inspect::write(format, &inspection, out))?;
     Ok(if inspection.has_errors() {
         Outcome::Findings
     } else {

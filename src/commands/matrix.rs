@@ -13,7 +13,7 @@ use rehearse::exit::{ErrorKind, Outcome};
 use rehearse::matrix::{self, MatrixEvent, MatrixOptions, Suite};
 use rehearse::rehearsal;
 use rehearse::report::matrix::{self as reports, MatrixReport};
-use rehearse::report::ProgressMode;
+use rehearse::report::{Format, ProgressMode, TerminalStyle};
 use rehearse::scenario::Overrides;
 use rehearse::trial::TrialSettings;
 
@@ -413,27 +413,25 @@ fn read_report(path: &Path) -> anyhow::Result<MatrixReport> {
 
 fn write_outputs(report: &MatrixReport, output: &MatrixOutput) -> Result<(), Failure> {
     use rehearse::userfile::{write_with, Existing};
-    if let Some(p) = &output.junit {
-        write_with(p, "JUnit report", Existing::Replace, |mut f| {
-            reports::write_junit(report, &mut f)
-        })?;
-    }
-    if let Some(p) = &output.markdown {
-        write_with(p, "Markdown report", Existing::Replace, |mut f| {
-            reports::write_markdown(report, &mut f)
-        })?;
-    }
-    if let Some(p) = &output.html {
-        write_with(p, "HTML report", Existing::Replace, |mut f| {
-            reports::write_html(report, &mut f)
-        })?;
+    for (path, what, format) in [
+        (&output.junit, "JUnit report", Format::Junit),
+        (&output.markdown, "Markdown report", Format::Markdown),
+        (&output.html, "HTML report", Format::Html),
+    ] {
+        if let Some(p) = path {
+            write_with(p, what, Existing::Replace, |mut f| {
+                reports::write(format, report, &mut f)
+            })?;
+        }
     }
     let mut out = std::io::stdout().lock();
-    let written = if output.json {
-        reports::write_json(report, &mut out)
+    let format = if output.json {
+        Format::Json
     } else {
-        reports::write_grid(report, &mut out)
+        // The grid has no colour: the style is not read.
+        Format::Terminal(TerminalStyle::default())
     };
+    let written = reports::write(format, report, &mut out);
     match written {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other

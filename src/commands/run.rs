@@ -179,22 +179,18 @@ fn write_reports(args: &RunArgs, report: &RunReport) -> Result<(), Failure> {
     // apart from a report that cannot be rendered, and named.
     let mut out = Vec::new();
     if args.json {
-        report::write(report::ReportFormat::Json, report, &mut out).kind(ErrorKind::BadInput)?;
+        report::write(report::Format::Json, report, &mut out).kind(ErrorKind::BadInput)?;
     } else {
         let style = report::TerminalStyle {
             color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
         };
-        report::write(report::ReportFormat::Terminal(style), report, &mut out)
+        report::write(report::Format::Terminal(style), report, &mut out)
             .kind(ErrorKind::BadInput)?;
     }
     common::write_stdout(|stdout| stdout.write_all(&out))?;
     for (path, what, format) in [
-        (&args.junit, "JUnit report", report::ReportFormat::Junit),
-        (
-            &args.markdown,
-            "Markdown report",
-            report::ReportFormat::Markdown,
-        ),
+        (&args.junit, "JUnit report", report::Format::Junit),
+        (&args.markdown, "Markdown report", report::Format::Markdown),
     ] {
         if let Some(path) = path {
             userfile::write_with(path, what, Existing::Replace, |mut out| {

@@ -2,7 +2,10 @@
 //! started on a new empty checkpoint with `{starting_offsets}` — the offsets of the
 //! checkpoint's last committed batch — beside the control, over the same records. Never a
 //! resume: the report keeps it apart from the target's verdict, in [`FreshReport`], with the
-//! proof of where it started ([`StartProof`], built by `trial/fresh.rs`) and its parity.
+//! proof of where it started ([`StartProof`]) and its parity. The judgements are the trial's
+//! (`trial/fresh.rs`: whether batch 0 ran, the start proof from the new checkpoint's files, the
+//! parity with its precondition); here the values are held, summarised for the writers
+//! ([`FreshReport::summary`]) and read for the outcome ([`FreshReport::failed`]).
 
 use std::path::PathBuf;
 

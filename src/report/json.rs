@@ -49,7 +49,7 @@
 //! | `job`                       | object          | The job artifact the trial ran: `table` (`[job]` or `[job.per_target."4.*"]`), `kind` (`jar` or `file`), `path` (`{spark}`/`{scala}` filled), `main_class` (string or null), `blake3` (hex of the artifact's bytes, or null). Absent only from reports built without a trial. |
 //! | `executors`                 | object (absent) | Only for a restart on a cluster (`--runtime standalone`), from the event log: `count` (integer: executors announced until the verdict), `workers` (array of string: their hosts, the workers' container names, sorted, once each), `removed` (array of string: `executor <id> on <host> removed: <Spark's reason>`). Absent for `local[2]`. |
 //! | `exercised`                 | object (absent) | The paths the restarted query has and whether each ran after the restart, from its progress reports (crates/rehearse-verdict/src/exercised.rs): `state_loaded`, `state_updated`, `watermark_advanced`, `state_evicted`, `sink_wrote`, each `null` (the query has no such path) or `{"ran": bool, "evidence": string}` (the batch and progress field behind it, or why it did not run); `not_measured` (array of string, absent when empty): paths progress cannot prove (a sink reporting `numOutputRows` -1). In `rehearse run`, `resumed` needs every present path `ran`; otherwise the verdict is `resume-unproven`. Absent when no complete progress report of the restart was seen. |
-//! | `parity`                    | object (absent) | Only with `--control` / `control = true` (src/report/parity.rs): what this target wrote after the restart compared with the control run (the same copy restarted on the source version with the unchanged job, over the same seeded records), below. Absent when no control ran. |
+//! | `parity`                    | object (absent) | Only with `--control` / `control = true` (src/trial/parity.rs): what this target wrote after the restart compared with the control run (the same copy restarted on the source version with the unchanged job, over the same seeded records), below. Absent when no control ran. |
 //! | `fresh`                     | object (absent) | Only with `--fresh` / `fresh = …` for this target (src/report/fresh.rs): the remedy rehearsed — this target's job on a new empty checkpoint with `{starting_offsets}` — below. Never a resume. |
 //!
 //! `seeding`:
@@ -489,23 +489,10 @@ mod tests {
     use crate::report::test_helpers;
 
     fn render(report: &RunReport) -> String {
-        let mut out = Vec::new();
-        write_json(report, &mut out).expect("writing to a Vec cannot fail");
-        String::from_utf8(out).expect("JSON is UTF-8")
+        test_helpers::render(crate::report::Format::Json, report)
     }
 
-    #[test]
-    fn snapshots() {
-        for (name, report) in test_helpers::fixtures() {
-            insta::assert_snapshot!(name, render(&report));
-        }
-    }
-
-    #[test]
-    fn snapshot_live_values_redacted() {
-        let (report, sandbox) = test_helpers::live();
-        insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
-    }
+    test_helpers::writer_snapshot_tests!();
 
     /// New-user pass: `--deny-warnings` exited 19 while the document said `"passed": true`, so a
     /// CI step reading `passed` saw a green run.

@@ -220,23 +220,10 @@ mod tests {
     use crate::report::test_helpers;
 
     fn render(report: &RunReport) -> String {
-        let mut out = Vec::new();
-        write_junit(report, &mut out).expect("writing to a Vec cannot fail");
-        String::from_utf8(out).expect("XML is UTF-8")
+        test_helpers::render(crate::report::Format::Junit, report)
     }
 
-    #[test]
-    fn snapshots() {
-        for (name, report) in test_helpers::fixtures() {
-            insta::assert_snapshot!(name, render(&report));
-        }
-    }
-
-    #[test]
-    fn snapshot_live_values_redacted() {
-        let (report, sandbox) = test_helpers::live();
-        insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
-    }
+    test_helpers::writer_snapshot_tests!();
 
     #[test]
     fn round_trips_through_quick_junit() {

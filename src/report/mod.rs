@@ -1,6 +1,13 @@
-//! Reporters: one result model ([`RunReport`]) in, four writers out — terminal summary, JSON
-//! (`rehearse.run/v1`), JUnit XML, Markdown — plus the outcome (exit code) a report implies and
-//! whether progress may draw bars ([`progress_style`]).
+//! Reporters: every rendering of a result (the run report, the matrix report, `inspect`'s
+//! inspection, `classify`'s classification) chosen through one [`Format`] enum, each report
+//! kind with its own `write(format, report, out)` ([`write`] for a [`RunReport`],
+//! [`matrix::write`], [`inspect::write`], [`classify::write`]). A run report ([`RunReport`])
+//! has four writers — terminal summary, JSON (`rehearse.run/v1`), JUnit XML, Markdown; a matrix
+//! five (`matrix/`). Plus the outcome (exit code) a report implies ([`decide`], shared by run
+//! and matrix) and whether progress may draw bars ([`progress_style`]). The judgements a report
+//! shows are made on the trial side — parity's comparison of row sets (`trial/parity.rs`), a
+//! fresh run's start proof (`trial/fresh.rs`); the report holds and renders their values and
+//! reads whether they fail ([`Parity::fails`], [`FreshReport::failed`]) for the outcome.
 //!
 //! Writers are generic over `std::io::Write` so tests render into memory; none of them prints to
 //! stdout or stderr, decides colour, or runs a trial. The stable surfaces are the JSON document
@@ -8,22 +15,24 @@
 //!
 //! This module only declares and re-exports.
 
+pub mod classify;
 mod format;
 mod fresh;
+pub mod inspect;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
 mod model;
 mod outcome;
-pub mod parity;
+mod parity;
 mod progress;
 pub mod terminal;
 #[cfg(test)]
 pub(crate) mod test_helpers;
 mod text;
 
-pub use format::{write, ReportFormat};
+pub use format::{write, Format};
 pub use fresh::{FreshReport, StartProof, StartStatus};
 pub use json::{write_json, write_trial_json};
 pub use junit::write_junit;
@@ -33,6 +42,6 @@ pub use model::{
     SeedingSummary, TrialReport, RUN_SCHEMA,
 };
 pub use outcome::{decide, ending, outcome, Judgement};
-pub use parity::{Parity, ParityStatus, RowSet};
+pub use parity::{Parity, ParityStatus};
 pub use progress::{progress_style, ProgressMode};
 pub use terminal::{write_summary, TerminalStyle};

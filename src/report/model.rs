@@ -129,7 +129,7 @@ pub struct TrialReport {
     /// `verdict/exercised.rs`); `None` when no complete progress report of the restart was seen.
     pub exercised: Option<Exercised>,
     /// Output parity against the control run (`--control`, `control = true`): what this
-    /// target wrote after the restart compared with what the control wrote (`report/parity.rs`);
+    /// target wrote after the restart compared with what the control wrote (`trial/parity.rs`);
     /// `None` when no control ran.
     pub parity: Option<super::parity::Parity>,
     /// The remedy rehearsed (`--fresh`, `fresh = …`): this target's job on a new empty

@@ -10,6 +10,36 @@ use regex::Regex;
 use super::model::{CopyReport, OutputCount, RunReport, SeedingSummary, TrialReport, RUN_SCHEMA};
 use crate::verdict::{BatchId, Verdict};
 
+/// `report` rendered in `format`, as text (every run writer writes UTF-8).
+pub(crate) fn render(format: super::Format, report: &RunReport) -> String {
+    let mut out = Vec::new();
+    super::write(format, report, &mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("a report is UTF-8")
+}
+
+/// The snapshot tests of a run writer, in its `tests` module: every [`fixtures`] report
+/// (snapshot named after the fixture) and the [`live`] one, [`redact`]ed
+/// (`snapshot_live_values_redacted`). The module must have `test_helpers` and a
+/// `render(&RunReport) -> String` in scope. A macro so that insta names and places the
+/// snapshots after the calling module and file, as each writer's own tests did.
+macro_rules! writer_snapshot_tests {
+    () => {
+        #[test]
+        fn snapshots() {
+            for (name, report) in test_helpers::fixtures() {
+                insta::assert_snapshot!(name, render(&report));
+            }
+        }
+
+        #[test]
+        fn snapshot_live_values_redacted() {
+            let (report, sandbox) = test_helpers::live();
+            insta::assert_snapshot!(test_helpers::redact(&render(&report), &sandbox));
+        }
+    };
+}
+pub(crate) use writer_snapshot_tests;
+
 /// The fixture set, by snapshot name: each writer renders every one of them.
 pub(crate) fn fixtures() -> Vec<(&'static str, RunReport)> {
     vec![
@@ -118,34 +148,41 @@ pub(crate) fn resumed() -> RunReport {
 }
 
 /// One target, resumed, with a parity against a 3.5.3 control of `status` (one differing row
-/// each side when it differs).
+/// each side when it differs): what `trial::parity::compare` makes of those rows (its test
+/// `the_report_fixtures_are_what_compare_makes` checks it).
 pub(crate) fn resumed_with_parity(status: crate::report::ParityStatus) -> RunReport {
-    use crate::report::RowSet;
-    let set = |rows: &[&str]| RowSet {
-        name: "file sink output/data".to_owned(),
-        rows: rows.iter().map(|r| r.to_string()).collect(),
-        how: "2 files named by _spark_metadata".to_owned(),
-        unreadable: None,
+    use crate::report::{Parity, ParityStatus};
+    let compared = || {
+        vec![
+            "file sink output/data: 1 rows (target), 1 (control), 2 files named by _spark_metadata"
+                .to_owned(),
+        ]
     };
     let parity = match status {
-        crate::report::ParityStatus::Same => crate::report::parity::compare(
-            &[set(&[r#"{"user":"a","count":1}"#])],
-            &[set(&[r#"{"count":1,"user":"a"}"#])],
-            &[],
-            "3.5.3",
-            false,
-        ),
-        crate::report::ParityStatus::Differs => crate::report::parity::compare(
-            &[set(&[r#"{"user":"a","count":2}"#])],
-            &[set(&[r#"{"user":"a","count":1}"#])],
-            &["processed_at".to_owned()],
-            "3.5.3",
-            false,
-        ),
-        crate::report::ParityStatus::NotChecked => crate::report::Parity::not_checked(
-            "3.5.3",
-            "the control did not resume (verdict timeout)",
-        ),
+        ParityStatus::Same => Parity {
+            status: ParityStatus::Same,
+            reason: None,
+            compared: compared(),
+            ..Parity::not_checked("3.5.3", "")
+        },
+        ParityStatus::Differs => Parity {
+            status: ParityStatus::Differs,
+            reason: None,
+            rows_only_in_target: 1,
+            rows_only_in_control: 1,
+            examples_only_in_target: vec![
+                r#"file sink output/data: {"count":2,"user":"a"}"#.to_owned()
+            ],
+            examples_only_in_control: vec![
+                r#"file sink output/data: {"count":1,"user":"a"}"#.to_owned()
+            ],
+            compared: compared(),
+            volatile_columns: vec!["processed_at".to_owned()],
+            ..Parity::not_checked("3.5.3", "")
+        },
+        ParityStatus::NotChecked => {
+            Parity::not_checked("3.5.3", "the control did not resume (verdict timeout)")
+        }
     };
     report(vec![TrialReport {
         parity: Some(parity),

@@ -8,9 +8,10 @@
 //! source version with the job that wrote it (`Scenario::generation_job`: the base `[job]`, no
 //! `[job.per_target]`, no `restart_args`), against a broker of its own seeded by the same plan.
 
+use super::parity::RowSet;
 use crate::kafka::InputDigest;
 use crate::kafka::TopicRows;
-use crate::report::{Parity, RowSet, TrialReport};
+use crate::report::{Parity, TrialReport};
 use crate::scenario::{OutputTopic, Scenario};
 use crate::verdict::Verdict;
 
@@ -119,7 +120,7 @@ pub(crate) fn compare_with_control(
             }
         }
     }
-    let mut p = crate::report::parity::compare(
+    let mut p = super::parity::compare(
         &t.rows,
         &c.rows,
         &scenario.parity.volatile_columns,

@@ -461,7 +461,7 @@ mod tests {
     fn collected(rows: &[&str], read_all: Result<&str, &str>) -> Collected {
         let dir = fixture();
         Collected {
-            rows: vec![crate::report::RowSet {
+            rows: vec![crate::trial::parity::RowSet {
                 name: "file sink output/data".into(),
                 rows: rows.iter().map(|r| r.to_string()).collect(),
                 how: String::new(),

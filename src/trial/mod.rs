@@ -17,6 +17,7 @@
 //! | `parts.rs` | the verdict when the trial's own parts fail (broker died, driver OOM-killed or killed, engine gone) |
 //! | `generate.rs` | generating a source checkpoint, its cache key ([`generate_checkpoint`]) |
 //! | `control.rs` | the trial's role (target, control, fresh), what it collects, the parity against the control |
+//! | `parity.rs` | the parity judgement: the row sets of a target and its control compared ([`parity::compare`]) |
 //! | `fresh.rs` | the remedy rehearsed: a target's job on a new empty checkpoint, the proof of where it started |
 //! | `baseline.rs` | the bare restart the benchmark compares against |
 //! | `events.rs`, `error.rs` | [`TrialEvent`], [`TrialError`] |
@@ -34,6 +35,7 @@ mod fresh;
 mod generate;
 mod job;
 mod kafka_short;
+pub mod parity;
 mod parts;
 mod read_all;
 mod run;

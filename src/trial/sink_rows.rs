@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::report::RowSet;
+use super::parity::RowSet;
 
 /// Most bytes read from one sink's files for a comparison.
 const MAX_SINK_BYTES: u64 = 256 * 1024 * 1024;

@@ -478,7 +478,7 @@ proptest! {
             let ctx = rehearse::verdict::TrialContext::default();
             let c = rehearse::verdict::classify(lines.iter().map(String::as_str), std::iter::empty(), &ctx);
             let mut text = Vec::new();
-            rehearse::verdict::write_text(&c, &mut text).unwrap();
+            rehearse::report::classify::write_text(&c, &mut text).unwrap();
             (c, String::from_utf8_lossy(&text).into_owned())
         });
         for line in c.evidence.iter().chain([&c.remedy, &text]) {

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use quick_junit::{NonSuccessKind, TestCaseStatus};
 use rehearse::exit::Outcome;
 use rehearse::report::{
-    outcome, write, CopyReport, OutputCount, ReportFormat, RunReport, SeedingSummary,
-    TerminalStyle, TrialReport, RUN_SCHEMA,
+    outcome, write, CopyReport, Format, OutputCount, RunReport, SeedingSummary, TerminalStyle,
+    TrialReport, RUN_SCHEMA,
 };
 use rehearse::verdict::{BatchId, Verdict};
 use serde::Deserialize;
@@ -194,7 +194,7 @@ pub(crate) fn report(trials: Vec<TrialReport>) -> RunReport {
     }
 }
 
-pub(crate) fn render(format: ReportFormat, report: &RunReport) -> String {
+pub(crate) fn render(format: Format, report: &RunReport) -> String {
     let mut out = Vec::new();
     write(format, report, &mut out).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("every format is UTF-8")
@@ -212,7 +212,7 @@ fn json_document_reads_back_into_consumer_types() {
         resumed_with_warning,
         trial("3.3.4", Verdict::StateStoreError, None),
     ]);
-    let json = render(ReportFormat::Json, &report);
+    let json = render(Format::Json, &report);
     let run: Run = serde_json::from_str(&json).expect("the document matches the consumer types");
 
     assert_eq!(run.schema, "rehearse.run/v1");
@@ -246,7 +246,7 @@ fn json_document_reads_back_into_consumer_types() {
         changes: vec![],
         verify_error: None,
     });
-    let back: Run = serde_json::from_str(&render(ReportFormat::Json, &remote)).unwrap();
+    let back: Run = serde_json::from_str(&render(Format::Json, &remote)).unwrap();
     let r = back.remote_source.expect("remote_source");
     assert_eq!(
         (r.url.as_str(), r.unchanged, r.files),
@@ -255,7 +255,7 @@ fn json_document_reads_back_into_consumer_types() {
     assert!(r.working_set && r.why_full.is_none());
     assert_eq!(back.source_checkpoint, "s3://prod/orders");
     let text = render(
-        ReportFormat::Terminal(rehearse::report::TerminalStyle { color: false }),
+        Format::Terminal(rehearse::report::TerminalStyle { color: false }),
         &remote,
     );
     assert!(
@@ -330,7 +330,7 @@ fn json_every_verdict_name_is_spelled_as_verdict_name() {
         .into_iter()
         .map(|v| trial(v.name(), v, Some(v)))
         .collect();
-    let run: Run = serde_json::from_str(&render(ReportFormat::Json, &report(trials)))
+    let run: Run = serde_json::from_str(&render(Format::Json, &report(trials)))
         .expect("the document matches the consumer types");
     for (trial, verdict) in run.trials.iter().zip(Verdict::ALL) {
         assert_eq!(Verdict::from_name(&trial.verdict), Some(verdict));
@@ -355,7 +355,7 @@ fn junit_reads_back_with_the_documented_mapping() {
         trial("3.5.1", Verdict::StateStoreError, Some(Verdict::Resumed)),
         environment,
     ]);
-    let xml = render(ReportFormat::Junit, &report);
+    let xml = render(Format::Junit, &report);
     let junit = quick_junit::Report::deserialize_from_str(&xml).expect("well-formed JUnit XML");
 
     assert_eq!(junit.tests, 4);
@@ -439,7 +439,7 @@ fn markdown_has_no_escape_codes_and_terminal_plain_has_none_either() {
         .push("\x1b[31mERROR\x1b[0m coloured log line".to_owned());
     let report = report(vec![trial("4.0.1", Verdict::Resumed, None), failing]);
 
-    let markdown = render(ReportFormat::Markdown, &report);
+    let markdown = render(Format::Markdown, &report);
     assert!(!markdown.contains('\x1b'));
     assert!(
         markdown.starts_with("## rehearse: orders-dedup\n"),
@@ -454,18 +454,12 @@ fn markdown_has_no_escape_codes_and_terminal_plain_has_none_either() {
         "{markdown}"
     );
 
-    let plain = render(
-        ReportFormat::Terminal(TerminalStyle { color: false }),
-        &report,
-    );
+    let plain = render(Format::Terminal(TerminalStyle { color: false }), &report);
     assert!(!plain.contains('\x1b'));
     assert!(
         plain.contains("FAIL spark-3.3.4: state-store-error"),
         "{plain}"
     );
-    let colored = render(
-        ReportFormat::Terminal(TerminalStyle { color: true }),
-        &report,
-    );
+    let colored = render(Format::Terminal(TerminalStyle { color: true }), &report);
     assert!(colored.contains("\x1b["), "colour on means escape codes");
 }

@@ -7,7 +7,7 @@
 
 use assert_cmd::Command;
 use rehearse::exit;
-use rehearse::report::{ReportFormat, TerminalStyle};
+use rehearse::report::{Format, TerminalStyle};
 use rehearse::verdict::Verdict;
 
 /// (secret, line holding it), from the fixture.
@@ -98,11 +98,11 @@ fn every_run_report_format_quotes_no_planted_secret() {
         .collect();
     let report = report(vec![failed]);
     for format in [
-        ReportFormat::Json,
-        ReportFormat::Junit,
-        ReportFormat::Markdown,
-        ReportFormat::Terminal(TerminalStyle { color: false }),
-        ReportFormat::Terminal(TerminalStyle { color: true }),
+        Format::Json,
+        Format::Junit,
+        Format::Markdown,
+        Format::Terminal(TerminalStyle { color: false }),
+        Format::Terminal(TerminalStyle { color: true }),
     ] {
         let out = render(format, &report);
         assert!(out.contains("***"), "{format:?} quotes no evidence: {out}");
@@ -112,7 +112,7 @@ fn every_run_report_format_quotes_no_planted_secret() {
                 "{format:?}: {secret} in {out}"
             );
         }
-        if format == ReportFormat::Json {
+        if format == Format::Json {
             let v: serde_json::Value = serde_json::from_str(&out).expect("masked JSON is JSON");
             assert_eq!(
                 v["trials"][0]["evidence"].as_array().map(Vec::len),

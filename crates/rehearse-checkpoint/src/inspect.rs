@@ -30,7 +30,8 @@ mod batches;
 mod files;
 
 use batches::*;
-pub(crate) use batches::{criticality, describe_ranges, gap_ranges, list_ids, offset_file_fix};
+pub(crate) use batches::{criticality, list_ids, offset_file_fix};
+pub use batches::{describe_ranges, gap_ranges};
 
 const TOP_LEVEL: &[&str] = &["metadata", "offsets", "commits", "sources", "state"];
 

@@ -5,18 +5,18 @@
 //! directory once (`loader.rs`, the only code that opens files), parses the logs with pure
 //! parsers (`offsets.rs`, `commits.rs`, `metadata.rs`), and interprets them in a second pass
 //! (`inspect.rs`, with `sources.rs`, `operators.rs`, `state.rs`, `fingerprint.rs`): batches,
-//! Kafka offsets, state, the writer's Spark version and integrity [`Finding`]s. Renderers
-//! (`render.rs`, `json.rs`) turn an [`Inspection`] into text or the versioned JSON document; they
-//! never print by themselves.
+//! Kafka offsets, state, the writer's Spark version and integrity [`Finding`]s. Nothing here
+//! renders an [`Inspection`]: its text report and the versioned JSON document are written by the
+//! root package's `report::inspect` (`src/report/inspect/`).
 //!
 //! `batch.rs` holds [`BatchId`], `model.rs` the [`Inspection`] types, `findings.rs` and `error.rs`
 //! what can go wrong. Formats and their sources: spark-checkpoints.md §1–2 of the shared design
 //! docs (outside this repository; the parsers cite it by section).
 //!
 //! The bottom layer of the pipeline: nothing here imports verdicts, scenarios or anything above;
-//! the only crate imports are the leaves `text.rs` (sanitizing the text report) and
-//! `versions.rs` (the one [`SparkVersion`](rehearse_base::versions::SparkVersion) type, which the
-//! writer's version range is made of).
+//! of the leaves it imports `versions.rs` (the one
+//! [`SparkVersion`](rehearse_base::versions::SparkVersion) type, which the writer's version range
+//! is made of) and the error kinds.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -26,13 +26,11 @@ mod error;
 mod findings;
 mod fingerprint;
 mod inspect;
-mod json;
 mod loader;
 mod metadata;
 mod model;
 mod offsets;
 mod operators;
-mod render;
 mod sources;
 mod state;
 mod working_set;
@@ -77,8 +75,10 @@ pub use commits::{parse_commit_log, CommitLogFile, COMMIT_LOG_MAX_VERSION};
 pub use error::{CheckpointError, ParseError, ParseErrorKind};
 pub use findings::{Finding, Severity};
 pub use fingerprint::{markers, ArtifactMarker, ConfKeyMarker, Evidence, Markers, WriterVersion};
-pub use inspect::{inspect, inspect_store, inspect_store_counted, StoreReads, LOG_WINDOW};
-pub use json::{to_json, InspectDocument, SCHEMA};
+pub use inspect::{
+    describe_ranges, gap_ranges, inspect, inspect_store, inspect_store_counted, StoreReads,
+    LOG_WINDOW,
+};
 pub use loader::READ_CAP;
 pub use metadata::{
     parse_operator_metadata, parse_query_metadata, parse_state_schema, OperatorMetadata,
@@ -92,7 +92,6 @@ pub use offsets::{
     kafka_offsets_json, parse_offset_log, KafkaSourceOffset, OffsetLogFile, OffsetSeqMetadata,
     SourceLine, OFFSET_LOG_MAX_VERSION, VOID_OFFSET,
 };
-pub use render::write_text;
 pub use state::{PartitionState, Provider};
 pub use working_set::{
     rocksdb_refs, working_set, zip_member, ReadSmall, VersionFact, WorkingSet,

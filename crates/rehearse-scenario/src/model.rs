@@ -105,7 +105,7 @@ pub struct OutputTopic {
     /// `….<name>.control.<source>`).
     pub name: String,
     /// The name the scenario file declares, never renamed: a control's and a target's rows of
-    /// one output topic are matched by it (`report::parity::compare` matches row sets by name).
+    /// one output topic are matched by it (`trial::parity::compare` matches row sets by name).
     pub declared: String,
     /// Partitions to create (default 1).
     pub partitions: u32,

@@ -1,7 +1,7 @@
 //! The scenario's control run and output parity settings (issue 13 §3): `control = true` (or
 //! `rehearse run --control`), `control_version`, `volatile_columns`, `parity = "may-differ"`.
 //! Checked at load, before anything starts; [`control_version`] says which Spark the control
-//! runs on; `report/parity.rs` compares, `trial/control.rs` runs the control.
+//! runs on; `trial/parity.rs` compares, `trial/control.rs` runs the control.
 
 use rehearse_base::versions::SparkVersion;
 use rehearse_checkpoint::Inspection;

@@ -19,7 +19,11 @@
 //! - `watch.rs`: the incremental [`Watcher`] a running trial feeds line by line (`watch/at_end.rs`:
 //!   its decisions once the driver has ended);
 //! - `classify.rs`: [`classify()`], a whole log fed to a watcher;
-//! - `input.rs` feeds log files to it, `render.rs` prints a classification as text.
+//! - `input.rs` feeds log files to it.
+//!
+//! Nothing here renders a [`Classification`]: `rehearse classify`'s text is written by the root
+//! package's `report::classify` (`src/report/classify.rs`); its JSON is the serde form of the
+//! type itself.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -31,7 +35,6 @@ mod exercised;
 mod input;
 mod judge;
 mod progress;
-mod render;
 mod rules;
 mod scan;
 mod signs;
@@ -49,7 +52,6 @@ pub use exercised::{Exercised, PathProof};
 pub use input::{classify_files, InputError};
 pub use rehearse_base::text::sanitize;
 pub use rehearse_checkpoint::BatchId;
-pub use render::write_text;
 pub use rules::{FailureText, Rule, RuleMatch, RuleTable, RulesError, DEFAULT_RULES_TOML};
 pub use signs::SIGN_RULES_TOML;
 pub use state_files::{merge_warnings, state_file_warnings, stored_schema_evidence};

@@ -46,6 +46,24 @@ pub fn write_json(report: &MatrixReport, out: &mut impl std::io::Write) -> std::
     crate::text::write_json(out, report)
 }
 
+/// Writes a matrix report to `out` in `format`: the terminal grid ([`write_grid`]; it has no
+/// colour, the style is not read), the `rehearse.matrix/v1` document ([`write_json`]), JUnit
+/// ([`write_junit`]), Markdown ([`write_markdown`]) or HTML ([`write_html`]); every
+/// [`Format`](super::Format) has a matrix writer.
+pub fn write(
+    format: super::Format,
+    report: &MatrixReport,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        super::Format::Terminal(_) => write_grid(report, out),
+        super::Format::Json => write_json(report, out),
+        super::Format::Junit => write_junit(report, out),
+        super::Format::Markdown => write_markdown(report, out),
+        super::Format::Html => write_html(report, out),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod test_helpers {
     use super::*;
@@ -126,6 +144,33 @@ pub(crate) mod test_helpers {
             controls: vec![],
             merged: false,
         }
+    }
+
+    #[test]
+    fn dispatch_matches_each_writer() {
+        use crate::report::{Format, TerminalStyle};
+        let r = report();
+        let render = |w: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+            let mut out = Vec::new();
+            w(&mut out).expect("writing to a Vec cannot fail");
+            out
+        };
+        let styles = [
+            TerminalStyle { color: false },
+            TerminalStyle { color: true },
+        ];
+        for style in styles {
+            assert_eq!(
+                render(&|o| write(Format::Terminal(style), &r, o)),
+                render(&|o| write_grid(&r, o)),
+                "the grid has no colour"
+            );
+        }
+        let via = |format| render(&|o| write(format, &r, o));
+        assert_eq!(via(Format::Json), render(&|o| write_json(&r, o)));
+        assert_eq!(via(Format::Junit), render(&|o| write_junit(&r, o)));
+        assert_eq!(via(Format::Markdown), render(&|o| write_markdown(&r, o)));
+        assert_eq!(via(Format::Html), render(&|o| write_html(&r, o)));
     }
 
     #[test]

@@ -22,7 +22,8 @@ fn on_a_shared_broker_each_trial_writes_output_topics_of_its_own() {
 /// target and 4 only in the control, for identical output.)
 #[test]
 fn a_cell_and_its_control_compare_an_output_topic_by_its_declared_name() {
-    use crate::report::{parity::compare, ParityStatus};
+    use crate::report::ParityStatus;
+    use crate::trial::parity::compare;
     let dir = tempfile::tempdir().unwrap();
     let shape =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/kafka-out/orders.toml");

@@ -493,7 +493,9 @@ pub(crate) fn runs(ids: &[u64]) -> Vec<(u64, u64)> {
 }
 
 /// The runs of ids missing between the first and the last of a sorted list, as `(first, last)`.
-pub(crate) fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
+/// Public for `rehearse inspect`'s text report (`src/report/inspect/text.rs`), which names the
+/// offset log's gaps in the findings' words.
+pub fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
     ids.windows(2)
         .filter(|pair| pair[1] > pair[0].saturating_add(1))
         .map(|pair| (pair[0] + 1, pair[1] - 1))
@@ -501,8 +503,9 @@ pub(crate) fn gap_ranges(ids: &[u64]) -> Vec<(u64, u64)> {
 }
 
 /// Runs of batches for people: `batch 3`, `batches 5 to 1004 (1,000 batches)`,
-/// `batches 3, 7 to 9 (4 batches)`; at most 8 runs are named.
-pub(crate) fn describe_ranges(ranges: &[(u64, u64)]) -> String {
+/// `batches 3, 7 to 9 (4 batches)`; at most 8 runs are named. The one wording of batch runs:
+/// the findings and `rehearse inspect`'s text report (`src/report/inspect/text.rs`) use it.
+pub fn describe_ranges(ranges: &[(u64, u64)]) -> String {
     let total: u64 = ranges.iter().map(|(a, b)| b - a + 1).sum();
     let mut parts: Vec<String> = ranges
         .iter()

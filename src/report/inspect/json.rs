@@ -7,13 +7,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::findings::Finding;
-use super::fingerprint::WriterVersion;
-use super::model::{
-    CommitLogInfo, FileSummary, Inspection, OffsetLogInfo, Operator, PinnedConf, SourceKind,
-    WriterSegment,
+use crate::checkpoint::{
+    BatchId, CommitLogInfo, FileSummary, Finding, Inspection, KafkaOffsets, OffsetLogInfo,
+    Operator, PinnedConf, SourceKind, WriterSegment, WriterVersion,
 };
-use super::{BatchId, KafkaOffsets};
 
 /// The schema id of the document; bumped on any incompatible change (a removed or retyped key).
 /// Adding keys is compatible.

@@ -5,12 +5,11 @@
 
 use std::io::{self, Write};
 
-use rehearse_base::text::sanitize;
-
-use super::findings::Severity;
-use super::model::{CommitLogInfo, Inspection, OffsetLogInfo, Operator, SourceKind, SourceOffset};
-use super::state::Provider;
-use super::BatchId;
+use crate::checkpoint::{
+    describe_ranges, gap_ranges, BatchId, CommitLogInfo, Inspection, OffsetLogInfo, Operator,
+    Provider, Severity, SourceKind, SourceOffset,
+};
+use crate::text::sanitize;
 
 /// Writes the text report of an inspection. File names, the query id, conf values and offsets
 /// come from the checkpoint's files: the report is [`sanitize`]d as a whole, so
@@ -92,12 +91,12 @@ fn write_batches(i: &Inspection, out: &mut impl Write) -> io::Result<()> {
     // The missing batches as runs with their count (`batches 5 to 1004 (1,000 batches)`), from
     // the offset log's ids: a list of the first ten said neither where the gap ends nor its size.
     let ids: Vec<u64> = i.offset_batches.iter().map(|b| b.0).collect();
-    let missing = super::inspect::gap_ranges(&ids);
+    let missing = gap_ranges(&ids);
     if !missing.is_empty() {
         writeln!(
             out,
             "gaps            offsets/ lacks {}",
-            super::inspect::describe_ranges(&missing)
+            describe_ranges(&missing)
         )?;
     }
     Ok(())
@@ -384,7 +383,7 @@ fn timestamp(ms: i64) -> String {
     if ms <= 0 {
         return format!("{ms}");
     }
-    rehearse_base::text::utc_seconds(ms)
+    crate::text::utc_seconds(ms)
 }
 
 #[cfg(test)]

@@ -1,17 +1,31 @@
-//! Plain-text rendering of one [`Classification`] (what `rehearse classify` prints without
-//! `--json`); text taken from logs goes through [`sanitize`] (`crates/rehearse-base/src/text.rs`).
-//! Terminal text may change freely; the JSON form is the stable one (it keeps log lines
-//! verbatim: JSON escapes them).
+//! The report of `rehearse classify`: one [`Classification`] as plain text ([`write_text`]) or
+//! as JSON, through [`write`]. Text taken from logs goes through [`sanitize`]
+//! (`crates/rehearse-base/src/text.rs`). Terminal text may change freely; the JSON form is the
+//! stable one (the serde form of [`Classification`], written by [`crate::text::write_json`]: it
+//! keeps log lines verbatim, JSON escapes them, secrets masked).
 
-use std::io::Write;
+use std::io::{self, Write};
 
-use super::Classification;
-use rehearse_base::text::sanitize;
+use super::format::Format;
+use crate::text::sanitize;
+use crate::verdict::{BatchId, Classification};
+
+/// Writes `c` to `out` in `format`: [`Format::Terminal`] is [`write_text`] (no colour: the
+/// style is not read), [`Format::Json`] the classification's JSON. A classification has no
+/// JUnit, Markdown or HTML writer: those formats are an [`io::ErrorKind::Unsupported`] error
+/// ([`Format::unsupported`]), which `rehearse classify` never asks for.
+pub fn write(format: Format, c: &Classification, out: &mut impl Write) -> io::Result<()> {
+    match format {
+        Format::Terminal(_) => write_text(c, out),
+        Format::Json => crate::text::write_json(out, c),
+        Format::Junit | Format::Markdown | Format::Html => Err(format.unsupported("classify")),
+    }
+}
 
 /// Writes the verdict, its rule, the batch facts, the evidence lines and the remedy. Everything
 /// is [`sanitize`]d: evidence lines, the error class and the remedy come from the log.
-pub fn write_text(c: &Classification, out: &mut impl Write) -> std::io::Result<()> {
-    let opt = |b: Option<super::BatchId>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
+pub fn write_text(c: &Classification, out: &mut impl Write) -> io::Result<()> {
+    let opt = |b: Option<BatchId>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
     let mut line = |text: String| writeln!(out, "{}", sanitize(&text));
     line(format!("verdict: {}", c.verdict))?;
     line(format!("rule:    {}", c.rule))?;
