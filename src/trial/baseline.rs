@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, start_ready_kafka};
-use super::job::{stage_job, submit};
+use super::job::{stage_job, submit, SubmitCommand};
 use super::TrialError;
 use crate::checkpoint::Inspection;
 use crate::runtime::{self, RuntimeKind, TrialIds};
@@ -36,17 +36,17 @@ pub async fn bare_restart_seconds(
     let result = async {
         seed_and_check(&kafka, inspection, inspection, scenario).await?;
         let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
-        let cmd = submit(
-            &ids,
+        let cmd = submit(&SubmitCommand {
+            ids: &ids,
             scenario,
-            &job,
-            target,
-            &job_sandbox,
-            &app,
-            &job.args,
-            &kafka,
-            Some(&inspection.committed_kafka_offsets()),
-        )?;
+            job: &job,
+            version: target,
+            sandbox: &job_sandbox,
+            staged: &app,
+            args: &job.args,
+            kafka: &kafka,
+            starting_offsets: Some(&inspection.committed_kafka_offsets()),
+        })?;
         let started = Instant::now();
         let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
         let mut lines = spark.lines();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::broker::Broker;
-use super::job::{stage_job, submit};
+use super::job::{stage_job, submit, SubmitCommand};
 use super::{driver::exit_code_after_exit, TrialError, TrialEvent};
 use crate::checkpoint::KafkaOffsets;
 use crate::runtime::{self, KafkaBroker, RuntimeKind, SparkDriver, TrialIds};
@@ -244,18 +244,18 @@ async fn generate_with(
     let mut args = job.args.clone();
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
-    let cmd = submit(
+    let cmd = submit(&SubmitCommand {
         ids,
         scenario,
-        &job,
-        &g.spark,
-        &job_sandbox,
-        app,
-        &args,
+        job: &job,
+        version: &g.spark,
+        sandbox: &job_sandbox,
+        staged: app,
+        args: &args,
         kafka,
         // No committed batch yet: `{starting_offsets}` is `earliest`.
-        None,
-    )?;
+        starting_offsets: None,
+    })?;
     tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
     let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, Broker};
 use super::control::{Collected, TrialRole};
-use super::job::{redacted_argv, stage_job, submit};
+use super::job::{redacted_argv, stage_job, submit, SubmitCommand};
 use super::watch::watch;
 use super::{kafka_short, parts, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
@@ -394,17 +394,17 @@ impl Trial<'_> {
             args.extend(self.job.restart_args.iter().cloned());
         }
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
-        let cmd = submit(
-            r.ids,
+        let cmd = submit(&SubmitCommand {
+            ids: r.ids,
             scenario,
-            self.job,
-            self.target,
-            &job_sandbox,
-            r.app,
-            &args,
-            r.kafka,
-            Some(&r.inspection.committed_kafka_offsets()),
-        )?;
+            job: self.job,
+            version: self.target,
+            sandbox: &job_sandbox,
+            staged: r.app,
+            args: &args,
+            kafka: r.kafka,
+            starting_offsets: Some(&r.inspection.committed_kafka_offsets()),
+        })?;
         tracing::debug!(version = self.target, argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
         let started = Instant::now();
         let spark = runtime::start_spark(
