@@ -30,7 +30,7 @@ fn main() {
                 .await
                 .expect("trial");
             assert_eq!(report.verdict.name(), "resumed", "benchmark expects a resumed trial");
-            let bare = trial::bare_restart_seconds(&scenario, &source, &inspection, target.as_str()).await.expect("bare restart");
+            let bare = trial::bare_restart_seconds(&scenario, &source, &inspection, &target).await.expect("bare restart");
             println!(
                 "round {round}: rehearse seconds_to_verdict {:.1} s, bare spark-submit to first progress {:.1} s, ratio {:.2}",
                 report.seconds_to_verdict,

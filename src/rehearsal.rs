@@ -501,17 +501,17 @@ pub async fn source_checkpoint(
             g.work_parent = report_dir.map(Path::to_path_buf);
             match trial::cached_checkpoint(scenario, &g) {
                 Some(path) => on_event(RehearsalEvent::CachedSourceFound {
-                    spark: g.spark.clone(),
+                    spark: g.spark.to_string(),
                     path,
                 }),
                 None => on_event(RehearsalEvent::GenerationStarted {
-                    spark: g.spark.clone(),
+                    spark: g.spark.to_string(),
                     batches: g.batches,
                 }),
             }
             let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
             let path = trial::generate_checkpoint(scenario, &g, broker, &mut on_trial).await?;
-            (path, Some(g.spark))
+            (path, Some(g.spark.to_string()))
         }
     };
     let inspection = crate::checkpoint::inspect(&path)?;

@@ -11,6 +11,7 @@ use crate::checkpoint::Inspection;
 use crate::runtime::{self, RuntimeKind, TrialIds};
 use crate::sandbox::Sandbox;
 use crate::scenario::Scenario;
+use crate::versions::SparkVersion;
 
 /// Baseline for the restart benchmark (`cargo bench --bench restart`): restarts a fresh copy of
 /// `source` on `target` exactly as a trial does (same image, Kafka seeding, submit command) but
@@ -20,10 +21,10 @@ pub async fn bare_restart_seconds(
     scenario: &Scenario,
     source: &Path,
     inspection: &Inspection,
-    target: &str,
+    target: &SparkVersion,
 ) -> Result<f64, TrialError> {
     let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
-    let job = scenario.job_for(target);
+    let job = scenario.job_for(target.as_str());
     let app = stage_job(
         &job,
         &scenario.dependencies,
@@ -48,7 +49,7 @@ pub async fn bare_restart_seconds(
             starting_offsets: Some(&inspection.committed_kafka_offsets()),
         })?;
         let started = Instant::now();
-        let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
+        let spark = runtime::start_spark(&ids, target.as_str(), sandbox.path(), cmd, None).await?;
         let mut lines = spark.lines();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
         let mut seconds = None;

@@ -13,6 +13,7 @@ use crate::scenario::{
     fill_topics, Dependencies, Job, JobDir, Placeholders, ResolvedJob, Scenario,
 };
 use crate::spark::{self, Submit};
+use crate::versions::SparkVersion;
 
 /// The job as staged into a sandbox, paths relative to it.
 #[derive(Debug, Clone)]
@@ -72,12 +73,12 @@ pub(super) fn stage_job(
     job: &ResolvedJob,
     dependencies: &Dependencies,
     sandbox: &Path,
-    version: &str,
+    version: &SparkVersion,
     runtime: RuntimeKind,
 ) -> Result<StagedJob, TrialError> {
     let resolved = resolve_dependencies(
         dependencies,
-        version,
+        version.as_str(),
         &format!("Spark {version}"),
         runtime,
         &mut |_| {},
@@ -223,7 +224,7 @@ pub(super) struct SubmitCommand<'a> {
     /// The job this version runs ([`Scenario::job_for`], or the generation's).
     pub job: &'a ResolvedJob,
     /// The Spark version spark-submit runs.
-    pub version: &'a str,
+    pub version: &'a SparkVersion,
     /// The sandbox as the job sees it (`RuntimeKind::job_sandbox`).
     pub sandbox: &'a Path,
     /// The job as staged into the sandbox.
@@ -288,7 +289,7 @@ pub(super) fn submit(command: &SubmitCommand<'_>) -> Result<Vec<String>, TrialEr
     let (master, master_conf) = crate::runtime::spark_master(ids);
     conf.extend(master_conf);
     Ok(spark::submit_command(&Submit {
-        version: version.to_string(),
+        version: version.clone(),
         master,
         sandbox: sandbox.to_path_buf(),
         app: in_sandbox(&staged.app),

@@ -139,7 +139,7 @@ pub async fn run_trial_as(
         &job,
         &scenario.dependencies,
         sandbox.path(),
-        target.as_str(),
+        target,
         settings.runtime,
     )?;
     let ids = broker.ids(&scenario.name, settings.runtime);
@@ -394,7 +394,7 @@ impl Trial<'_> {
             ids: r.ids,
             scenario,
             job: self.job,
-            version: self.target.as_str(),
+            version: self.target,
             sandbox: &job_sandbox,
             staged: r.app,
             args: &args,
