@@ -20,17 +20,17 @@ fn main() {
     let scenario = Scenario::load(&scenario_path).expect("scenarios/demo.toml");
     let g = Generate::of(&scenario, Default::default(), None)
         .expect("demo.toml generates its checkpoint");
-    let target = "4.0.1";
+    let target = rehearse::versions::SparkVersion::parse("4.0.1").expect("a version");
     runtime.block_on(async {
         let source = trial::generate_checkpoint(&scenario, &g, Broker::Own, &mut |_| {}).await.expect("source checkpoint");
         let inspection = rehearse::checkpoint::inspect(&source).expect("inspect");
         let mut rows = Vec::new();
         for round in 1..=2 {
-            let report = trial::run_trial(&scenario, &source, &inspection, target, &TrialSettings::default(), Broker::Own, &mut |_| {})
+            let report = trial::run_trial(&scenario, &source, &inspection, &target, &TrialSettings::default(), Broker::Own, &mut |_| {})
                 .await
                 .expect("trial");
             assert_eq!(report.verdict.name(), "resumed", "benchmark expects a resumed trial");
-            let bare = trial::bare_restart_seconds(&scenario, &source, &inspection, target).await.expect("bare restart");
+            let bare = trial::bare_restart_seconds(&scenario, &source, &inspection, &target).await.expect("bare restart");
             println!(
                 "round {round}: rehearse seconds_to_verdict {:.1} s, bare spark-submit to first progress {:.1} s, ratio {:.2}",
                 report.seconds_to_verdict,

@@ -20,6 +20,7 @@ use crate::report::{RunReport, RUN_SCHEMA};
 use crate::runtime::{RuntimeError, RuntimeKind};
 use crate::scenario::{CheckpointSource, Scenario};
 use crate::trial::{self, Broker, Generate, TrialError, TrialEvent, TrialSettings};
+use crate::versions::SparkVersion;
 
 /// Something that happened during a rehearsal, in the past tense.
 #[derive(Debug, Clone)]
@@ -276,7 +277,7 @@ pub async fn run_scenario(
         staged = Some(stage);
     }
     let mut versions = spark_versions(scenario);
-    versions.extend(control_version.clone());
+    versions.extend(control_version.as_ref().map(ToString::to_string));
     prepare_runtime_async(
         settings.runtime,
         versions,
@@ -313,7 +314,7 @@ pub async fn run_scenario(
     let at_once = jobs > 1;
     if at_once {
         on_event(RehearsalEvent::TrialsStarting {
-            targets: scenario.targets.clone(),
+            targets: scenario.targets.iter().map(ToString::to_string).collect(),
             at_once: jobs,
         });
     }
@@ -321,10 +322,10 @@ pub async fn run_scenario(
     // the event sink; `buffered` keeps the reports in target order. Every trial runs to its
     // end before an error is returned: a trial dropped mid-way would leave its containers.
     let events = std::sync::Mutex::new(on_event);
-    let emit = |target: &str, e: RehearsalEvent| {
+    let emit = |target: &SparkVersion, e: RehearsalEvent| {
         let e = match e {
             RehearsalEvent::Trial(event) if at_once => RehearsalEvent::TrialOf {
-                target: target.to_owned(),
+                target: target.to_string(),
                 event,
             },
             other => other,
@@ -391,7 +392,7 @@ fn fresh_possible(scenario: &Scenario, inspection: &Inspection) -> Result<(), Re
         path: scenario.file.clone(),
         message: format!(
             "fresh ({}): the checkpoint has no committed batch with Kafka offsets, so there is no startingOffsets to start a new checkpoint from (`rehearse inspect` shows its batches)\n(hint: drop fresh / --fresh for this checkpoint, or rehearse one that committed a batch)",
-            scenario.parity.fresh.join(", ")
+            crate::scenario::version_list(&scenario.parity.fresh)
         ),
     }
     .into())
@@ -402,7 +403,7 @@ fn fresh_possible(scenario: &Scenario, inspection: &Inspection) -> Result<(), Re
 async fn target_trial(
     scenario: &Scenario,
     source: &SourceCheckpoint,
-    target: &str,
+    target: &SparkVersion,
     settings: &TrialSettings,
     control: Option<&(crate::report::TrialReport, trial::Collected)>,
     on_event: &mut (dyn FnMut(RehearsalEvent) + Send),
@@ -414,7 +415,7 @@ async fn target_trial(
         target,
         settings,
         role,
-        target.to_owned(),
+        target.to_string(),
         on_event,
     )
     .await?;
@@ -446,7 +447,7 @@ async fn target_trial(
 async fn one_trial(
     scenario: &Scenario,
     source: &SourceCheckpoint,
-    version: &str,
+    version: &SparkVersion,
     settings: &TrialSettings,
     role: (trial::TrialRole, bool),
     shown: String,
@@ -470,7 +471,7 @@ async fn one_trial(
 /// The Spark versions `scenario` needs ready: its targets, then the generating version if it
 /// generates its checkpoint.
 pub fn spark_versions(scenario: &Scenario) -> Vec<String> {
-    let mut versions = scenario.targets.clone();
+    let mut versions: Vec<String> = scenario.targets.iter().map(ToString::to_string).collect();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
         versions.push(spark.to_string());
     }
@@ -500,17 +501,17 @@ pub async fn source_checkpoint(
             g.work_parent = report_dir.map(Path::to_path_buf);
             match trial::cached_checkpoint(scenario, &g) {
                 Some(path) => on_event(RehearsalEvent::CachedSourceFound {
-                    spark: g.spark.clone(),
+                    spark: g.spark.to_string(),
                     path,
                 }),
                 None => on_event(RehearsalEvent::GenerationStarted {
-                    spark: g.spark.clone(),
+                    spark: g.spark.to_string(),
                     batches: g.batches,
                 }),
             }
             let mut on_trial = |e| on_event(RehearsalEvent::Trial(e));
             let path = trial::generate_checkpoint(scenario, &g, broker, &mut on_trial).await?;
-            (path, Some(g.spark))
+            (path, Some(g.spark.to_string()))
         }
     };
     let inspection = crate::checkpoint::inspect(&path)?;
@@ -548,7 +549,7 @@ pub async fn resolve_dependencies_async(
     let mut versions: Vec<(String, String)> = scenario
         .targets
         .iter()
-        .map(|t| (t.clone(), format!("target {t}")))
+        .map(|t| (t.to_string(), format!("target {t}")))
         .collect();
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
         versions.insert(

@@ -10,7 +10,7 @@ mod cluster;
 mod run;
 
 pub use crate::scenario::suite::{
-    version_lt, CellKey, Expectation, Group, Shape, Shard, Suite, SuiteError, SuiteFile, PROVIDERS,
+    CellKey, Expectation, Group, Shape, Shard, Suite, SuiteError, SuiteFile, PROVIDERS,
     PROVIDER_CONF,
 };
 pub use run::{

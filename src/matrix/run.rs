@@ -182,8 +182,8 @@ pub fn empty_report(suite: &Suite, options: &MatrixOptions) -> MatrixReport {
         suite_file: Some(suite.file.display().to_string()),
         shapes: suite.shapes.iter().map(|s| s.name.clone()).collect(),
         providers: suite.providers.clone(),
-        sources: suite.sources.clone(),
-        targets: suite.targets.clone(),
+        sources: suite.sources.iter().map(ToString::to_string).collect(),
+        targets: suite.targets.iter().map(ToString::to_string).collect(),
         shards: options.shard.map(|s| s.to_string()).into_iter().collect(),
         cells: Vec::new(),
         seconds: 0.0,
@@ -215,7 +215,7 @@ async fn run_groups(
             for g in &groups {
                 for k in keys(suite, g) {
                     if suite.not_applicable(&k).is_none() {
-                        *per_version.entry(k.target).or_insert(0) += 1;
+                        *per_version.entry(k.target.to_string()).or_insert(0) += 1;
                     }
                 }
             }
@@ -274,7 +274,7 @@ fn keys(suite: &Suite, g: &Group) -> Vec<CellKey> {
 fn not_applicable(suite: &Suite, k: &CellKey) -> Cell {
     let (expected, reason) = suite.expected(k);
     Cell::not_run(
-        (&k.shape, &k.provider, &k.source, &k.target),
+        k.names(),
         CellStatus::NotApplicable,
         suite.not_applicable(k).unwrap_or_default(),
         expected,
@@ -345,7 +345,7 @@ impl SuiteRun {
             );
             let run = match &control {
                 Ok((report, _)) => ControlRun::from_trial(key, report),
-                Err(why) => ControlRun::not_run(key, &group.source, why),
+                Err(why) => ControlRun::not_run(key, group.source.as_str(), why),
             };
             let _ = self.tx.send(Update::ControlFinished(Box::new(run)));
             Some(Arc::new(control))
@@ -448,7 +448,7 @@ impl SuiteRun {
         for k in keys {
             let (expected, reason) = self.suite.expected(k);
             let _ = self.tx.send(Update::CellFinished(Box::new(Cell::not_run(
-                (&k.shape, &k.provider, &k.source, &k.target),
+                k.names(),
                 status,
                 message.clone(),
                 expected,
@@ -470,7 +470,7 @@ impl SuiteRun {
         let cell = match &self.clusters {
             Some(clusters) => {
                 // A slot on the version's cluster first, then a place among the `jobs`.
-                let place = clusters.place(&k.target).await;
+                let place = clusters.place(k.target.as_str()).await;
                 let cell = match &place.runtime {
                     Ok(runtime) => {
                         let settings = TrialSettings {
@@ -484,7 +484,7 @@ impl SuiteRun {
                     Err(message) => {
                         let (expected, reason) = self.suite.expected(&k);
                         Cell::not_run(
-                            (&k.shape, &k.provider, &k.source, &k.target),
+                            k.names(),
                             CellStatus::HarnessError,
                             message.clone(),
                             expected,
@@ -493,7 +493,7 @@ impl SuiteRun {
                     }
                 };
                 drop(place);
-                clusters.cell_done(&k.target).await;
+                clusters.cell_done(k.target.as_str()).await;
                 cell
             }
             None => {
@@ -542,7 +542,7 @@ impl SuiteRun {
                 Cell {
                     source_checkpoint: Some(source.path.display().to_string()),
                     ..Cell::from_trial(
-                        (&k.shape, &k.provider, &k.source),
+                        (k.shape.as_str(), k.provider.as_str(), k.source.as_str()),
                         &report,
                         expected,
                         reason,
@@ -550,7 +550,7 @@ impl SuiteRun {
                 }
             }
             Err(e) => Cell::not_run(
-                (&k.shape, &k.provider, &k.source, &k.target),
+                k.names(),
                 CellStatus::HarnessError,
                 format!("{e:#}"),
                 expected,
@@ -591,8 +591,8 @@ pub fn spark_versions(suite: &Suite, shard: Option<super::Shard>) -> Vec<String>
     let mut versions = Vec::new();
     for cell in suite.cells_of(&suite.groups(shard)) {
         if suite.not_applicable(&cell).is_none() {
-            versions.push(cell.source);
-            versions.push(cell.target);
+            versions.push(cell.source.to_string());
+            versions.push(cell.target.to_string());
         }
     }
     versions

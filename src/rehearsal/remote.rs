@@ -99,18 +99,14 @@ pub(crate) async fn stage(
     std::fs::create_dir(&staged_at).map_err(|e| write_error(&staged_at, e))?;
     // Names this process, so `rehearse gc` can offer the staged copy if it is killed.
     let _ = crate::runtime::mark_sandbox(dir.path(), settings.keep);
-    let targets: Vec<crate::versions::SparkVersion> = scenario
-        .targets
-        .iter()
-        .filter_map(|t| crate::versions::SparkVersion::parse(t).ok())
-        .collect();
+    let targets = &scenario.targets;
     // Only what a restart on these targets reads (or everything, with the reason, when that
     // cannot be told for certain), streamed and hashed, several objects in flight.
     let options = CopyOptions {
         full_copy: settings.full_copy,
         parallel: 0,
     };
-    let copy = copy_checkpoint_for(&store, &inspection, &targets, &staged_at, &options)
+    let copy = copy_checkpoint_for(&store, &inspection, targets, &staged_at, &options)
         .await
         .map_err(|e| RehearsalError::Trial(e.into()))?;
     tracing::debug!(url = %url, staged = %staged_at.display(), files = copy.files, bytes = copy.bytes, "remote source staged");

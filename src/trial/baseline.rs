@@ -5,12 +5,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, start_ready_kafka};
-use super::job::{stage_job, submit};
+use super::job::{stage_job, submit, SubmitCommand};
 use super::TrialError;
 use crate::checkpoint::Inspection;
 use crate::runtime::{self, RuntimeKind, TrialIds};
 use crate::sandbox::Sandbox;
 use crate::scenario::Scenario;
+use crate::versions::SparkVersion;
 
 /// Baseline for the restart benchmark (`cargo bench --bench restart`): restarts a fresh copy of
 /// `source` on `target` exactly as a trial does (same image, Kafka seeding, submit command) but
@@ -20,10 +21,10 @@ pub async fn bare_restart_seconds(
     scenario: &Scenario,
     source: &Path,
     inspection: &Inspection,
-    target: &str,
+    target: &SparkVersion,
 ) -> Result<f64, TrialError> {
     let sandbox = Sandbox::create(source, None, &format!("{}-bare-{target}", scenario.name))?;
-    let job = scenario.job_for(target);
+    let job = scenario.job_for(target.as_str());
     let app = stage_job(
         &job,
         &scenario.dependencies,
@@ -36,19 +37,19 @@ pub async fn bare_restart_seconds(
     let result = async {
         seed_and_check(&kafka, inspection, inspection, scenario).await?;
         let job_sandbox = ids.runtime.job_sandbox(sandbox.path());
-        let cmd = submit(
-            &ids,
+        let cmd = submit(&SubmitCommand {
+            ids: &ids,
             scenario,
-            &job,
-            target,
-            &job_sandbox,
-            &app,
-            &job.args,
-            &kafka,
-            Some(&inspection.committed_kafka_offsets()),
-        )?;
+            job: &job,
+            version: target,
+            sandbox: &job_sandbox,
+            staged: &app,
+            args: &job.args,
+            kafka: &kafka,
+            starting_offsets: Some(&inspection.committed_kafka_offsets()),
+        })?;
         let started = Instant::now();
-        let spark = runtime::start_spark(&ids, target, sandbox.path(), cmd, None).await?;
+        let spark = runtime::start_spark(&ids, target.as_str(), sandbox.path(), cmd, None).await?;
         let mut lines = spark.lines();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(scenario.timeout_seconds);
         let mut seconds = None;

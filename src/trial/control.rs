@@ -367,10 +367,10 @@ mod tests {
     #[test]
     fn the_control_version_is_the_scenarios_the_generators_or_a_pinned_writer() {
         let s = scenario();
-        assert_eq!(control_version(&s, None).unwrap(), "3.5.3");
+        assert_eq!(control_version(&s, None).unwrap().as_str(), "3.5.3");
         let mut named = s.clone();
         named.parity.control_version = Some(SparkVersion::parse("3.5.4").unwrap());
-        assert_eq!(control_version(&named, None).unwrap(), "3.5.4");
+        assert_eq!(control_version(&named, None).unwrap().as_str(), "3.5.4");
         // Older than the Spark that generates the checkpoint: a downgrade, refused naming the key.
         named.parity.control_version = Some(SparkVersion::parse("3.5.1").unwrap());
         let e = control_version(&named, None).unwrap_err();
@@ -396,6 +396,9 @@ mod tests {
             "{e}"
         );
         given.parity.control_version = Some(SparkVersion::parse("4.0.1").unwrap());
-        assert_eq!(control_version(&given, Some(&inspection)).unwrap(), "4.0.1");
+        assert_eq!(
+            control_version(&given, Some(&inspection)).unwrap().as_str(),
+            "4.0.1"
+        );
     }
 }

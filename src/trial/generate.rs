@@ -9,18 +9,19 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::broker::Broker;
-use super::job::{stage_job, submit};
+use super::job::{stage_job, submit, SubmitCommand};
 use super::{driver::exit_code_after_exit, TrialError, TrialEvent};
 use crate::checkpoint::KafkaOffsets;
 use crate::runtime::{self, KafkaBroker, RuntimeKind, SparkDriver, TrialIds};
 use crate::sandbox::Sandbox;
 use crate::scenario::{CheckpointSource, Job, Scenario};
+use crate::versions::SparkVersion;
 
 /// What a generation run needs.
 #[derive(Debug, Clone)]
 pub struct Generate {
-    /// Source Spark version.
-    pub spark: String,
+    /// Source Spark version (the scenario's, or a suite group's source: parsed at load).
+    pub spark: SparkVersion,
     /// Data batches to commit.
     pub batches: u32,
     /// Records per partition per batch.
@@ -52,7 +53,7 @@ impl Generate {
                 records_per_batch,
                 extra_args,
             } => Some(Generate {
-                spark: spark.to_string(),
+                spark: spark.clone(),
                 batches: *batches,
                 records_per_batch: *records_per_batch,
                 extra_args: extra_args.clone(),
@@ -103,7 +104,7 @@ pub async fn generate_checkpoint(
     // Names this process, so `rehearse gc` can offer the work directory if it is killed.
     let _ = crate::runtime::mark_sandbox(work.path(), false);
     let app = stage_job(
-        &scenario.generation_job(&g.spark),
+        &scenario.generation_job(g.spark.as_str()),
         &scenario.dependencies,
         work.path(),
         &g.spark,
@@ -240,24 +241,24 @@ async fn generate_with(
         }
     };
     produce_round(0).await?;
-    let job = scenario.generation_job(&g.spark);
+    let job = scenario.generation_job(g.spark.as_str());
     let mut args = job.args.clone();
     args.extend(g.extra_args.iter().cloned());
     let job_sandbox = ids.runtime.job_sandbox(work);
-    let cmd = submit(
+    let cmd = submit(&SubmitCommand {
         ids,
         scenario,
-        &job,
-        &g.spark,
-        &job_sandbox,
-        app,
-        &args,
+        job: &job,
+        version: &g.spark,
+        sandbox: &job_sandbox,
+        staged: app,
+        args: &args,
         kafka,
         // No committed batch yet: `{starting_offsets}` is `earliest`.
-        None,
-    )?;
+        starting_offsets: None,
+    })?;
     tracing::debug!(spark = %g.spark, argv = ?super::job::redacted_argv(&cmd), "starting the generating spark-submit");
-    let spark = runtime::start_spark(ids, &g.spark, work, cmd, g.spark_memory_mb).await?;
+    let spark = runtime::start_spark(ids, g.spark.as_str(), work, cmd, g.spark_memory_mb).await?;
     on_event(TrialEvent::SparkStarted {
         image: spark.describe().to_string(),
     });
@@ -275,7 +276,7 @@ async fn generate_with(
     let _ = spark.stop(Duration::from_secs(20)).await;
     let _ = spark.remove().await;
     outcome.map_err(|reason| TrialError::Generation {
-        spark: g.spark.clone(),
+        spark: g.spark.to_string(),
         reason,
         cause: Box::new(generation_cause(&log_path)),
         log: log_path.clone(),
@@ -426,7 +427,7 @@ fn committed_offsets_reached(checkpoint: &Path, want: &KafkaOffsets) -> bool {
 /// conf, topics, versions, batches and records.
 fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialError> {
     let mut h = blake3::Hasher::new();
-    let resolved = scenario.generation_job(&g.spark);
+    let resolved = scenario.generation_job(g.spark.as_str());
     let job = resolved.artifact().to_path_buf();
     // Through userfile: a job (or a `.py` beside it) that is a FIFO must not hang the key. The
     // job is streamed into the key (a jar of any size; the same bytes as a whole read, so
@@ -492,7 +493,7 @@ fn generation_key(scenario: &Scenario, g: &Generate) -> Result<String, TrialErro
     if let Job::Jar { main_class, .. } = &resolved.job {
         h.update(format!("|main_class={main_class}").as_bytes());
     }
-    hash_dependencies(&mut h, &scenario.dependencies, &g.spark)?;
+    hash_dependencies(&mut h, &scenario.dependencies, g.spark.as_str())?;
     Ok(format!(
         "{}-{}-{}",
         scenario.name,

@@ -13,6 +13,7 @@ use crate::scenario::{
     fill_topics, Dependencies, Job, JobDir, Placeholders, ResolvedJob, Scenario,
 };
 use crate::spark::{self, Submit};
+use crate::versions::SparkVersion;
 
 /// The job as staged into a sandbox, paths relative to it.
 #[derive(Debug, Clone)]
@@ -72,12 +73,12 @@ pub(super) fn stage_job(
     job: &ResolvedJob,
     dependencies: &Dependencies,
     sandbox: &Path,
-    version: &str,
+    version: &SparkVersion,
     runtime: RuntimeKind,
 ) -> Result<StagedJob, TrialError> {
     let resolved = resolve_dependencies(
         dependencies,
-        version,
+        version.as_str(),
         &format!("Spark {version}"),
         runtime,
         &mut |_| {},
@@ -211,24 +212,48 @@ pub(super) fn redacted_argv(argv: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The spark-submit argv of `scenario`'s job, with `sandbox` the sandbox as the job sees it
-/// (`RuntimeKind::job_sandbox`) and `staged` in it, submitted to the master of `ids`'s runtime
-/// (`runtime::spark_master`: its conf wins over the scenario's); `job` the job this version runs
-/// ([`Scenario::job_for`]). The installed `requirements` go on the driver's `PYTHONPATH` and,
-/// through `spark.executorEnv.PYTHONPATH`, the executors'. `starting_offsets` fills
-/// `{starting_offsets}` (the checkpoint's last committed Kafka offsets; `None`: `earliest`).
-#[allow(clippy::too_many_arguments)] // each is one fact of the command line; a struct would only rename them
-pub(super) fn submit(
-    ids: &TrialIds,
-    scenario: &Scenario,
-    job: &ResolvedJob,
-    version: &str,
-    sandbox: &Path,
-    staged: &StagedJob,
-    args: &[String],
-    kafka: &KafkaBroker,
-    starting_offsets: Option<&crate::checkpoint::KafkaOffsets>,
-) -> Result<Vec<String>, TrialError> {
+/// One spark-submit of a trial or a generation, as [`submit`] turns it into an argv: the job a
+/// Spark version runs in a sandbox, against a broker. Plain data its callers (a restart, a
+/// generation, a baseline) build.
+#[derive(Clone, Copy)]
+pub(super) struct SubmitCommand<'a> {
+    /// The trial's containers or processes; the master comes from its runtime.
+    pub ids: &'a TrialIds,
+    /// The scenario (its conf and topic names).
+    pub scenario: &'a Scenario,
+    /// The job this version runs ([`Scenario::job_for`], or the generation's).
+    pub job: &'a ResolvedJob,
+    /// The Spark version spark-submit runs.
+    pub version: &'a SparkVersion,
+    /// The sandbox as the job sees it (`RuntimeKind::job_sandbox`).
+    pub sandbox: &'a Path,
+    /// The job as staged into the sandbox.
+    pub staged: &'a StagedJob,
+    /// The job's arguments, placeholders unfilled (`restart_args` appended for a restart).
+    pub args: &'a [String],
+    /// The broker `{bootstrap_servers}` names.
+    pub kafka: &'a KafkaBroker,
+    /// Fills `{starting_offsets}`: the checkpoint's last committed Kafka offsets (`None`:
+    /// `earliest`).
+    pub starting_offsets: Option<&'a crate::checkpoint::KafkaOffsets>,
+}
+
+/// The spark-submit argv of `command`: its scenario's job with the placeholders filled,
+/// `staged` in the sandbox, submitted to the master of `ids`'s runtime (`runtime::spark_master`:
+/// its conf wins over the scenario's). The installed `requirements` go on the driver's
+/// `PYTHONPATH` and, through `spark.executorEnv.PYTHONPATH`, the executors'.
+pub(super) fn submit(command: &SubmitCommand<'_>) -> Result<Vec<String>, TrialError> {
+    let SubmitCommand {
+        ids,
+        scenario,
+        job,
+        version,
+        sandbox,
+        staged,
+        args,
+        kafka,
+        starting_offsets,
+    } = *command;
     let placeholders = Placeholders {
         checkpoint: sandbox.join("checkpoint").to_string_lossy().into_owned(),
         bootstrap_servers: kafka.internal_bootstrap.clone(),
@@ -264,7 +289,7 @@ pub(super) fn submit(
     let (master, master_conf) = crate::runtime::spark_master(ids);
     conf.extend(master_conf);
     Ok(spark::submit_command(&Submit {
-        version: version.to_string(),
+        version: version.clone(),
         master,
         sandbox: sandbox.to_path_buf(),
         app: in_sandbox(&staged.app),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::broker::{seed_and_check, Broker};
 use super::control::{Collected, TrialRole};
-use super::job::{redacted_argv, stage_job, submit};
+use super::job::{redacted_argv, stage_job, submit, SubmitCommand};
 use super::watch::watch;
 use super::{kafka_short, parts, TrialError, TrialEvent};
 use crate::checkpoint::Inspection;
@@ -52,7 +52,7 @@ pub async fn run_trial(
     scenario: &Scenario,
     source: &Path,
     inspection: &Inspection,
-    target: &str,
+    target: &SparkVersion,
     settings: &TrialSettings,
     broker: Broker<'_>,
     on_event: &mut (dyn FnMut(TrialEvent) + Send),
@@ -82,7 +82,7 @@ pub struct TrialRequest<'a> {
     /// `source`, inspected.
     pub inspection: &'a Inspection,
     /// The Spark version the trial runs on: a target, or for the control the source version.
-    pub target: &'a str,
+    pub target: &'a SparkVersion,
     /// Settings shared by the trials of the run.
     pub settings: &'a TrialSettings,
     /// The broker: one of the trial's own, or a suite's shared one.
@@ -115,14 +115,14 @@ pub async fn run_trial_as(
     let per_trial;
     let scenario = match broker {
         Broker::Shared { .. } if !scenario.output_topics.is_empty() => {
-            per_trial = output_topics_of_trial(scenario, target);
+            per_trial = output_topics_of_trial(scenario, target.as_str());
             &per_trial
         }
         _ => scenario,
     };
     let job = match role {
-        TrialRole::Target | TrialRole::Fresh => scenario.job_for(target),
-        TrialRole::Control => scenario.generation_job(target),
+        TrialRole::Target | TrialRole::Fresh => scenario.job_for(target.as_str()),
+        TrialRole::Control => scenario.generation_job(target.as_str()),
     };
     let trial = Trial {
         scenario,
@@ -195,7 +195,7 @@ struct Trial<'a> {
     job: &'a crate::scenario::ResolvedJob,
     source: &'a Path,
     inspection: &'a Inspection,
-    target: &'a str,
+    target: &'a SparkVersion,
     settings: &'a TrialSettings,
     /// A target, or the control.
     role: TrialRole,
@@ -319,13 +319,9 @@ impl Trial<'_> {
         let store = CheckpointStore::open(location, &StoreEnv::from_process())
             .await
             .map_err(SandboxError::from)?;
-        // A target that is not a version copies everything (the rules are per Spark line).
-        let (targets, full_copy) = match SparkVersion::parse(self.target) {
-            Ok(v) => (vec![v], self.settings.full_copy),
-            Err(_) => (Vec::new(), true),
-        };
+        let targets = [self.target.clone()];
         let options = CopyOptions {
-            full_copy,
+            full_copy: self.settings.full_copy,
             ..CopyOptions::default()
         };
         let sandbox = Sandbox::create_from(
@@ -394,22 +390,22 @@ impl Trial<'_> {
             args.extend(self.job.restart_args.iter().cloned());
         }
         let job_sandbox = self.settings.runtime.job_sandbox(r.sandbox);
-        let cmd = submit(
-            r.ids,
+        let cmd = submit(&SubmitCommand {
+            ids: r.ids,
             scenario,
-            self.job,
-            self.target,
-            &job_sandbox,
-            r.app,
-            &args,
-            r.kafka,
-            Some(&r.inspection.committed_kafka_offsets()),
-        )?;
-        tracing::debug!(version = self.target, argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
+            job: self.job,
+            version: self.target,
+            sandbox: &job_sandbox,
+            staged: r.app,
+            args: &args,
+            kafka: r.kafka,
+            starting_offsets: Some(&r.inspection.committed_kafka_offsets()),
+        })?;
+        tracing::debug!(version = self.target.as_str(), argv = ?redacted_argv(&cmd), "starting the restart's spark-submit");
         let started = Instant::now();
         let spark = runtime::start_spark(
             r.ids,
-            self.target,
+            self.target.as_str(),
             r.sandbox,
             cmd,
             self.settings.spark_memory_mb,
@@ -482,7 +478,7 @@ impl Trial<'_> {
         let drained = read_all.as_ref().map_or(Duration::ZERO, |(_, d)| *d);
         let read_all = read_all.map(|(r, _)| r);
         let seconds = started.elapsed().saturating_sub(drained).as_secs_f64();
-        tracing::debug!(version = self.target, verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
+        tracing::debug!(version = self.target.as_str(), verdict = %classification.verdict, rule = %classification.rule, seconds, "the watcher reached a verdict");
         let _ = spark.stop(Duration::from_secs(5)).await;
         // A driver that cannot be removed (the engine went away) does not lose the verdict and
         // the source check: the report says what was left for `rehearse gc`.
@@ -669,18 +665,15 @@ impl Trial<'_> {
                 self.state_file_warnings(&sandbox, &classification)
             }
         };
-        let (warnings, downgrade_notes) = crate::verdict::settle_for_versions(
-            warnings,
-            writer.as_ref(),
-            SparkVersion::parse(self.target).ok().as_ref(),
-        );
+        let (warnings, downgrade_notes) =
+            crate::verdict::settle_for_versions(warnings, writer.as_ref(), Some(self.target));
         notes.extend(downgrade_notes);
         let exercised = with_output_topics(classification.exercised, &output);
         let report = TrialReport {
             target_version: self.target.to_string(),
             verdict: classification.verdict,
             expected_verdict: match self.role {
-                TrialRole::Target => self.scenario.expect.get(self.target).copied(),
+                TrialRole::Target => self.scenario.expect.get(self.target.as_str()).copied(),
                 TrialRole::Control | TrialRole::Fresh => None,
             },
             rule: classification.rule,

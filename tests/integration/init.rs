@@ -126,10 +126,13 @@ fn the_scenario_of_every_checkpoint_fixture_loads_back() {
             .iter()
             .map(ToString::to_string)
             .collect();
-        assert_eq!(scenario.targets, expected, "{}", dir.display());
+        let targets: Vec<String> = scenario.targets.iter().map(ToString::to_string).collect();
+        assert_eq!(targets, expected, "{}", dir.display());
         for t in &scenario.targets {
             assert!(
-                SparkLine::all().iter().any(|l| l.last.to_string() == *t),
+                SparkLine::all()
+                    .iter()
+                    .any(|l| l.last.as_str() == t.as_str()),
                 "{t} is not the newest patch of a line"
             );
         }
@@ -357,7 +360,11 @@ fn init_writes_a_scenario_that_rehearse_loads() {
         ],
     )
     .code(0);
-    assert_eq!(Scenario::load(&written).unwrap().targets, vec!["4.0.1"]);
+    let targets = Scenario::load(&written).unwrap().targets;
+    assert_eq!(
+        targets.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+        ["4.0.1"]
+    );
 }
 
 /// The breaker pass: `--force` onto a hard link of a checkpoint file (or of the job) wrote the

@@ -262,7 +262,14 @@ fn plan(
                     n
                 }
             };
-            operator(&tree, inspection, op, n, v, repair, read, &mut out)?;
+            StateLoad {
+                tree: &tree,
+                version: v,
+                repair,
+                read: &mut *read,
+                out: &mut out,
+            }
+            .operator(inspection, op, n)?;
         }
     }
 
@@ -308,94 +315,255 @@ fn shuffle_partitions(inspection: &Inspection, l: u64) -> Result<u64, String> {
         .ok_or_else(|| format!("offsets/{l} names no spark.sql.shuffle.partitions, so the number of state partitions is unknown"))
 }
 
-// A walker with `store` below it: the tree, the read budget and the output set go down to each
-// store directory unchanged beside the per-call facts (operator, partitions, version); a struct
-// of them would only rename the parameters at each call. Left as it is (issue 27 item 4).
-#[allow(clippy::too_many_arguments)]
-fn operator(
-    tree: &Tree,
-    inspection: &Inspection,
-    op: &str,
-    n: u64,
-    v: u64,
+/// Loading state version `version` of a checkpoint's stores (WS§4): what every operator and
+/// store directory below `state/` is walked with — the listing, whether the snapshot before is
+/// kept for auto repair, the reader of small files (a RocksDB zip's `metadata`) and the files
+/// chosen so far.
+struct StateLoad<'a, 'r> {
+    /// The checkpoint's listing.
+    tree: &'a Tree,
+    /// V: the state version the restart loads (the first batch of the restart).
+    version: u64,
+    /// Whether the snapshot before the loaded one is kept too (4.2's auto repair, WS§4.2).
     repair: bool,
-    read: &mut ReadSmall<'_>,
-    out: &mut BTreeSet<String>,
-) -> Result<(), String> {
-    let op_dir = format!("state/{op}");
-    let dir = tree.dir(&op_dir).ok_or("listing changed")?;
-    if let Some(f) = dir.files.iter().find(|f| !is_side_or_leftover(f)) {
-        return Err(format!("{op_dir}/{f} is a file no restart rule knows"));
-    }
-    let mut parts = BTreeSet::new();
-    for sub in &dir.dirs {
-        match sub.as_str() {
-            "_metadata" | "_stateSchema" => out.extend(tree.under(&join(&op_dir, sub)).cloned()),
-            other => match numeric(other) {
-                Some(p) => {
-                    parts.insert(p);
-                }
-                None => {
-                    return Err(format!(
-                        "{op_dir}/{other} is a directory no restart rule knows"
-                    ))
-                }
-            },
+    /// Reads a small file of the checkpoint.
+    read: &'a mut ReadSmall<'r>,
+    /// The working set so far.
+    out: &'a mut BTreeSet<String>,
+}
+
+impl StateLoad<'_, '_> {
+    /// The files of operator `op`'s directory (`state/<op>`, `n` partitions) that the load reads.
+    fn operator(&mut self, inspection: &Inspection, op: &str, n: u64) -> Result<(), String> {
+        let tree = self.tree;
+        let op_dir = format!("state/{op}");
+        let dir = tree.dir(&op_dir).ok_or("listing changed")?;
+        if let Some(f) = dir.files.iter().find(|f| !is_side_or_leftover(f)) {
+            return Err(format!("{op_dir}/{f} is a file no restart rule knows"));
         }
-    }
-    if parts.is_empty() {
-        return Ok(());
-    }
-    if parts.len() as u64 != n || parts.last() != Some(&(n - 1)) {
-        return Err(format!(
-            "{op_dir} has {} partition directories where spark.sql.shuffle.partitions is {n}",
-            parts.len()
-        ));
-    }
-    let ids = unique_ids(inspection, op);
-    for p in parts {
-        let p_dir = format!("{op_dir}/{p}");
-        let pd = tree.dir(&p_dir).ok_or("listing changed")?;
-        let joined: Vec<&String> = pd
-            .dirs
-            .iter()
-            .filter(|d| JOIN_STORES.contains(&d.as_str()))
-            .collect();
-        if joined.is_empty() {
-            store(tree, &p_dir, (p, 0), ids.as_ref(), v, repair, read, out)?;
-            continue;
+        let mut parts = BTreeSet::new();
+        for sub in &dir.dirs {
+            match sub.as_str() {
+                "_metadata" | "_stateSchema" => {
+                    self.out.extend(tree.under(&join(&op_dir, sub)).cloned())
+                }
+                other => match numeric(other) {
+                    Some(p) => {
+                        parts.insert(p);
+                    }
+                    None => {
+                        return Err(format!(
+                            "{op_dir}/{other} is a directory no restart rule knows"
+                        ))
+                    }
+                },
+            }
         }
-        if let Some(f) = pd.files.iter().find(|f| !is_side_or_leftover(f)) {
+        if parts.is_empty() {
+            return Ok(());
+        }
+        if parts.len() as u64 != n || parts.last() != Some(&(n - 1)) {
             return Err(format!(
-                "{p_dir}/{f} is a file no restart rule knows beside join stores"
+                "{op_dir} has {} partition directories where spark.sql.shuffle.partitions is {n}",
+                parts.len()
             ));
         }
-        for sub in &pd.dirs {
-            if sub == "_metadata" {
-                out.extend(tree.under(&join(&p_dir, sub)).cloned());
-            } else if !JOIN_STORES.contains(&sub.as_str()) {
+        let ids = unique_ids(inspection, op);
+        for p in parts {
+            let p_dir = format!("{op_dir}/{p}");
+            let pd = tree.dir(&p_dir).ok_or("listing changed")?;
+            let joined: Vec<&String> = pd
+                .dirs
+                .iter()
+                .filter(|d| JOIN_STORES.contains(&d.as_str()))
+                .collect();
+            if joined.is_empty() {
+                self.store(&p_dir, (p, 0), ids.as_ref())?;
+                continue;
+            }
+            if let Some(f) = pd.files.iter().find(|f| !is_side_or_leftover(f)) {
                 return Err(format!(
-                    "{p_dir}/{sub} is a directory no restart rule knows beside join stores"
+                    "{p_dir}/{f} is a file no restart rule knows beside join stores"
                 ));
             }
-        }
-        for (i, name) in JOIN_STORES.iter().enumerate() {
-            if !pd.dirs.contains(*name) {
-                return Err(format!("{p_dir} lacks the join store {name}"));
+            for sub in &pd.dirs {
+                if sub == "_metadata" {
+                    self.out.extend(tree.under(&join(&p_dir, sub)).cloned());
+                } else if !JOIN_STORES.contains(&sub.as_str()) {
+                    return Err(format!(
+                        "{p_dir}/{sub} is a directory no restart rule knows beside join stores"
+                    ));
+                }
             }
-            store(
-                tree,
-                &join(&p_dir, name),
-                (p, i),
-                ids.as_ref(),
-                v,
-                repair,
-                read,
-                out,
-            )?;
+            for (i, name) in JOIN_STORES.iter().enumerate() {
+                if !pd.dirs.contains(*name) {
+                    return Err(format!("{p_dir} lacks the join store {name}"));
+                }
+                self.store(&join(&p_dir, name), (p, i), ids.as_ref())?;
+            }
         }
+        Ok(())
     }
-    Ok(())
+
+    /// The files of one store directory (store `i` of partition `p`; `ids` the state ids of
+    /// commits/C) that loading the version reads.
+    fn store(
+        &mut self,
+        dir: &str,
+        (p, i): (u64, usize),
+        ids: Option<&Vec<Vec<String>>>,
+    ) -> Result<(), String> {
+        let (tree, v, repair) = (self.tree, self.version, self.repair);
+        let (read, out) = (&mut *self.read, &mut *self.out);
+        let d = tree.dir(dir).ok_or("listing changed")?;
+        for sub in &d.dirs {
+            match sub.as_str() {
+                "_metadata" => out.extend(tree.under(&join(dir, sub)).cloned()),
+                "SSTs" | "logs" => {}
+                other => {
+                    return Err(format!(
+                        "{dir}/{other} is a directory no restart rule knows"
+                    ))
+                }
+            }
+        }
+        // (version, id) -> ext present
+        let mut hdfs: BTreeMap<u64, BTreeSet<Ext>> = BTreeMap::new();
+        let mut v1: BTreeMap<u64, BTreeSet<Ext>> = BTreeMap::new();
+        let mut v2: BTreeMap<u64, Vec<(String, Ext)>> = BTreeMap::new();
+        for f in &d.files {
+            if is_side_or_leftover(f) {
+                continue;
+            }
+            if let Some(main) = f.strip_suffix(".crc") {
+                if state_file(main).is_some() {
+                    continue; // Spark's checksum file of a state file (SPARK-51972)
+                }
+            }
+            match state_file(f) {
+                Some((n, None, e @ (Ext::Delta | Ext::Snapshot))) => {
+                    hdfs.entry(n).or_default().insert(e);
+                }
+                Some((n, None, e)) => {
+                    v1.entry(n).or_default().insert(e);
+                }
+                Some((n, Some(id), e)) => v2.entry(n).or_default().push((id.to_string(), e)),
+                None => return Err(format!("{dir}/{f} is a file no restart rule knows")),
+            }
+        }
+        let kinds = [!hdfs.is_empty(), !v1.is_empty(), !v2.is_empty()]
+            .iter()
+            .filter(|k| **k)
+            .count();
+        if kinds > 1 {
+            return Err(format!(
+                "{dir} mixes state files of several providers or formats"
+            ));
+        }
+        if v == 0 {
+            return Ok(()); // version 0 is the empty store: nothing is read
+        }
+        let need = |name: String, out: &mut BTreeSet<String>| -> Result<(), String> {
+            let path = join(dir, &name);
+            if !tree.all.contains(&path) {
+                return Err(format!(
+                "{path}, which loading state version {v} needs, is missing: a production restart fails too"
+            ));
+            }
+            out.insert(path);
+            Ok(())
+        };
+        if kinds == 0 {
+            return Err(format!(
+            "{dir} holds no state file, and the restart loads state version {v}: a production restart fails too"
+        ));
+        }
+        if !hdfs.is_empty() {
+            // HDFS-backed provider: newest snapshot n <= V, deltas n+1..=V (WS§4.2).
+            let snap = |below: u64| {
+                hdfs.range(..=below)
+                    .rev()
+                    .find(|(_, e)| e.contains(&Ext::Snapshot))
+                    .map(|(n, _)| *n)
+                    .unwrap_or(0)
+            };
+            let n = snap(v);
+            if n > 0 {
+                need(format!("{n}.snapshot"), out)?;
+            }
+            for k in n + 1..=v {
+                need(format!("{k}.delta"), out)?;
+            }
+            if repair && n > 0 {
+                let older = snap(n - 1);
+                if older > 0 {
+                    out.insert(join(dir, &format!("{older}.snapshot")));
+                }
+                for k in older + 1..=n {
+                    if hdfs.get(&k).is_some_and(|e| e.contains(&Ext::Delta)) {
+                        out.insert(join(dir, &format!("{k}.delta")));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if !v1.is_empty() {
+            // RocksDB, v1 names: newest zip n <= V, its files, changelogs n+1..=V (WS§4.3).
+            let zip_at = |below: u64| {
+                v1.range(..=below)
+                    .rev()
+                    .find(|(_, e)| e.contains(&Ext::Zip))
+                    .map(|(n, _)| *n)
+                    .unwrap_or(0)
+            };
+            let n = zip_at(v);
+            if n > 0 {
+                need(format!("{n}.zip"), out)?;
+                zip_refs(tree, dir, &format!("{n}.zip"), read, out)?;
+            }
+            for k in n + 1..=v {
+                need(format!("{k}.changelog"), out)?;
+            }
+            let changelogs = v1.values().any(|e| e.contains(&Ext::Changelog));
+            if repair && changelogs && n > 0 {
+                let older = zip_at(n - 1);
+                if older > 0 {
+                    out.insert(join(dir, &format!("{older}.zip")));
+                    zip_refs(tree, dir, &format!("{older}.zip"), read, out)?;
+                }
+                for k in older + 1..=n {
+                    if v1.get(&k).is_some_and(|e| e.contains(&Ext::Changelog)) {
+                        out.insert(join(dir, &format!("{k}.changelog")));
+                    }
+                }
+            }
+            return Ok(());
+        }
+        // RocksDB, v2 names (4.0+): the id commits/C names for this store (WS§4.3).
+        let id = ids
+        .and_then(|ids| ids.get(p as usize))
+        .and_then(|stores| stores.get(i))
+        .ok_or_else(|| {
+            format!("{dir} holds checkpoint format v2 files but the last commit names no state id for it")
+        })?;
+        let zip = format!("{v}_{id}.zip");
+        if d.files.contains(&zip) {
+            out.insert(join(dir, &zip));
+            return zip_refs(tree, dir, &zip, read, out);
+        }
+        // Without V's zip Spark follows the lineage in the changelog's (compressed) header; rather
+        // than decode it, copy every zip and changelog up to V and all their files (COPY_LE_V).
+        for (k, files) in v2.range(..=v) {
+            for (id, e) in files {
+                let ext = if *e == Ext::Zip { "zip" } else { "changelog" };
+                out.insert(join(dir, &format!("{k}_{id}.{ext}")));
+            }
+        }
+        for sub in ["SSTs", "logs"] {
+            out.extend(tree.under(&join(dir, sub)).cloned());
+        }
+        Ok(())
+    }
 }
 
 /// `stateUniqueIds[op]` of commits/C (checkpoint format v2, WS§4.3): per partition, per store.
@@ -446,169 +614,6 @@ fn state_file(name: &str) -> Option<(u64, Option<&str>, Ext)> {
         Some(_) => None,
         None => Some((numeric(stem)?, None, ext)),
     }
-}
-
-/// The files of one store directory that load version `v`.
-// One level below `operator`, with the same threaded facts (see there).
-#[allow(clippy::too_many_arguments)]
-fn store(
-    tree: &Tree,
-    dir: &str,
-    (p, i): (u64, usize),
-    ids: Option<&Vec<Vec<String>>>,
-    v: u64,
-    repair: bool,
-    read: &mut ReadSmall<'_>,
-    out: &mut BTreeSet<String>,
-) -> Result<(), String> {
-    let d = tree.dir(dir).ok_or("listing changed")?;
-    for sub in &d.dirs {
-        match sub.as_str() {
-            "_metadata" => out.extend(tree.under(&join(dir, sub)).cloned()),
-            "SSTs" | "logs" => {}
-            other => {
-                return Err(format!(
-                    "{dir}/{other} is a directory no restart rule knows"
-                ))
-            }
-        }
-    }
-    // (version, id) -> ext present
-    let mut hdfs: BTreeMap<u64, BTreeSet<Ext>> = BTreeMap::new();
-    let mut v1: BTreeMap<u64, BTreeSet<Ext>> = BTreeMap::new();
-    let mut v2: BTreeMap<u64, Vec<(String, Ext)>> = BTreeMap::new();
-    for f in &d.files {
-        if is_side_or_leftover(f) {
-            continue;
-        }
-        if let Some(main) = f.strip_suffix(".crc") {
-            if state_file(main).is_some() {
-                continue; // Spark's checksum file of a state file (SPARK-51972)
-            }
-        }
-        match state_file(f) {
-            Some((n, None, e @ (Ext::Delta | Ext::Snapshot))) => {
-                hdfs.entry(n).or_default().insert(e);
-            }
-            Some((n, None, e)) => {
-                v1.entry(n).or_default().insert(e);
-            }
-            Some((n, Some(id), e)) => v2.entry(n).or_default().push((id.to_string(), e)),
-            None => return Err(format!("{dir}/{f} is a file no restart rule knows")),
-        }
-    }
-    let kinds = [!hdfs.is_empty(), !v1.is_empty(), !v2.is_empty()]
-        .iter()
-        .filter(|k| **k)
-        .count();
-    if kinds > 1 {
-        return Err(format!(
-            "{dir} mixes state files of several providers or formats"
-        ));
-    }
-    if v == 0 {
-        return Ok(()); // version 0 is the empty store: nothing is read
-    }
-    let need = |name: String, out: &mut BTreeSet<String>| -> Result<(), String> {
-        let path = join(dir, &name);
-        if !tree.all.contains(&path) {
-            return Err(format!(
-                "{path}, which loading state version {v} needs, is missing: a production restart fails too"
-            ));
-        }
-        out.insert(path);
-        Ok(())
-    };
-    if kinds == 0 {
-        return Err(format!(
-            "{dir} holds no state file, and the restart loads state version {v}: a production restart fails too"
-        ));
-    }
-    if !hdfs.is_empty() {
-        // HDFS-backed provider: newest snapshot n <= V, deltas n+1..=V (WS§4.2).
-        let snap = |below: u64| {
-            hdfs.range(..=below)
-                .rev()
-                .find(|(_, e)| e.contains(&Ext::Snapshot))
-                .map(|(n, _)| *n)
-                .unwrap_or(0)
-        };
-        let n = snap(v);
-        if n > 0 {
-            need(format!("{n}.snapshot"), out)?;
-        }
-        for k in n + 1..=v {
-            need(format!("{k}.delta"), out)?;
-        }
-        if repair && n > 0 {
-            let older = snap(n - 1);
-            if older > 0 {
-                out.insert(join(dir, &format!("{older}.snapshot")));
-            }
-            for k in older + 1..=n {
-                if hdfs.get(&k).is_some_and(|e| e.contains(&Ext::Delta)) {
-                    out.insert(join(dir, &format!("{k}.delta")));
-                }
-            }
-        }
-        return Ok(());
-    }
-    if !v1.is_empty() {
-        // RocksDB, v1 names: newest zip n <= V, its files, changelogs n+1..=V (WS§4.3).
-        let zip_at = |below: u64| {
-            v1.range(..=below)
-                .rev()
-                .find(|(_, e)| e.contains(&Ext::Zip))
-                .map(|(n, _)| *n)
-                .unwrap_or(0)
-        };
-        let n = zip_at(v);
-        if n > 0 {
-            need(format!("{n}.zip"), out)?;
-            zip_refs(tree, dir, &format!("{n}.zip"), read, out)?;
-        }
-        for k in n + 1..=v {
-            need(format!("{k}.changelog"), out)?;
-        }
-        let changelogs = v1.values().any(|e| e.contains(&Ext::Changelog));
-        if repair && changelogs && n > 0 {
-            let older = zip_at(n - 1);
-            if older > 0 {
-                out.insert(join(dir, &format!("{older}.zip")));
-                zip_refs(tree, dir, &format!("{older}.zip"), read, out)?;
-            }
-            for k in older + 1..=n {
-                if v1.get(&k).is_some_and(|e| e.contains(&Ext::Changelog)) {
-                    out.insert(join(dir, &format!("{k}.changelog")));
-                }
-            }
-        }
-        return Ok(());
-    }
-    // RocksDB, v2 names (4.0+): the id commits/C names for this store (WS§4.3).
-    let id = ids
-        .and_then(|ids| ids.get(p as usize))
-        .and_then(|stores| stores.get(i))
-        .ok_or_else(|| {
-            format!("{dir} holds checkpoint format v2 files but the last commit names no state id for it")
-        })?;
-    let zip = format!("{v}_{id}.zip");
-    if d.files.contains(&zip) {
-        out.insert(join(dir, &zip));
-        return zip_refs(tree, dir, &zip, read, out);
-    }
-    // Without V's zip Spark follows the lineage in the changelog's (compressed) header; rather
-    // than decode it, copy every zip and changelog up to V and all their files (COPY_LE_V).
-    for (k, files) in v2.range(..=v) {
-        for (id, e) in files {
-            let ext = if *e == Ext::Zip { "zip" } else { "changelog" };
-            out.insert(join(dir, &format!("{k}_{id}.{ext}")));
-        }
-    }
-    for sub in ["SSTs", "logs"] {
-        out.extend(tree.under(&join(dir, sub)).cloned());
-    }
-    Ok(())
 }
 
 /// Adds the files a RocksDB zip's `metadata` names: `SSTs/<dfsSstFileName>` and

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rehearse_base::versions::{SparkLine, SparkVersion};
+use rehearse_base::versions::SparkVersion;
 
 /// Where the sandbox is mounted in the Spark container (docker runtime). The local runtime's
 /// job sees the sandbox at its host path; `runtime::RuntimeKind::job_sandbox` picks.
@@ -22,21 +22,17 @@ pub use rehearse_base::versions::LogFramework;
 
 /// The logging framework of a Spark version: the `log4j` column of its line in
 /// `crates/rehearse-base/src/versions/spark-lines.toml` (log4j2 from 3.3, SPARK-37814). Before the table (Spark 2.x)
-/// log4j 1; a text that is not a version (never reaches here: targets are checked on load)
-/// log4j2.
-pub fn log_framework(version: &str) -> LogFramework {
-    match SparkVersion::parse(version) {
-        Ok(v) => v
-            .spark_line()
-            .map_or(LogFramework::Log4j1, |line| line.log4j),
-        Err(_) => LogFramework::Log4j2,
-    }
+/// log4j 1.
+pub fn log_framework(version: &SparkVersion) -> LogFramework {
+    version
+        .spark_line()
+        .map_or(LogFramework::Log4j1, |line| line.log4j)
 }
 
 /// The logging config file the harness writes into the sandbox: `(file name, contents)`.
 /// Root at WARN to stderr; INFO for the streaming package (resume and progress lines) and for
 /// SparkContext (the Spark version line).
-pub fn logging_config(version: &str) -> (&'static str, String) {
+pub fn logging_config(version: &SparkVersion) -> (&'static str, String) {
     let pattern = "%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n";
     match log_framework(version) {
         LogFramework::Log4j1 => (
@@ -74,7 +70,7 @@ pub fn logging_config(version: &str) -> (&'static str, String) {
 #[derive(Debug, Clone)]
 pub struct Submit {
     /// Target Spark version (picks the logging framework).
-    pub version: String,
+    pub version: SparkVersion,
     /// `--master`: `local[2]` (the docker and local runtimes), `spark://host:7077` (a standalone
     /// cluster; Spark's `deploy/SparkSubmitArguments`), `k8s://…` or `yarn`. Always client mode:
     /// the driver runs where rehearse watches it.
@@ -102,7 +98,7 @@ pub struct Submit {
 
 /// The conf the harness sets (after the user's, so it wins): local master, no UI, the event
 /// log in the sandbox (`sandbox`: where the job sees it), plain-text logs.
-pub fn harness_conf(version: &str, sandbox: &Path) -> BTreeMap<String, String> {
+pub fn harness_conf(version: &SparkVersion, sandbox: &Path) -> BTreeMap<String, String> {
     let mut conf = BTreeMap::new();
     conf.insert("spark.ui.enabled".into(), "false".into());
     conf.insert("spark.eventLog.enabled".into(), "true".into());
@@ -115,7 +111,10 @@ pub fn harness_conf(version: &str, sandbox: &Path) -> BTreeMap<String, String> {
         format!("file://{}", sandbox.join("eventlog").display()),
     );
     // 4.0+ (the `structured_logging` column) can log JSON; the watcher reads plain text.
-    if SparkLine::of_text(version).is_some_and(|line| line.structured_logging) {
+    if version
+        .spark_line()
+        .is_some_and(|line| line.structured_logging)
+    {
         conf.insert("spark.log.structuredLogging.enabled".into(), "false".into());
     }
     conf
@@ -173,7 +172,7 @@ mod tests {
     #[test]
     fn dependencies_go_before_the_app_and_the_environment_first() {
         let s = Submit {
-            version: "4.0.1".into(),
+            version: SparkVersion::parse("4.0.1").unwrap(),
             master: "local[2]".into(),
             sandbox: PathBuf::from(SANDBOX_MOUNT),
             app: "/sandbox/job/job.py".into(),
@@ -203,13 +202,22 @@ mod tests {
 
     #[test]
     fn logging_framework_switches_at_3_3() {
-        assert_eq!(log_framework("3.2.4"), LogFramework::Log4j1);
-        assert_eq!(log_framework("3.3.4"), LogFramework::Log4j2);
-        assert_eq!(log_framework("4.1.0"), LogFramework::Log4j2);
-        assert!(logging_config("3.1.3")
+        assert_eq!(
+            log_framework(&SparkVersion::parse("3.2.4").unwrap()),
+            LogFramework::Log4j1
+        );
+        assert_eq!(
+            log_framework(&SparkVersion::parse("3.3.4").unwrap()),
+            LogFramework::Log4j2
+        );
+        assert_eq!(
+            log_framework(&SparkVersion::parse("4.1.0").unwrap()),
+            LogFramework::Log4j2
+        );
+        assert!(logging_config(&SparkVersion::parse("3.1.3").unwrap())
             .1
             .contains("log4j.logger.org.apache.spark.sql.execution.streaming=INFO"));
-        assert!(logging_config("4.0.1")
+        assert!(logging_config(&SparkVersion::parse("4.0.1").unwrap())
             .1
             .contains("logger.streaming.name = org.apache.spark.sql.execution.streaming"));
     }
@@ -217,7 +225,7 @@ mod tests {
     #[test]
     fn submit_command_puts_harness_conf_last_and_app_before_args() {
         let s = Submit {
-            version: "4.0.1".into(),
+            version: SparkVersion::parse("4.0.1").unwrap(),
             master: "local[2]".into(),
             sandbox: PathBuf::from(SANDBOX_MOUNT),
             app: "/sandbox/job/job.py".into(),
@@ -247,7 +255,7 @@ mod tests {
     #[test]
     fn a_host_sandbox_is_used_as_is() {
         let s = Submit {
-            version: "3.2.4".into(),
+            version: SparkVersion::parse("3.2.4").unwrap(),
             master: "spark://m:7077".into(),
             sandbox: PathBuf::from("/tmp/rehearse-abc"),
             app: "/tmp/rehearse-abc/job/job.py".into(),

@@ -304,7 +304,7 @@ pub(super) fn check_requirements(file: &Path, text: &str) -> Result<(), String> 
             .any(|v| req.starts_with(v))
         {
             Some("is a VCS reference")
-        } else if before_marker.contains('@') || before_marker.contains("://") {
+        } else if before_marker.contains('@') || rehearse_store::looks_like_url(before_marker) {
             Some("is a direct URL reference")
         } else if before_marker.starts_with(['.', '/', '~'])
             || before_marker.contains(['/', '\\'])

@@ -24,7 +24,7 @@ use super::job_dir::{master_overrides, JobDir};
 use super::model::{Job, Scenario};
 use super::placeholders::{check_versions, fill_versions};
 use rehearse_base::userfile;
-use rehearse_base::versions::SparkLine;
+use rehearse_base::versions::{SparkLine, SparkVersion};
 
 /// A `[job.per_target."KEY"]` entry, validated (its paths resolved against the scenario file,
 /// their placeholders unfilled).
@@ -229,8 +229,8 @@ impl Scenario {
     /// (if any) and each of `targets`'. `Err` names the table, key, file and the fix.
     pub fn check_artifacts(
         &self,
-        generate: Option<&str>,
-        targets: &[String],
+        generate: Option<&SparkVersion>,
+        targets: &[SparkVersion],
     ) -> Result<(), String> {
         // A base path with {spark}/{scala} names one artifact per line: a missing one is built
         // (or given per target); a plain base path that is missing is a wrong path.
@@ -239,10 +239,10 @@ impl Scenario {
             Job::Jar { jar, .. } => jar,
         };
         let per_line = raw.to_string_lossy().contains('{');
-        if let Some(spark) = generate {
+        if let Some(spark) = generate.map(SparkVersion::as_str) {
             check_artifact(&self.generation_job(spark), spark, true, per_line)?;
         }
-        for t in targets {
+        for t in targets.iter().map(SparkVersion::as_str) {
             check_artifact(&self.job_for(t), t, false, per_line)?;
         }
         Ok(())
@@ -257,14 +257,14 @@ impl Scenario {
     /// passes (issue 26 §5).
     pub fn check_job_dirs(
         &self,
-        generate: Option<&str>,
-        targets: &[String],
+        generate: Option<&SparkVersion>,
+        targets: &[SparkVersion],
     ) -> Result<Vec<String>, String> {
         let mut files: Vec<PathBuf> = Vec::new();
         let jobs = generate
-            .map(|spark| self.generation_job(spark))
+            .map(|spark| self.generation_job(spark.as_str()))
             .into_iter()
-            .chain(targets.iter().map(|t| self.job_for(t)));
+            .chain(targets.iter().map(|t| self.job_for(t.as_str())));
         for job in jobs {
             if let Job::Python { file } = &job.job {
                 if !files.contains(file) {

@@ -41,9 +41,9 @@ pub use mirror::{
     mirror_config, MirrorConfig, DEFAULT_MIRROR_FRESH, DEFAULT_MIRROR_HISTORY, MAX_MIRROR_RECORDS,
 };
 pub use model::{
-    trial_output_topic, CheckpointSource, ClusterShape, Job, OutputTopic, RecordSource, Scenario,
-    ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION, DEFAULT_REBASE_THRESHOLD,
-    DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
+    trial_output_topic, version_list, CheckpointSource, ClusterShape, Job, OutputTopic,
+    RecordSource, Scenario, ScenarioError, Topic, DEFAULT_FRESH_RECORDS, DEFAULT_KAFKA_VERSION,
+    DEFAULT_REBASE_THRESHOLD, DEFAULT_TIMEOUT_SECONDS, DEFAULT_TIME_STEP_MS,
 };
 pub use overrides::{OverrideError, Overrides};
 pub use parity::{control_version, parity_settings, ParitySettings};

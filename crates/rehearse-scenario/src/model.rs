@@ -92,6 +92,15 @@ pub fn trial_output_topic(name: &str, target: &str) -> String {
     format!("{name}.{}", target.replace('.', "_"))
 }
 
+/// Versions as messages list them: each as written, `, ` between (`3.5.3, 4.0.1`).
+pub fn version_list(versions: &[rehearse_base::versions::SparkVersion]) -> String {
+    versions
+        .iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Default `time_step_ms`: one second of event time per record.
 pub const DEFAULT_TIME_STEP_MS: u64 = 1000;
 
@@ -192,8 +201,8 @@ pub struct Scenario {
     pub topics: Vec<Topic>,
     /// Output topics the job writes (created empty, never seeded).
     pub output_topics: Vec<OutputTopic>,
-    /// Target versions.
-    pub targets: Vec<String>,
+    /// Target versions, known releases in file order (parsed once, at load; shown as written).
+    pub targets: Vec<rehearse_base::versions::SparkVersion>,
     /// Trial timeout in seconds.
     pub timeout_seconds: u64,
     /// Expected verdicts per target.

@@ -3,13 +3,16 @@
 //! [`Overrides`], applied by [`Scenario::apply`] with the checks each flag needs. Pure: no I/O.
 
 use super::model::{Scenario, ScenarioError};
-use super::parse::{check_conf, check_release};
+use super::parse::check_conf;
+use rehearse_base::versions::SparkVersion;
 
 /// The flags that override a scenario's keys. The default overrides nothing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Overrides {
     /// `--target`: the Spark versions to rehearse on, replacing `targets` (none: the
-    /// scenario's). Each a known release, none twice.
+    /// scenario's). Each a known release, none twice: the text as typed, parsed once by
+    /// [`Scenario::apply`], whose message names the flag (as a scenario file's `targets` are
+    /// text until the load).
     pub targets: Vec<String>,
     /// `--fresh`: a fresh run on every target (else `fresh` is narrowed to the targets).
     pub fresh: bool,
@@ -49,15 +52,19 @@ impl Scenario {
         self.deny_warnings |= overrides.deny_warnings;
         self.parity.control |= overrides.control;
         if !overrides.targets.is_empty() {
+            let mut targets = Vec::with_capacity(overrides.targets.len());
             for (i, t) in overrides.targets.iter().enumerate() {
-                check_release(t).map_err(|m| OverrideError::Flag(format!("--target: {m}")))?;
+                targets.push(
+                    SparkVersion::known_release(t)
+                        .map_err(|m| OverrideError::Flag(format!("--target: {m}")))?,
+                );
                 if overrides.targets[..i].contains(t) {
                     return Err(OverrideError::Flag(format!(
                         "--target {t} is given twice: each target is rehearsed once"
                     )));
                 }
             }
-            self.targets = overrides.targets.clone();
+            self.targets = targets;
         }
         if overrides.fresh {
             self.parity.fresh = self.targets.clone();
@@ -118,7 +125,7 @@ mod tests {
             ..Overrides::default()
         })
         .unwrap();
-        assert_eq!(s.targets, ["4.0.1"]);
+        assert_eq!(crate::version_list(&s.targets), "4.0.1");
         let (_dir, mut s) = scenario("");
         let twice = s
             .apply(&Overrides {
@@ -183,14 +190,14 @@ mod tests {
             ..Overrides::default()
         })
         .unwrap();
-        assert_eq!(s.parity.fresh, ["4.0.1"]);
+        assert_eq!(crate::version_list(&s.parity.fresh), "4.0.1");
         let (_dir, mut s) = scenario("");
-        s.parity.fresh = vec!["4.0.1".into(), "3.5.3".into()];
+        s.parity.fresh = s.targets.clone();
         s.apply(&Overrides {
             targets: vec!["3.5.3".into()],
             ..Overrides::default()
         })
         .unwrap();
-        assert_eq!(s.parity.fresh, ["3.5.3"]);
+        assert_eq!(crate::version_list(&s.parity.fresh), "3.5.3");
     }
 }

@@ -29,22 +29,27 @@ pub struct ParitySettings {
     /// The targets whose remedy is rehearsed too (`fresh = true` / `fresh = ["4.0.1"]`, or
     /// `rehearse run --fresh`): the target's job (with `restart_args`) started on a new empty
     /// checkpoint with `{starting_offsets}`, its start proved from the new checkpoint and its
-    /// output compared with the control's. Non-empty turns `control` on.
-    pub fresh: Vec<String>,
+    /// output compared with the control's. Non-empty turns `control` on. Each one of the
+    /// scenario's targets (the parsed version).
+    pub fresh: Vec<SparkVersion>,
 }
 
 /// The parity settings of `file`, checked: a known `control_version`, a known `parity` value,
-/// column names that are not empty and not given twice.
+/// column names that are not empty and not given twice, `fresh` some of `targets` (the file's
+/// targets, parsed).
 ///
 /// # Errors
 /// The message names the key and the fix.
-pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
+pub fn parity_settings(
+    file: &ScenarioFile,
+    targets: &[SparkVersion],
+) -> Result<ParitySettings, String> {
     let control_version = file
         .control_version
         .as_deref()
         .map(|v| SparkVersion::known_release(v).map_err(|m| format!("control_version: {m}")))
         .transpose()?;
-    let fresh = fresh_targets(file)?;
+    let fresh = fresh_targets(file, targets)?;
     Ok(ParitySettings {
         control: file.control || !fresh.is_empty(),
         fresh,
@@ -55,14 +60,17 @@ pub fn parity_settings(file: &ScenarioFile) -> Result<ParitySettings, String> {
 }
 
 /// `fresh`: `true` every target, `false` or absent none, a list those targets (each one of
-/// `targets`, none twice).
+/// `targets`, none twice), as the parsed `targets` (the file's, in its order).
 ///
 /// # Errors
 /// A target not in `targets`, or named twice.
-fn fresh_targets(file: &ScenarioFile) -> Result<Vec<String>, String> {
+fn fresh_targets(
+    file: &ScenarioFile,
+    targets: &[SparkVersion],
+) -> Result<Vec<SparkVersion>, String> {
     match &file.fresh {
         None | Some(FreshSpec::All(false)) => Ok(Vec::new()),
-        Some(FreshSpec::All(true)) => Ok(file.targets.clone()),
+        Some(FreshSpec::All(true)) => Ok(targets.to_vec()),
         Some(FreshSpec::Targets(list)) => {
             for (i, t) in list.iter().enumerate() {
                 if !file.targets.contains(t) {
@@ -76,7 +84,11 @@ fn fresh_targets(file: &ScenarioFile) -> Result<Vec<String>, String> {
                     return Err(format!("fresh names {t:?} twice"));
                 }
             }
-            Ok(list.clone())
+            // Each is one of the file's targets (checked above), which parsed as `targets`.
+            Ok(list
+                .iter()
+                .filter_map(|t| targets.iter().find(|v| v.as_str() == t).cloned())
+                .collect())
         }
     }
 }
@@ -132,11 +144,12 @@ impl Scenario {
         for t in &self.parity.fresh {
             if !self.targets.contains(t) {
                 return Err(format!(
-                    "{t:?} is not one of the targets ({})",
-                    self.targets.join(", ")
+                    "{:?} is not one of the targets ({})",
+                    t.as_str(),
+                    super::version_list(&self.targets)
                 ));
             }
-            let job = self.job_for(t);
+            let job = self.job_for(t.as_str());
             if !job
                 .args
                 .iter()
@@ -163,7 +176,7 @@ impl Scenario {
 pub fn control_version(
     scenario: &Scenario,
     inspection: Option<&Inspection>,
-) -> Result<String, String> {
+) -> Result<SparkVersion, String> {
     if let Some(v) = &scenario.parity.control_version {
         // A control on a Spark older than the checkpoint's writer is a downgrade of the
         // checkpoint, not a control: refused before anything starts (session 8).
@@ -178,14 +191,14 @@ pub fn control_version(
                 ));
             }
         }
-        return Ok(v.to_string());
+        return Ok(v.clone());
     }
     if let CheckpointSource::Generate { spark, .. } = &scenario.checkpoint {
-        return Ok(spark.to_string());
+        return Ok(spark.clone());
     }
     let range = inspection.map(|i| &i.writer_version);
     match range.map(|w| (&w.min, &w.max)) {
-        Some((Some(min), Some(max))) if min.to_string() == *max => Ok(min.to_string()),
+        Some((Some(min), Some(max))) if min.to_string() == *max => Ok(min.clone()),
         Some((min, max)) => Err(format!(
             "the control runs on the Spark version that wrote the checkpoint, but the checkpoint only shows it was written by {} – {}\n(hint: name it in the scenario, e.g. control_version = \"3.5.3\")",
             min.as_ref().map_or_else(|| "?".into(), |v| v.to_string()),
@@ -241,10 +254,10 @@ mod tests {
     #[test]
     fn fresh_names_targets_and_turns_the_control_on() {
         let s = load_with("fresh = true", "\"{starting_offsets}\"").unwrap();
-        assert_eq!(s.parity.fresh, ["3.5.3", "4.0.1"]);
+        assert_eq!(crate::version_list(&s.parity.fresh), "3.5.3, 4.0.1");
         assert!(s.parity.control, "fresh compares with the control");
         let s = load_with("fresh = [\"4.0.1\"]", "\"--so={starting_offsets.in}\"").unwrap();
-        assert_eq!(s.parity.fresh, ["4.0.1"]);
+        assert_eq!(crate::version_list(&s.parity.fresh), "4.0.1");
         let s = load_with("fresh = false", "").unwrap();
         assert!(s.parity.fresh.is_empty() && !s.parity.control);
     }

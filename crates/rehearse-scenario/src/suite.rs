@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::{
-    check_release, check_timeout, check_version, CheckpointSource, Scenario, ScenarioError,
-};
+use crate::{check_timeout, CheckpointSource, Scenario, ScenarioError};
 use rehearse_base::versions::SparkVersion;
 use rehearse_verdict::Verdict;
 
@@ -115,8 +113,8 @@ pub struct Shape {
     pub name: String,
     /// The loaded scenario (its targets and `[expect]` are ignored: the suite decides).
     pub scenario: Scenario,
-    /// Oldest Spark version that can run the shape.
-    pub min_spark: Option<String>,
+    /// Oldest Spark version that can run the shape (a release, parsed at load).
+    pub min_spark: Option<SparkVersion>,
 }
 
 /// A validated expectation row.
@@ -147,10 +145,10 @@ pub struct Suite {
     pub shapes: Vec<Shape>,
     /// Provider names in file order.
     pub providers: Vec<String>,
-    /// Source versions in file order.
-    pub sources: Vec<String>,
-    /// Target versions in file order.
-    pub targets: Vec<String>,
+    /// Source versions in file order (known releases, parsed once at load; shown as written).
+    pub sources: Vec<SparkVersion>,
+    /// Target versions in file order (as `sources`).
+    pub targets: Vec<SparkVersion>,
     /// Per-trial timeout override.
     pub timeout_seconds: Option<u64>,
     /// Expectation rows in file order.
@@ -166,7 +164,8 @@ pub struct Suite {
 }
 
 /// One cell of the grid: a shape's checkpoint written by `source` with `provider`, restarted
-/// on `target`.
+/// on `target`. Ordered by shape, provider, then the versions in version order (`3.9.1` before
+/// `3.10.0`); cells run and are reported in grid order, never sorted by this.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CellKey {
     /// Shape name.
@@ -174,12 +173,22 @@ pub struct CellKey {
     /// Provider name.
     pub provider: String,
     /// Source version.
-    pub source: String,
+    pub source: SparkVersion,
     /// Target version.
-    pub target: String,
+    pub target: SparkVersion,
 }
 
 impl CellKey {
+    /// `(shape, provider, source, target)` as text, as reports name a cell.
+    pub fn names(&self) -> (&str, &str, &str, &str) {
+        (
+            &self.shape,
+            &self.provider,
+            self.source.as_str(),
+            self.target.as_str(),
+        )
+    }
+
     /// `shape/provider/source->target`: unique in a suite, stable across runs and shards.
     pub fn id(&self) -> String {
         format!(
@@ -197,9 +206,9 @@ pub struct Group {
     /// Provider name.
     pub provider: String,
     /// Source version.
-    pub source: String,
+    pub source: SparkVersion,
     /// Target versions, in suite order.
-    pub targets: Vec<String>,
+    pub targets: Vec<SparkVersion>,
 }
 
 /// Why a suite file was rejected. Messages name the file and the key.
@@ -273,36 +282,40 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// Whether Spark version `a` is older than `b`, by [`SparkVersion`]'s order: numeric per part,
-/// of any length (`3.10.0` > `3.9.1`, `3.05.0` = `3.5.0`). Text that is not a version is never
-/// older (suites check every version before comparing).
-pub fn version_lt(a: &str, b: &str) -> bool {
-    match (SparkVersion::parse(a), SparkVersion::parse(b)) {
-        (Ok(a), Ok(b)) => a < b,
-        _ => false,
-    }
-}
-
 /// Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`, clients/.../internals/Topic.java).
 pub const MAX_TOPIC_NAME: usize = 249;
 
-/// `sources` or `targets`: at least one Spark release rehearse knows ([`check_release`]), none
-/// named twice (a repeat is a typo for another version more often than not), file order kept.
-fn versions(key: &str, list: &[String]) -> Result<Vec<String>, String> {
+/// `sources` or `targets`: at least one Spark release rehearse knows
+/// ([`SparkVersion::known_release`]), none named twice (a repeat is a typo for another version
+/// more often than not), parsed, file order kept.
+fn versions(key: &str, list: &[String]) -> Result<Vec<SparkVersion>, String> {
     if list.is_empty() {
         return Err(format!(
             "`{key}` is empty: name at least one Spark version, e.g. {key} = [\"3.5.3\"]"
         ));
     }
-    let mut out: Vec<String> = Vec::new();
-    for v in list {
-        check_release(v).map_err(|m| format!("{key}: {m}"))?;
-        if out.contains(v) {
+    let mut out: Vec<SparkVersion> = Vec::new();
+    for (i, v) in list.iter().enumerate() {
+        let version = SparkVersion::known_release(v).map_err(|m| format!("{key}: {m}"))?;
+        if list[..i].contains(v) {
             return Err(format!("`{key}` names {v:?} twice: name each version once"));
         }
-        out.push(v.clone());
+        out.push(version);
     }
     Ok(out)
+}
+
+/// The first Spark version that ships provider `name` ([`PROVIDERS`]), if it is one.
+fn provider_since(name: &str) -> Option<(&'static str, SparkVersion)> {
+    PROVIDERS
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|(n, _, min, _)| {
+            (
+                *n,
+                SparkVersion::parse(min).expect("PROVIDERS name Spark versions"),
+            )
+        })
 }
 
 /// `providers` (default `["hdfs"]`): not empty, each one of [`PROVIDERS`].
@@ -350,21 +363,26 @@ fn shapes(
     };
     let mut shapes: Vec<Shape> = Vec::new();
     for spec in specs {
-        let shape = shape(spec, &base, path, warnings)?;
+        let mut shape = shape(spec, &base, path, warnings)?;
         if shapes.iter().any(|s| s.name == shape.name) {
             return Err(invalid(format!("shape {:?} is named twice", shape.name)));
         }
-        if let Some(m) = &shape.min_spark {
-            check_version(m)
-                .map_err(|e| invalid(format!("shape {}: min_spark: {e}", shape.name)))?;
-        }
+        shape.min_spark = spec
+            .min_spark
+            .as_deref()
+            .map(|m| {
+                SparkVersion::release(m)
+                    .map_err(|e| invalid(format!("shape {}: min_spark: {e}", shape.name)))
+            })
+            .transpose()?;
         shapes.push(shape);
     }
     Ok(shapes)
 }
 
 /// One `[[shapes]]` entry: its scenario loaded from `base`, with a generated checkpoint, and a
-/// topic-safe name (the `name` key, else the scenario's).
+/// topic-safe name (the `name` key, else the scenario's); `min_spark` is left for [`shapes`]
+/// to check.
 fn shape(
     spec: &ShapeSpec,
     base: &Path,
@@ -405,7 +423,7 @@ fn shape(
     Ok(Shape {
         name,
         scenario,
-        min_spark: spec.min_spark.clone(),
+        min_spark: None,
     })
 }
 
@@ -530,11 +548,16 @@ impl Suite {
         check_timeout(file.timeout_seconds, "each shape scenario's").map_err(invalid)?;
         let shapes = shapes(&file.shapes, path, warnings)?;
         check_one_kafka(&shapes).map_err(invalid)?;
+        // `[[expect]]` names versions as text: matched against them as written.
+        let text = |versions: &[SparkVersion]| -> Vec<String> {
+            versions.iter().map(SparkVersion::to_string).collect()
+        };
+        let (source_texts, target_texts) = (text(&sources), text(&targets));
         let axes = Axes {
             shapes: shapes.iter().map(|s| s.name.clone()).collect(),
             providers: &providers,
-            sources: &sources,
-            targets: &targets,
+            sources: &source_texts,
+            targets: &target_texts,
         };
         let expect = expectations(&file.expect, &axes).map_err(invalid)?;
         let suite = Suite {
@@ -593,10 +616,10 @@ impl Suite {
                 group
                     .targets
                     .iter()
-                    .map(|t| super::model::trial_output_topic(&o.name, t))
+                    .map(|t| super::model::trial_output_topic(&o.name, t.as_str()))
                     .chain(control.map(|source| {
                         let name = parity::control_output_topic(&o.name);
-                        super::model::trial_output_topic(&name, source)
+                        super::model::trial_output_topic(&name, source.as_str())
                     }))
                     .collect::<Vec<_>>()
             });
@@ -679,12 +702,12 @@ impl Suite {
         let shape = self.shapes.iter().find(|s| s.name == cell.shape)?;
         for v in [&cell.source, &cell.target] {
             if let Some(min) = &shape.min_spark {
-                if version_lt(v, min) {
+                if v < min {
                     return Some(format!("shape {} needs Spark {min} or newer", shape.name));
                 }
             }
-            if let Some((name, _, min, _)) = PROVIDERS.iter().find(|(n, ..)| *n == cell.provider) {
-                if version_lt(v, min) {
+            if let Some((name, min)) = provider_since(&cell.provider) {
+                if *v < min {
                     return Some(format!("the {name} provider needs Spark {min} or newer"));
                 }
             }
@@ -700,8 +723,8 @@ impl Suite {
             .find(|e| {
                 matches(&e.shape, &cell.shape)
                     && matches(&e.provider, &cell.provider)
-                    && matches(&e.source, &cell.source)
-                    && matches(&e.target, &cell.target)
+                    && matches(&e.source, cell.source.as_str())
+                    && matches(&e.target, cell.target.as_str())
             })
             .map(|e| (e.verdict, e.reason.clone()))
             .unwrap_or((Verdict::Resumed, None))
@@ -744,11 +767,8 @@ impl Suite {
             spark, extra_args, ..
         } = &mut s.checkpoint
         {
-            // The group's source is one of the suite's `sources`, each a known release
-            // (checked at load by `versions`); suite versions stay text (issue 27 item 4 left
-            // them: `CellKey` orders by their text).
-            *spark = SparkVersion::parse(&group.source)
-                .expect("a suite's sources are Spark releases, checked at load");
+            // The group's source is one of the suite's `sources`, parsed at load by `versions`.
+            *spark = group.source.clone();
             rename_args(extra_args);
         }
         let rename = |name: &mut String| {
@@ -777,7 +797,7 @@ impl Suite {
                     source: group.source.clone(),
                     target: t.clone(),
                 };
-                (t.clone(), self.expected(&key).0)
+                (t.to_string(), self.expected(&key).0)
             })
             .collect();
         s

@@ -39,5 +39,5 @@ pub mod test_server;
 pub use client::{CheckpointStore, ObjectInfo, ObjectStream, READ_CHUNK};
 pub use env::StoreEnv;
 pub use error::{Cause, Redactor, StoreError};
-pub use location::CheckpointLocation;
+pub use location::{looks_like_url, CheckpointLocation};
 pub use names::{safe_listing, safe_relative, UnsafeName, NAME_MAX};

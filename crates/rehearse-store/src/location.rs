@@ -74,6 +74,14 @@ pub enum CheckpointLocation {
     },
 }
 
+/// Whether `text` is to be read as a URL: it holds `://` anywhere (`s3://b/x`, `file:///x`,
+/// `http://localhost:4443`; not `/tmp/x`, `localhost:4443`). The one rule of rehearse for
+/// "is it a URL": a checkpoint argument ([`CheckpointLocation::looks_like_url`]), an emulator
+/// host given with or without its scheme, a pip requirement that is a direct URL reference.
+pub fn looks_like_url(text: &str) -> bool {
+    text.contains("://")
+}
+
 impl CheckpointLocation {
     /// Parses what the user typed: a URL with a known scheme, else a local path.
     ///
@@ -260,7 +268,7 @@ impl CheckpointLocation {
     /// a slash (`./a://b`) is read as a URL too and refused by [`parse`](Self::parse) as an
     /// unknown scheme (`./a`), as it always was: the one rule every caller shares.
     pub fn looks_like_url(text: &str) -> bool {
-        text.contains("://")
+        looks_like_url(text)
     }
 
     /// The argument's text when it [`looks_like_url`](Self::looks_like_url), to be given to

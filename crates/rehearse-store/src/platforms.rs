@@ -141,7 +141,7 @@ pub(super) fn gcs(
         .scope("https://www.googleapis.com/auth/devstorage.read_only");
     let (endpoint, from) = match env.get("STORAGE_EMULATOR_HOST") {
         Some(host) => {
-            let e = if host.contains("://") {
+            let e = if super::location::looks_like_url(host) {
                 host.trim_end_matches('/').to_string()
             } else {
                 format!("http://{}", host.trim_end_matches('/'))

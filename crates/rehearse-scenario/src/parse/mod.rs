@@ -164,7 +164,7 @@ impl Scenario {
         let checkpoint = checkpoint(&file.checkpoint, &dir).map_err(invalid)?;
         let job = job(&file.job, &dir).map_err(invalid)?;
         check_checkpoint_dir(&checkpoint).map_err(invalid)?;
-        check_targets(&file.targets).map_err(invalid)?;
+        let targets = check_targets(&file.targets).map_err(invalid)?;
         if let Some(name) = &file.name {
             check_name(name).map_err(|m| invalid(format!("`name`: {m}")))?;
         }
@@ -233,7 +233,7 @@ impl Scenario {
             dependencies,
             topics,
             output_topics,
-            targets: file.targets.clone(),
+            targets: targets.clone(),
             timeout_seconds: file.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS),
             expect,
             kafka_version: file
@@ -242,7 +242,7 @@ impl Scenario {
                 .unwrap_or_else(|| DEFAULT_KAFKA_VERSION.to_string()),
             rebase_threshold: file.rebase_threshold.unwrap_or(DEFAULT_REBASE_THRESHOLD),
             deny_warnings: file.deny_warnings,
-            parity: super::parity::parity_settings(&file).map_err(invalid)?,
+            parity: super::parity::parity_settings(&file, &targets).map_err(invalid)?,
             cluster: file
                 .cluster
                 .as_ref()
@@ -265,7 +265,7 @@ impl Scenario {
                 .transpose()?,
         };
         let generate = match &scenario.checkpoint {
-            CheckpointSource::Generate { spark, .. } => Some(spark.as_str()),
+            CheckpointSource::Generate { spark, .. } => Some(spark),
             CheckpointSource::Path(_) | CheckpointSource::Remote(_) => None,
         };
         if generate.is_some() && scenario.mirror.is_some() {
@@ -450,23 +450,24 @@ fn check_checkpoint_dir(checkpoint: &CheckpointSource) -> Result<(), String> {
     ))
 }
 
-/// `targets`: at least one, each a Spark release.
-fn check_targets(targets: &[String]) -> Result<(), String> {
+/// `targets`: at least one, each a Spark release, none twice; parsed, in file order.
+fn check_targets(targets: &[String]) -> Result<Vec<SparkVersion>, String> {
     if targets.is_empty() {
         return Err(
             "`targets` is empty: name at least one Spark version, e.g. targets = [\"4.0.1\"]"
                 .into(),
         );
     }
+    let mut out = Vec::with_capacity(targets.len());
     for (i, t) in targets.iter().enumerate() {
-        check_release(t).map_err(|m| format!("targets: {m}"))?;
+        out.push(SparkVersion::known_release(t).map_err(|m| format!("targets: {m}"))?);
         if targets[..i].contains(t) {
             return Err(format!(
                 "targets names {t:?} twice: each target is rehearsed once; remove the repeat"
             ));
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// `[expect]`: each key one of `targets`, each value a verdict name.

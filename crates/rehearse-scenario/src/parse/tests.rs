@@ -268,7 +268,9 @@ fn a_master_set_in_the_jobs_code_is_a_load_warning_with_file_and_line() {
     .unwrap();
     let text = "targets = [\"4.0.1\"]\n[checkpoint.generate]\nspark = \"3.5.3\"\nbatches = 2\n[job]\nfile = \"job.py\"\nargs = [\"{checkpoint}\"]\n[[topics]]\nname = \"events\"\n";
     let s = Scenario::parse(text, &dir.path().join("s.toml")).unwrap();
-    let warnings = s.check_job_dirs(Some("3.5.3"), &s.targets).unwrap();
+    let warnings = s
+        .check_job_dirs(Some(&SparkVersion::parse("3.5.3").unwrap()), &s.targets)
+        .unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let w = &warnings[0];
     assert!(w.contains("job.py:3"), "{w}");
@@ -280,7 +282,7 @@ fn a_master_set_in_the_jobs_code_is_a_load_warning_with_file_and_line() {
     // Without the call: no warning.
     std::fs::write(dir.path().join("job.py"), "print(1)\n").unwrap();
     assert!(s
-        .check_job_dirs(Some("3.5.3"), &s.targets)
+        .check_job_dirs(Some(&SparkVersion::parse("3.5.3").unwrap()), &s.targets)
         .unwrap()
         .is_empty());
 }

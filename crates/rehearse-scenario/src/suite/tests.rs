@@ -73,8 +73,8 @@ fn first_matching_expectation_wins_and_the_default_is_resumed() {
     let key = |p: &str, src: &str, t: &str| CellKey {
         shape: "agg".into(),
         provider: p.into(),
-        source: src.into(),
-        target: t.into(),
+        source: v(src),
+        target: v(t),
     };
     assert_eq!(
         s.expected(&key("rocksdb", "4.0.1", "3.5.3")).0,
@@ -160,7 +160,7 @@ fn old_versions_make_cells_not_applicable() {
     let cells = s.cells();
     assert!(s.not_applicable(&cells[0]).unwrap().contains("3.4.0"));
     assert!(s.not_applicable(&cells[3]).is_none());
-    assert!(version_lt("3.9.1", "3.10.0"));
+    assert!(v("3.9.1") < v("3.10.0"));
 }
 
 #[test]
@@ -218,10 +218,11 @@ fn topic_names_too_long_for_kafka_or_colliding_are_refused_before_any_container(
 
 #[test]
 fn versions_compare_numerically_even_when_a_part_overflows_an_integer() {
-    assert!(version_lt("3.5.3", "99999999999999999999.0.0"));
-    assert!(!version_lt("99999999999999999999.0.0", "3.4.0"));
-    assert!(version_lt("3.4.0", "3.10.0"));
-    assert!(!version_lt("3.05.0", "3.5.0") && !version_lt("3.5.0", "3.05.0"));
+    // What `Suite::not_applicable` compares with: `SparkVersion`'s order.
+    assert!(v("3.5.3") < v("99999999999999999999.0.0"));
+    assert!(v("99999999999999999999.0.0") >= v("3.4.0"));
+    assert!(v("3.4.0") < v("3.10.0"));
+    assert!(v("3.05.0") >= v("3.5.0") && v("3.5.0") >= v("3.05.0"));
 }
 
 #[test]
@@ -275,4 +276,9 @@ fn suite_refusals_of_issue_15() {
     .unwrap();
     let e = Suite::load(&fifo).unwrap_err();
     assert!(e.to_string().contains("FIFO"), "{e}");
+}
+
+/// A Spark version from a test's text.
+fn v(text: &str) -> SparkVersion {
+    SparkVersion::parse(text).unwrap()
 }
