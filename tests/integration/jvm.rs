@@ -219,8 +219,8 @@ fn old_jar_fails_explained_and_the_target_artifact_resumes(
 }
 
 #[test]
-fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_4_1_and_4_2(
-) {
+fn e2e_alone_java_job_built_for_3_5_needs_its_4_x_builds_and_resumes_with_them_on_4_0_4_1_and_4_2()
+{
     if !docker_available() {
         return;
     }

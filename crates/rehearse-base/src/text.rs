@@ -89,6 +89,17 @@ fn names_a_file(key: &str) -> bool {
     })
 }
 
+/// Whether `key` is a Maven artifact id built for a Scala line (`spark-…-kafka-0-10_2.13`): the
+/// coordinates `group:artifact_2.13:version` the image recipe and `packages` name. Artifact
+/// ids are hyphenated; a setting such as `db_token_2.12` is not one and stays masked.
+fn names_an_artifact(key: &str) -> bool {
+    key.rsplit_once('_').is_some_and(|(stem, scala)| {
+        stem.contains('-')
+            && !stem.contains('_')
+            && matches!(scala, "2.10" | "2.11" | "2.12" | "2.13")
+    })
+}
+
 /// `text` with every secret it shows as `***`: the one masking pass for every line that leaves
 /// rehearse (evidence quoted from driver logs, traces, error messages, reports). It masks
 ///
@@ -178,7 +189,9 @@ pub fn mask(text: &str) -> Cow<'_, str> {
         // named before a colon (`kafka-secrets.properties:2:`, an
         // error's `file:line`), is no secret: masked, the message lost the file it names
         // (breaker pass, session 13).
-        if holds_a_path(key) || (by_colon && names_a_file(key)) {
+        // A Maven artifact before a colon (`spark-token-provider-kafka-0-10_2.13:4.0.1`, the
+        // image build's connector lines) names a jar by its Scala suffix, not a secret.
+        if holds_a_path(key) || (by_colon && (names_a_file(key) || names_an_artifact(key))) {
             return c[0].to_string();
         }
         let value = &c[3];
@@ -388,6 +401,11 @@ mod tests {
                 "st/creds_bad",
             ),
             ("ssl.truststore.location=/etc/kafka/token.jks", "/etc/kafka/token.jks"),
+            // The image build's own warning (session 18): the version was masked.
+            (
+                "WARNING: spark-token-provider-kafka-0-10_2.13:4.0.1 is not on the Maven registry; using 4.0.0",
+                "spark-token-provider-kafka-0-10_2.13:4.0.1",
+            ),
         ] {
             let m = super::mask(text);
             assert!(m.contains(kept), "{text} -> {m}");
@@ -398,6 +416,7 @@ mod tests {
             ("client_secret: \"hunter2\"", "hunter2"),
             ("spark.hadoop.fs.s3a.secret.key=wJalr", "wJalr"),
             ("api-token: abc123", "abc123"),
+            ("db_token_2.12: hunter2", "hunter2"),
         ] {
             let m = super::mask(text);
             assert!(!m.contains(secret), "{text} -> {m}");
