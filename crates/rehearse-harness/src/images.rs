@@ -27,14 +27,18 @@ pub use rehearse_base::versions::DEFAULT_KAFKA_VERSION;
 /// Image label holding the recipe hash an image was built from.
 pub const RECIPE_LABEL: &str = "org.rehearse.recipe";
 
-/// `rehearse/spark:<version>`.
+mod value;
+
+pub use value::{KafkaImage, SparkImage};
+
+/// `rehearse/spark:<version>`, the tag `images build` and `docker images` show.
 pub fn spark_image(version: &str) -> String {
-    format!("rehearse/spark:{version}")
+    SparkImage::rehearse(version).to_string()
 }
 
-/// `rehearse/kafka:<version>`.
+/// `rehearse/kafka:<version>`, the tag `images build` and `docker images` show.
 pub fn kafka_image(version: &str) -> String {
-    format!("rehearse/kafka:{version}")
+    KafkaImage::rehearse(version).to_string()
 }
 
 /// Where `images build` takes an image's parts from.

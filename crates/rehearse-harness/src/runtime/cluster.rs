@@ -22,12 +22,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use testcontainers::core::{Mount, WaitFor};
+use testcontainers::core::Mount;
 use testcontainers::runners::AsyncRunner;
-use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+use testcontainers::{ContainerAsync, ImageExt};
 
 use super::common::{Cluster, RuntimeError, SharedCluster, TrialIds};
-use super::containers::{driver_name, labels, sandbox_owner, split_tag, start_error};
+use super::containers::{driver_name, labels, sandbox_owner, start_error};
+use crate::images::SparkImage;
 
 /// The standalone master's RPC port on the trial network (Spark's default, 7077).
 const MASTER_PORT: u16 = 7077;
@@ -106,8 +107,8 @@ pub fn shared_conf(ids: &TrialIds, shared: &SharedCluster) -> BTreeMap<String, S
 /// A running standalone cluster: the master and its workers. Remove it with
 /// [`StandaloneCluster::remove`]; dropping it removes the containers too (safety net).
 pub(crate) struct StandaloneCluster {
-    master: ContainerAsync<GenericImage>,
-    workers: Vec<ContainerAsync<GenericImage>>,
+    master: ContainerAsync<SparkImage>,
+    workers: Vec<ContainerAsync<SparkImage>>,
 }
 
 impl StandaloneCluster {
@@ -133,7 +134,7 @@ impl StandaloneCluster {
 /// user's; each is capped at [`Cluster::container_memory_mb`].
 pub(crate) async fn start_cluster(
     ids: &TrialIds,
-    image: &str,
+    image: &SparkImage,
     sandbox: &Path,
     cluster: &Cluster,
 ) -> Result<StandaloneCluster, RuntimeError> {
@@ -156,7 +157,7 @@ pub(crate) async fn start_cluster(
 /// `shared.master` must name.
 pub(crate) async fn start_shared(
     ids: &TrialIds,
-    image: &str,
+    image: &SparkImage,
     shared: &SharedCluster,
 ) -> Result<StandaloneCluster, RuntimeError> {
     let at = shared.sandboxes.to_string_lossy().into_owned();
@@ -166,14 +167,13 @@ pub(crate) async fn start_shared(
 
 async fn start(
     ids: &TrialIds,
-    image: &str,
+    image: &SparkImage,
     (sandbox, mount_at): (&Path, &str),
     cluster: &Cluster,
     cap_mb: u64,
 ) -> Result<StandaloneCluster, RuntimeError> {
-    let (repo, tag) = split_tag(image);
-    let master = GenericImage::new(repo, tag)
-        .with_wait_for(WaitFor::message_on_either_std("I have been elected leader"))
+    let master = image
+        .ready_when("I have been elected leader")
         .with_network(ids.network.clone())
         .with_container_name(master_name(ids))
         .with_labels(labels(ids))
@@ -197,10 +197,8 @@ async fn start(
     let owner = sandbox_owner(sandbox);
     let cap = (cap_mb * 1024 * 1024) as i64;
     let workers = (1..=cluster.workers).map(|i| {
-        GenericImage::new(repo, tag)
-            .with_wait_for(WaitFor::message_on_either_std(
-                "Successfully registered with master",
-            ))
+        image
+            .ready_when("Successfully registered with master")
             .with_network(ids.network.clone())
             .with_container_name(worker_name(ids, i))
             .with_labels(labels(ids))

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use testcontainers::core::{ContainerPort, Mount};
 use testcontainers::runners::AsyncRunner;
-use testcontainers::{ContainerAsync, GenericImage, ImageExt};
+use testcontainers::{ContainerAsync, ImageExt};
+
+use crate::images::{KafkaImage, SparkImage};
 use tokio::sync::mpsc;
 
 use super::common::{
@@ -34,16 +36,9 @@ pub(super) fn labels(ids: &TrialIds) -> [(String, String); 4] {
     ]
 }
 
-pub(super) fn split_tag(image: &str) -> (&str, &str) {
-    match image.rsplit_once(':') {
-        Some((name, tag)) if !tag.contains('/') => (name, tag),
-        _ => (image, "latest"),
-    }
-}
-
 pub(super) fn start_error(
     role: &'static str,
-    image: &str,
+    image: &dyn std::fmt::Display,
     e: testcontainers::TestcontainersError,
 ) -> RuntimeError {
     let message = e.to_string();
@@ -102,7 +97,7 @@ async fn inspect_state(id: &str) -> PartState {
 
 /// A running Kafka broker on the trial network.
 pub(crate) struct DockerKafka {
-    container: ContainerAsync<GenericImage>,
+    container: ContainerAsync<KafkaImage>,
     /// Bootstrap servers for the host (rdkafka seeding): `127.0.0.1:<port>`.
     pub host_bootstrap: String,
     /// Bootstrap servers for containers on the trial network: `<container name>:9092`.
@@ -134,7 +129,7 @@ impl DockerKafka {
     }
 }
 
-/// Starts `image` (a `rehearse/kafka:<v>` tag) on the trial network. Returns once the container
+/// Starts `image` (`rehearse/kafka:<v>`) on the trial network. Returns once the container
 /// runs; the caller waits for a real metadata answer (`kafka::wait_ready`).
 ///
 /// With `advertised` (an existing cluster's run, `--master`), the external listener (published
@@ -144,13 +139,13 @@ impl DockerKafka {
 /// that address.
 pub(crate) async fn start_kafka(
     ids: &TrialIds,
-    image: &str,
+    image: &KafkaImage,
     advertised: Option<&str>,
 ) -> Result<DockerKafka, RuntimeError> {
     let port = free_port()?;
     let name = format!("rehearse-kafka-{}", ids.trial);
-    let (repo, tag) = split_tag(image);
-    let mut request = GenericImage::new(repo, tag)
+    let mut request = image
+        .clone()
         .with_network(ids.network.clone())
         .with_container_name(&name)
         .with_labels(labels(ids))
@@ -182,7 +177,7 @@ pub(crate) async fn start_kafka(
 
 /// A running Spark driver (spark-submit) with the sandbox mounted at `/sandbox`.
 pub(crate) struct DockerSpark {
-    container: ContainerAsync<GenericImage>,
+    container: ContainerAsync<SparkImage>,
 }
 
 impl DockerSpark {
@@ -254,7 +249,7 @@ pub(crate) enum DriverPlace {
     TrialAtHostPath,
 }
 
-/// Starts `image` (a `rehearse/spark:<v>` tag) running `cmd`, with `sandbox` bind-mounted at
+/// Starts `image` (`rehearse/spark:<v>`) running `cmd`, with `sandbox` bind-mounted at
 /// `/sandbox` and the container running as the sandbox owner's uid:gid, so every file the job
 /// writes stays removable by the user. `memory_mb` caps the container's memory (MiB; Docker
 /// `--memory`), so parallel trials of a suite stay within the machine's budget.
@@ -265,13 +260,12 @@ pub(crate) enum DriverPlace {
 /// stays on the suite's network but sees the sandbox at its host path, as the workers do.
 pub(crate) async fn start_spark(
     ids: &TrialIds,
-    image: &str,
+    image: &SparkImage,
     sandbox: &Path,
     cmd: Vec<String>,
     memory_mb: Option<u64>,
     place: DriverPlace,
 ) -> Result<DockerSpark, RuntimeError> {
-    let (repo, tag) = split_tag(image);
     let owner = sandbox_owner(sandbox);
     let host_path = sandbox.to_string_lossy().into_owned();
     let (network, mount_at) = match place {
@@ -279,7 +273,8 @@ pub(crate) async fn start_spark(
         DriverPlace::HostNetwork => ("host".to_string(), host_path),
         DriverPlace::TrialAtHostPath => (ids.network.clone(), host_path),
     };
-    let container = GenericImage::new(repo, tag)
+    let container = image
+        .clone()
         .with_network(network)
         .with_container_name(driver_name(ids))
         .with_labels(labels(ids))
@@ -375,21 +370,4 @@ pub(crate) async fn gc(scope: GcScope) -> Result<Vec<String>, RuntimeError> {
 /// The driver's container name of trial `ids` (`start_spark` names it so; a standalone cluster's `spark.driver.host`).
 pub fn driver_name(ids: &TrialIds) -> String {
     format!("rehearse-spark-{}", ids.trial)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_tags_split_at_the_last_colon() {
-        assert_eq!(
-            split_tag("rehearse/spark:3.5.3"),
-            ("rehearse/spark", "3.5.3")
-        );
-        assert_eq!(
-            split_tag("localhost:5000/spark"),
-            ("localhost:5000/spark", "latest")
-        );
-    }
 }

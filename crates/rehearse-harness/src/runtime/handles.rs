@@ -92,7 +92,7 @@ pub async fn start_kafka(ids: &TrialIds, version: &str) -> Result<KafkaBroker, R
                 RuntimeKind::Master(c) => Some(c.advertised_host.as_str()),
                 _ => None,
             };
-            let image = crate::images::kafka_image(version);
+            let image = crate::images::KafkaImage::rehearse(version);
             let k = containers::start_kafka(ids, &image, advertised).await?;
             Ok(KafkaBroker {
                 host_bootstrap: k.host_bootstrap.clone(),
@@ -214,17 +214,17 @@ pub async fn start_spark(
 ) -> Result<SparkDriver, RuntimeError> {
     match ids.runtime {
         RuntimeKind::Docker => {
-            let image = crate::images::spark_image(version);
+            let image = crate::images::SparkImage::rehearse(version);
             let s =
                 containers::start_spark(ids, &image, sandbox, cmd, memory_mb, DriverPlace::Trial)
                     .await?;
             Ok(SparkDriver {
                 inner: SparkInner::Docker(Box::new(s)),
-                description: image,
+                description: image.to_string(),
             })
         }
         RuntimeKind::Master(c) => {
-            let image = crate::images::spark_image(version);
+            let image = crate::images::SparkImage::rehearse(version);
             let s = containers::start_spark(
                 ids,
                 &image,
@@ -240,7 +240,7 @@ pub async fn start_spark(
             })
         }
         RuntimeKind::Standalone(shape) => {
-            let image = crate::images::spark_image(version);
+            let image = crate::images::SparkImage::rehearse(version);
             let c = cluster::start_cluster(ids, &image, sandbox, &shape).await?;
             let s = match containers::start_spark(
                 ids,
@@ -267,7 +267,7 @@ pub async fn start_spark(
             })
         }
         RuntimeKind::SharedStandalone(c) => {
-            let image = crate::images::spark_image(version);
+            let image = crate::images::SparkImage::rehearse(version);
             let place = DriverPlace::TrialAtHostPath;
             let s = containers::start_spark(ids, &image, sandbox, cmd, memory_mb, place).await?;
             Ok(SparkDriver {
@@ -350,7 +350,7 @@ pub async fn start_suite_cluster(
         sandboxes: sandboxes.to_path_buf(),
     }
     .leak();
-    let image = crate::images::spark_image(version);
+    let image = crate::images::SparkImage::rehearse(version);
     let cluster = cluster::start_shared(&ids, &image, shared).await?;
     Ok(SuiteCluster { cluster, shared })
 }

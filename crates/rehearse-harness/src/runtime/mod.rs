@@ -1,5 +1,6 @@
 //! The runtime of one trial: a Kafka broker and a Spark driver, in containers (testcontainers;
-//! `containers.rs`, the only file that names testcontainers) or as host processes (the `local`
+//! `containers.rs`, which starts them from the image values of `images::SparkImage` and
+//! `images::KafkaImage`) or as host processes (the `local`
 //! runtime, `local.rs`), or a Spark standalone cluster in containers (`cluster.rs`, the
 //! driver in client mode), behind one interface (`handles.rs`: [`KafkaBroker`], [`SparkDriver`])
 //! chosen by [`RuntimeKind`]. What both runtimes share (ids, errors, driver-output lines) is in
