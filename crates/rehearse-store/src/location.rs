@@ -531,6 +531,10 @@ mod tests {
             ("./metadata", "`.` segment"),
             ("offsets/./0", "`.` segment"),
             ("offsets/0\0/x", "NUL"),
+            // Breaker pass, session 18: staged as local names and echoed to the terminal.
+            ("ck/offsets/9\nx", "U+000A"),
+            ("offsets/9\x1b[31mred", "U+001B"),
+            ("offsets/9\u{7f}", "U+007F"),
             ("offsets\\..\\x", "backslash"),
             (long.as_str(), "256 bytes"),
             (deep_long.as_str(), "over the 255 bytes"),

@@ -38,6 +38,14 @@ pub fn safe_relative(key: &str) -> Result<&str, UnsafeName> {
     if key.contains('\0') {
         return Err(refuse("it holds a NUL byte".into()));
     }
+    // A newline or an ESC in a name is no Spark file's (breaker pass, session 18: `offsets/9\n
+    // x`, `offsets/9\x1b[31mred` were staged as local names and echoed to the terminal).
+    if let Some(c) = key.chars().find(|c| c.is_control() && *c != '\0') {
+        return Err(refuse(format!(
+            "it holds the control character U+{:04X}, which no checkpoint file's name holds",
+            c as u32
+        )));
+    }
     if key.contains('\\') {
         return Err(refuse(
             "it holds a backslash, which some tools read as a path separator".into(),
