@@ -188,24 +188,37 @@ impl CheckpointStore {
                     .await
                     .map_err(|e| guard.or_ran_away(e, self))?
                 {
-                    if entry.metadata().is_dir() {
-                        continue;
-                    }
+                    // Directories count too: a WebHDFS directory entry `.` was listed as
+                    // `ck/./`, then `ck/././`, … for 30 minutes (breaker pass 3, H1).
                     guard
                         .admit(entry.path())
                         .map_err(|why| self.ran_away(why))?;
                     let Some(rel) = entry.path().strip_prefix(prefix.as_str()) else {
                         continue;
                     };
-                    if rel.is_empty() {
+                    let is_dir = entry.metadata().is_dir();
+                    // A directory's path ends with the one `/` opendal adds; any other is the
+                    // server's and refused below.
+                    let name = if is_dir {
+                        rel.strip_suffix('/').unwrap_or(rel)
+                    } else {
+                        rel
+                    };
+                    if name.is_empty() {
                         continue;
                     }
-                    // Kept as listed (a key `p//x` under `p/` is `/x`, refused below), never
+                    // Every name a server sends is untrusted, refused as it comes (a name with
+                    // a `.` segment may lead the lister into the same directory again) and
+                    // before any consumer (the copy, inspect, the end check) joins one onto a
+                    // directory. Kept as listed (a key `p//x` under `p/` is `/x`), never
                     // trimmed into another name.
-                    files.push(object_info(rel, entry.metadata()));
+                    super::names::safe_relative(name)
+                        .map_err(|name| self.location.unsafe_name(name))?;
+                    if !is_dir {
+                        files.push(object_info(rel, entry.metadata()));
+                    }
                 }
-                // Every name a server sends is untrusted: refused before any consumer (the
-                // copy, inspect, the end check) joins one onto a directory.
+                // A file that is also another name's directory is only seen in the whole.
                 super::names::safe_listing(files.iter().map(|f| f.path.as_str()))
                     .map_err(|name| self.location.unsafe_name(name))?;
                 files

@@ -428,6 +428,61 @@ async fn webhdfs_names_are_checked_and_the_user_name_is_percent_encoded() {
     );
 }
 
+/// Breaker pass 3, H1: a LISTSTATUS answer holding a *directory* `.` (or `..`) was relisted
+/// for 30 minutes (`ck/./`, `ck/././`, …): directories were skipped before any check. Each
+/// such name is now refused as it comes, naming it.
+#[tokio::test]
+async fn a_webhdfs_directory_named_dot_is_refused_at_once() {
+    for hostile in [".", ".."] {
+        let status = |suffix: &str, kind: &str| {
+            format!(
+                r#"{{"accessTime":0,"blockSize":134217728,"childrenNum":0,"fileId":16386,"group":"g","length":1,"modificationTime":1700000000000,"owner":"u","pathSuffix":"{suffix}","permission":"644","replication":1,"storagePolicy":0,"type":"{kind}"}}"#
+            )
+        };
+        let statuses = format!(
+            r#"{{"FileStatus":[{},{}]}}"#,
+            status("metadata", "FILE"),
+            status(hostile, "DIRECTORY")
+        );
+        let batch = format!(
+            r#"{{"DirectoryListing":{{"partialListing":{{"FileStatuses":{statuses}}},"remainingEntries":0}}}}"#
+        );
+        let listing = format!(r#"{{"FileStatuses":{statuses}}}"#);
+        let root = format!(r#"{{"FileStatus":{}}}"#, status("", "DIRECTORY"));
+        let endpoint = serve(
+            move |_, target| {
+                let body = if target.contains("op=LISTSTATUS_BATCH") {
+                    batch.clone()
+                } else if target.contains("op=LISTSTATUS") {
+                    listing.clone()
+                } else {
+                    root.clone()
+                };
+                (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json".into(),
+                    body.into_bytes(),
+                )
+            },
+            false,
+        );
+        let vars = [
+            ("REHEARSE_WEBHDFS_URL", endpoint.as_str()),
+            ("REHEARSE_STORE_TIMEOUT_SECONDS", "2"),
+        ];
+        let location = CheckpointLocation::parse("hdfs://nn:8020/ck").unwrap();
+        let store = CheckpointStore::open(location, &env(&vars)).await.unwrap();
+        let err = tokio::time::timeout(Duration::from_secs(20), store.list())
+            .await
+            .expect("the listing ends")
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::UnsafeName { .. }),
+            "{hostile}: {err:?}"
+        );
+        assert!(err.to_string().contains("segment"), "{hostile}: {err}");
+    }
+}
+
 /// Issue 25 §5: an S3 endpoint answering every ListObjectsV2 page at once, truncated, with the
 /// same continuation token, was followed forever (the per-request deadline never fired).
 #[tokio::test]
