@@ -98,6 +98,8 @@ enum Backend {
         token_from: Option<&'static str>,
         /// The store deadline ([`StoreEnv::store_timeout`]).
         timeout: Duration,
+        /// The most names one listing may return ([`StoreEnv::max_listed`]).
+        max_listed: usize,
     },
 }
 
@@ -164,6 +166,7 @@ impl CheckpointStore {
                 op,
                 prefix,
                 timeout,
+                max_listed,
                 ..
             } => {
                 let dir = if prefix.is_empty() {
@@ -173,7 +176,7 @@ impl CheckpointStore {
                 };
                 // The deadline bounds the first entry and each next one; the guard the whole
                 // listing (a server repeating its continuation token answers each page at once).
-                let mut guard = ListingGuard::new(LIST_DEADLINE, MAX_LISTED);
+                let mut guard = ListingGuard::new(LIST_DEADLINE, *max_listed);
                 let mut lister = self
                     .within(*timeout, "list", "", op.lister_with(dir).recursive(true))
                     .await?;
@@ -919,6 +922,14 @@ async fn remote_backend(
             super::env::DEFAULT_STORE_TIMEOUT_SECONDS
         ),
     })?;
+    let max_listed = env.max_listed().map_err(|what| StoreError::Config {
+        url: url.clone(),
+        what,
+        hint: format!(
+            "unset it (the default is {} names) or give a whole number",
+            super::env::DEFAULT_MAX_LISTED
+        ),
+    })?;
     check_credential_files(&url, env)?;
     let client = http_client(&url)?;
     let (remote, prefix) = match location {
@@ -970,6 +981,7 @@ async fn remote_backend(
         credentials_from: remote.credentials_from,
         token_from: token_endpoint(location, env),
         timeout,
+        max_listed,
     })
 }
 
@@ -977,7 +989,7 @@ mod credentials;
 mod listing;
 
 use credentials::check_credential_files;
-use listing::{ListingGuard, LIST_DEADLINE, MAX_LISTED};
+use listing::{ListingGuard, LIST_DEADLINE};
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,15 @@ use std::fmt;
 pub const STORE_TIMEOUT_VARIABLE: &str = "REHEARSE_STORE_TIMEOUT_SECONDS";
 /// The store deadline when [`STORE_TIMEOUT_VARIABLE`] is unset: two minutes without progress.
 pub const DEFAULT_STORE_TIMEOUT_SECONDS: u64 = 120;
+/// The variable that sets [`StoreEnv::max_listed`].
+pub const MAX_LISTED_VARIABLE: &str = "REHEARSE_STORE_MAX_LISTED";
+/// The most names a remote listing may return when [`MAX_LISTED_VARIABLE`] is unset. Spark
+/// keeps `spark.sql.streaming.minBatchesToRetain` (default 100) batches of every log and state
+/// store version: 200 shuffle partitions × 4 stateful operators × ~200 retained files each
+/// (deltas, snapshots, their `.crc`) is 160,000 names. A million is six times that, and about
+/// 300 MB of names held while listing; an endpoint sending new names without end reaches it in
+/// about a minute (breaker pass 3, H2: 10 million took half an hour and 3 GB).
+pub const DEFAULT_MAX_LISTED: usize = 1_000_000;
 
 /// Environment variables relevant to checkpoint stores (endpoints, regions, credentials).
 ///
@@ -20,7 +29,7 @@ pub const DEFAULT_STORE_TIMEOUT_SECONDS: u64 = 120;
 /// | GCS | `STORAGE_EMULATOR_HOST` (emulator, no auth), `GOOGLE_APPLICATION_CREDENTIALS`; else application-default credentials, VM metadata |
 /// | Azure | `AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_ACCOUNT_NAME`/`AZURE_STORAGE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_KEY`/`AZURE_STORAGE_KEY`, `AZURE_STORAGE_SAS_TOKEN`, `AZURE_CLIENT_ID` + `AZURE_CLIENT_SECRET` + `AZURE_TENANT_ID`; else workload identity, Azure CLI, managed identity |
 /// | HDFS | `REHEARSE_WEBHDFS_URL` (whole base URL), `REHEARSE_WEBHDFS_PORT` (default 9870), `HADOOP_USER_NAME` |
-/// | all remote | `REHEARSE_STORE_TIMEOUT_SECONDS` (see [`StoreEnv::store_timeout`]) |
+/// | all remote | `REHEARSE_STORE_TIMEOUT_SECONDS` (see [`StoreEnv::store_timeout`]), `REHEARSE_STORE_MAX_LISTED` (see [`StoreEnv::max_listed`]) |
 #[derive(Clone, Default)]
 pub struct StoreEnv {
     vars: BTreeMap<String, String>,
@@ -79,6 +88,24 @@ impl StoreEnv {
                 Ok(n) if (1..=86_400).contains(&n) => Ok(std::time::Duration::from_secs(n)),
                 _ => Err(format!(
                     "{STORE_TIMEOUT_VARIABLE}={v:?} is not a whole number of seconds from 1 to 86400"
+                )),
+            },
+        }
+    }
+
+    /// The most names one remote listing may return before it fails with
+    /// [`super::StoreError::ListingRunsAway`]: from `REHEARSE_STORE_MAX_LISTED` (a whole number
+    /// from 1,000 to 100,000,000), else [`DEFAULT_MAX_LISTED`].
+    ///
+    /// # Errors
+    /// The variable's value, when it is not a whole number in range.
+    pub fn max_listed(&self) -> Result<usize, String> {
+        match self.get(MAX_LISTED_VARIABLE) {
+            None => Ok(DEFAULT_MAX_LISTED),
+            Some(v) => match v.trim().replace('_', "").parse::<usize>() {
+                Ok(n) if (1_000..=100_000_000).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "{MAX_LISTED_VARIABLE}={v:?} is not a whole number of names from 1000 to 100000000"
                 )),
             },
         }

@@ -9,10 +9,6 @@ use crate::error::StoreError;
 /// of a million files lists in a few minutes (1,000 names a page).
 pub(super) const LIST_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
-/// The most names a remote listing may return: far more than any checkpoint holds (a year of
-/// batches with a state store of 200 partitions is about 2 million files).
-pub(super) const MAX_LISTED: usize = 10_000_000;
-
 /// Ends a listing that would not end by itself (issue 25 §5: an S3 endpoint repeating its
 /// continuation token was followed forever): a name seen twice, more than `max` names, or past
 /// the deadline.
@@ -47,7 +43,12 @@ impl ListingGuard {
             ));
         }
         if self.seen.len() >= self.max {
-            return Err(format!("it listed more than {} names", self.max));
+            return Err(format!(
+                "it listed more than {} names, and a checkpoint holds far fewer (if yours really holds more files, set {}={})",
+                self.max,
+                crate::env::MAX_LISTED_VARIABLE,
+                self.max.saturating_mul(10)
+            ));
         }
         if !self.seen.insert(path.to_string()) {
             return Err(format!(

@@ -512,6 +512,65 @@ async fn a_listing_that_repeats_its_continuation_token_ends_with_an_error() {
     );
 }
 
+/// Breaker pass 3, H2: an S3 endpoint sending 1,000 new keys and a new continuation token on
+/// every page was followed to 10 million names (half an hour, 3 GB). The bound is now a
+/// million names, lowered here through `REHEARSE_STORE_MAX_LISTED`, and the error names it.
+#[tokio::test]
+async fn a_listing_of_endless_new_names_ends_at_the_name_bound() {
+    let page = std::sync::atomic::AtomicUsize::new(0);
+    let endpoint = serve(
+        move |_, _| {
+            let n = page.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let contents: String = (0..1000)
+                .map(|i| format!("<Contents><Key>ck/state/0/{n}/{i}.delta</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>&quot;e1&quot;</ETag><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents>"))
+                .collect();
+            let body = format!(
+                r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix>ck/</Prefix><KeyCount>1000</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated><NextContinuationToken>t{n}</NextContinuationToken>{contents}</ListBucketResult>"#
+            );
+            (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                body.into_bytes(),
+            )
+        },
+        false,
+    );
+    let env = StoreEnv::from_vars([
+        ("AWS_ENDPOINT_URL", endpoint.as_str()),
+        ("AWS_ALLOW_HTTP", "true"),
+        ("AWS_REGION", "us-east-1"),
+        ("AWS_ACCESS_KEY_ID", "rehearse-test"),
+        ("AWS_SECRET_ACCESS_KEY", "rehearse-test-secret"),
+        ("REHEARSE_STORE_TIMEOUT_SECONDS", "5"),
+        ("REHEARSE_STORE_MAX_LISTED", "5000"),
+    ]);
+    let location = CheckpointLocation::parse("s3://bkt/ck").unwrap();
+    let store = CheckpointStore::open(location, &env).await.unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(30), store.list())
+        .await
+        .expect("the listing ends")
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ListingRunsAway { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("more than 5000 names") && text.contains("REHEARSE_STORE_MAX_LISTED=50000"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_name_bound_is_a_whole_number_in_range() {
+    let at = |v: &str| StoreEnv::from_vars([("REHEARSE_STORE_MAX_LISTED", v)]).max_listed();
+    assert_eq!(StoreEnv::default().max_listed(), Ok(1_000_000));
+    assert_eq!(at("2_000_000"), Ok(2_000_000));
+    for bad in ["0", "999", "-1", "1e6", "lots", "100000001"] {
+        let why = at(bad).unwrap_err();
+        assert!(
+            why.contains("REHEARSE_STORE_MAX_LISTED") && why.contains(bad),
+            "{why}"
+        );
+    }
+}
+
 #[test]
 fn the_listing_guard_ends_on_a_repeat_a_count_or_the_deadline() {
     let mut g = ListingGuard::new(Duration::from_secs(60), 2);
