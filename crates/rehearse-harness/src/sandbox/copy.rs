@@ -569,14 +569,26 @@ async fn copy_object(
     let mut size = 0u64;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
-        hasher.update(&chunk);
         size += chunk.len() as u64;
+        // Past the listed size is never a checkpoint file: the object grew, or the server
+        // sends without end (breaker pass 3, H3: a GET with Content-Length 10¹² streamed until
+        // the disk was full). Stopped before the excess is written.
+        if size > info.size {
+            return Err(SandboxError::CopyMismatch {
+                path: PathBuf::from(&info.path),
+                listed: info.size,
+                read: format!("more than {} bytes", info.size),
+            });
+        }
+        hasher.update(&chunk);
         file.write_all(&chunk).await.map_err(write_err)?;
     }
     file.flush().await.map_err(write_err)?;
     if size != info.size {
         return Err(SandboxError::CopyMismatch {
             path: PathBuf::from(&info.path),
+            listed: info.size,
+            read: format!("{size} bytes"),
         });
     }
     Ok(hasher.finalize().to_hex().to_string())
@@ -714,6 +726,50 @@ mod tests {
             let written = blake3::hash(&fs::read(a.path().join(&rel)).unwrap());
             assert_eq!(written.to_hex().to_string(), source, "{rel:?}");
         }
+    }
+
+    /// Breaker pass 3, H3: a GET that streams past the object's listed size (Content-Length
+    /// 10¹², without end) was written on until the disk was full. It fails at the first chunk
+    /// past the listed size, naming both sizes, with nothing past it written.
+    #[tokio::test]
+    async fn a_remote_object_longer_than_listed_is_refused_as_it_streams() {
+        let src = fixture_copy("tests/fixtures/checkpoints/3.5.3/file-agg");
+        let inspection = rehearse_checkpoint::inspect(src.path()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("stage/checkpoint");
+        fs::create_dir_all(&dest).unwrap();
+        let listing = r#"<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bkt</Name><Prefix></Prefix><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated><Contents><Key>ck/metadata</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>&quot;e1&quot;</ETag><Size>4</Size><StorageClass>STANDARD</StorageClass></Contents></ListBucketResult>"#;
+        let endpoint = rehearse_store::test_server::serve(
+            move |_, target| {
+                if target.contains("list-type") {
+                    (
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/xml".into(),
+                        listing.as_bytes().to_vec(),
+                    )
+                } else {
+                    (
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream".into(),
+                        vec![b'0'; 8 << 20],
+                    )
+                }
+            },
+            false,
+        );
+        let remote = rehearse_store::test_server::s3_at(&endpoint, "s3://bkt/ck").await;
+        let options = CopyOptions {
+            full_copy: true,
+            parallel: 1,
+        };
+        let err = copy_checkpoint(&remote, &inspection, &dest, &options)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, SandboxError::CopyMismatch { listed: 4, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("more than 4 bytes"), "{err}");
+        let written = fs::metadata(dest.join("metadata")).map_or(0, |m| m.len());
+        assert_eq!(written, 0);
     }
 
     /// Issue 25 §1: an S3 key `ck/offsets/../../../PWNED` was joined onto the staging

@@ -78,11 +78,16 @@ pub enum SandboxError {
         /// `a FIFO`, `a socket`, `a block device`, `a character device`, `a link to nothing (…)`.
         what: String,
     },
-    /// The copy of a file differs from the source (its size changed while it was copied).
-    #[error("the sandbox copy of {path} differs from the source (the file changed while it was copied: is a query still writing to this checkpoint?)\n(hint: stop the query, or rehearse a copy taken while it is stopped)")]
+    /// The copy of a file differs from the source: the bytes read are not the size the listing
+    /// gave (the file changed while it was copied, or the server sends more than it listed).
+    #[error("the sandbox copy of {path} differs from the source: the listing said {listed} bytes, reading it gave {read} (the file changed while it was copied — is a query still writing to this checkpoint? — or the server sends other bytes than it lists)\n(hint: stop the query, or rehearse a copy taken while it is stopped; if nothing writes to it, check the endpoint)")]
     CopyMismatch {
         /// The file, relative to the checkpoint.
         path: PathBuf,
+        /// Its size in the listing, in bytes.
+        listed: u64,
+        /// What reading it gave: `12 bytes`, or `more than 4 bytes` when the read was stopped.
+        read: String,
     },
     /// The sandbox's filesystem has less free space than the files chosen for the copy: found
     /// before the first byte is written, so a multi-GiB copy does not fill the disk and fail
