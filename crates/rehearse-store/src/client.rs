@@ -442,7 +442,10 @@ impl CheckpointStore {
         let url = self.location.to_string();
         let target = self.location.join_display(rel);
         // The message and its sources, without opendal's context dump (request headers, paths).
-        let mut cause = Cause(self.redactor.redact(err.message()));
+        let mut cause = Cause(
+            self.redactor
+                .redact(&server_error::server_said(err.message())),
+        );
         if let Some(src) = std::error::Error::source(&err) {
             let more = self.redactor.cause(src);
             cause.0 = format!("{}: {}", cause.0, more.0);
@@ -987,6 +990,7 @@ async fn remote_backend(
 
 mod credentials;
 mod listing;
+mod server_error;
 
 use credentials::check_credential_files;
 use listing::{ListingGuard, LIST_DEADLINE};

@@ -194,6 +194,37 @@ async fn a_bucket_name_the_server_refuses_is_bad_input() {
     assert!(!text.contains("S3Error"), "{text}");
 }
 
+/// Breaker pass 3, U1: a 403 AccessDenied printed opendal's raw
+/// `S3Error { code: "AccessDenied", …, request_id: "" }`. Said as code and message; a secret in
+/// the server's message stays masked.
+#[tokio::test]
+async fn access_denied_is_said_as_the_servers_code_and_message() {
+    let endpoint = serve(
+        |_, _| {
+            (
+                "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml".into(),
+                br#"<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied for rehearse-test-secret</Message><RequestId>R42</RequestId></Error>"#.to_vec(),
+            )
+        },
+        false,
+    );
+    let err = s3_at(&endpoint, "s3://bkt/ck")
+        .await
+        .list()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::AccessDenied { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("AccessDenied: Access Denied for") && text.contains("(request id R42)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("S3Error") && !text.contains("rehearse-test-secret"),
+        "{text}"
+    );
+}
+
 fn env(vars: &[(&str, &str)]) -> StoreEnv {
     StoreEnv::from_vars(vars.iter().copied())
 }
