@@ -215,8 +215,32 @@ fn mask_userinfo(text: &str) -> Cow<'_, str> {
     static SCHEME: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)\b[a-z][a-z0-9+.\-]*://").expect("the pattern is a valid regex")
     });
-    let ends_token =
-        |c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\');
+    // A token ends at whitespace, a quote, `<`, `>`, a backtick, or a backslash escape as JSON
+    // and `Debug` write one (`\"`, `\n`, `\u00e9`); any other backslash is the name's own
+    // (`s3a://dom\user:pw@b` was left whole, breaker pass 3).
+    let token_end = |rest: &str| {
+        let mut chars = rest.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`') {
+                return i;
+            }
+            if c == '\\' {
+                let hex4 = |at: usize| {
+                    rest.get(at..at + 4)
+                        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+                };
+                match chars.peek().map(|&(_, n)| n) {
+                    None | Some('"' | '\'' | 'n' | 'r' | 't') => return i,
+                    Some('u') if hex4(i + 2) => return i,
+                    Some('\\') => {
+                        chars.next();
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        rest.len()
+    };
     let mut out = String::new();
     let mut copied = 0;
     for m in SCHEME.find_iter(text) {
@@ -224,13 +248,16 @@ fn mask_userinfo(text: &str) -> Cow<'_, str> {
             continue; // inside a token already masked
         }
         let rest = &text[m.end()..];
-        let token = &rest[..rest.find(ends_token).unwrap_or(rest.len())];
+        let token = &rest[..token_end(rest)];
         let Some(at) = token.rfind('@') else { continue };
         let Some((user, password)) = token[..at].split_once(':') else {
             continue;
         };
-        if user.contains(['/', '?', '#', '@']) {
-            continue; // the `:` is in a path or a query, not in a userinfo
+        // The `:` is in a path or a query, not in a userinfo. An `@` in the user is no reason
+        // to keep the password (`s3a://us@er:pw@b` was left whole, breaker pass 3): a host
+        // `c@acct…:443/p@x` is kept by the port rule below.
+        if user.contains(['/', '?', '#']) {
+            continue;
         }
         let port = password
             .find(['/', '?', '#'])
@@ -566,6 +593,25 @@ mod tests {
             ("https://u:p@ss@host:443/x", "https://u:***@host:443/x"),
             ("hdfs://u:1234@nn:8020/c", "hdfs://u:***@nn:8020/c"),
             ("(url: \"gs://k:a/b/c@b\")", "(url: \"gs://k:***@b\")"),
+            // Breaker pass 3: a user holding `@` or a backslash left the password whole.
+            ("s3a://us@er:pa55word@bucket/x", "s3a://us@er:***@bucket/x"),
+            (
+                r"s3a://dom\user:pa55word@bucket/x",
+                r"s3a://dom\user:***@bucket/x",
+            ),
+            (
+                r"s3a://dom\\user:pa55word@bucket/x",
+                r"s3a://dom\\user:***@bucket/x",
+            ),
+            // A JSON-escaped quote still ends the URL: the masked text stays JSON.
+            (
+                r#"{\"u\": \"https://a:b@h/x\"}"#,
+                r#"{\"u\": \"https://a:***@h/x\"}"#,
+            ),
+            (
+                r#"{\"u\": \"https://h/x\", \"v\": \"a:b@c\"}"#,
+                r#"{\"u\": \"https://h/x\", \"v\": \"a:b@c\"}"#,
+            ),
         ] {
             assert_eq!(mask(url), masked, "{url}");
         }
