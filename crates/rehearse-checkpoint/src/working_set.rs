@@ -690,9 +690,22 @@ pub fn rocksdb_refs(metadata: &[u8]) -> Result<Vec<String>, String> {
     Ok(refs)
 }
 
+/// The most bytes one zip member may inflate to: a RocksDB zip's `metadata` (the JSON naming
+/// its SST and log files) is kilobytes, a megabyte for tens of thousands of SSTs. A member
+/// declaring 4 GiB would have been inflated to 64 GiB (16 × its declared size).
+pub const ZIP_MEMBER_CAP: usize = 64 << 20;
+
 /// The bytes of one member of a zip archive (stored or deflated; no ZIP64), from its central
-/// directory (APPNOTE 4.3.12, 4.3.16).
+/// directory (APPNOTE 4.3.12, 4.3.16), at most [`ZIP_MEMBER_CAP`] bytes.
+///
+/// # Errors
+/// A text naming what is wrong: truncated, no such member, another compression method, or
+/// larger than the cap (a zip bomb or no RocksDB zip).
 pub fn zip_member(zip: &[u8], name: &str) -> Result<Vec<u8>, String> {
+    zip_member_capped(zip, name, ZIP_MEMBER_CAP)
+}
+
+fn zip_member_capped(zip: &[u8], name: &str, cap: usize) -> Result<Vec<u8>, String> {
     let u16_at = |at: usize| -> Result<usize, String> {
         zip.get(at..at + 2)
             .map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
@@ -734,10 +747,23 @@ pub fn zip_member(zip: &[u8], name: &str) -> Result<Vec<u8>, String> {
         let data = zip
             .get(data_at..data_at + compressed)
             .ok_or("truncated member")?;
+        let too_big = || {
+            format!("its member {name:?} holds more than {cap} bytes, far more than a RocksDB checkpoint's metadata")
+        };
         return match method {
+            0 if data.len() > cap => Err(too_big()),
             0 => Ok(data.to_vec()),
-            8 => miniz_oxide::inflate::decompress_to_vec_with_limit(data, size.max(1) << 4)
-                .map_err(|e| format!("deflate: {e:?}")),
+            8 => {
+                let limit = (size.max(1) << 4).min(cap);
+                miniz_oxide::inflate::decompress_to_vec_with_limit(data, limit).map_err(|e| {
+                    if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput && limit == cap
+                    {
+                        too_big()
+                    } else {
+                        format!("deflate: {:?}", e.status)
+                    }
+                })
+            }
             m => Err(format!("compression method {m}")),
         };
     }

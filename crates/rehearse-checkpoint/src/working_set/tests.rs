@@ -354,3 +354,64 @@ fn rocksdb_metadata_names_are_plain_file_names() {
         );
     }
 }
+
+/// A zip of one member `name` holding `data` deflated, declaring `declared` as its size
+/// (APPNOTE 4.3.7, 4.3.12, 4.3.16).
+fn deflated_zip(name: &str, data: &[u8], declared: u32) -> Vec<u8> {
+    let packed = miniz_oxide::deflate::compress_to_vec(data, 1);
+    let le16 = |v: usize| (v as u16).to_le_bytes();
+    let le32 = |v: usize| (v as u32).to_le_bytes();
+    let mut zip = Vec::new();
+    zip.extend(0x0403_4b50u32.to_le_bytes());
+    zip.extend(le16(20));
+    zip.extend(le16(0));
+    zip.extend(le16(8));
+    zip.extend([0; 8]); // time, date, crc
+    zip.extend(le32(packed.len()));
+    zip.extend(declared.to_le_bytes());
+    zip.extend(le16(name.len()));
+    zip.extend(le16(0));
+    zip.extend(name.as_bytes());
+    zip.extend(&packed);
+    let central = zip.len();
+    zip.extend(0x0201_4b50u32.to_le_bytes());
+    zip.extend(le16(20));
+    zip.extend(le16(20));
+    zip.extend(le16(0));
+    zip.extend(le16(8));
+    zip.extend([0; 8]);
+    zip.extend(le32(packed.len()));
+    zip.extend(declared.to_le_bytes());
+    zip.extend(le16(name.len()));
+    zip.extend([0; 12]); // extra, comment, disk, internal and external attributes
+    zip.extend(le32(0));
+    zip.extend(name.as_bytes());
+    let central_len = zip.len() - central;
+    zip.extend(0x0605_4b50u32.to_le_bytes());
+    zip.extend([0; 4]);
+    zip.extend(le16(1));
+    zip.extend(le16(1));
+    zip.extend(le32(central_len));
+    zip.extend(le32(central));
+    zip.extend(le16(0));
+    zip
+}
+
+/// Breaker pass 3 lead: a zip member declaring 4 GiB was inflated up to 16 × that. It stops at
+/// the cap, naming it; a member within it reads whole.
+#[test]
+fn a_zip_member_inflating_past_the_cap_is_refused() {
+    let zeros = vec![0u8; 3 << 20];
+    let bomb = deflated_zip("metadata", &zeros, u32::MAX);
+    let err = zip_member_capped(&bomb, "metadata", 1 << 20).unwrap_err();
+    assert!(err.contains("more than 1048576 bytes"), "{err}");
+    assert_eq!(
+        zip_member_capped(&bomb, "metadata", 4 << 20).unwrap().len(),
+        3 << 20
+    );
+    let small = deflated_zip("metadata", b"v1\n{\"sstFiles\":[]}", 19);
+    assert_eq!(
+        zip_member(&small, "metadata").unwrap(),
+        b"v1\n{\"sstFiles\":[]}"
+    );
+}
